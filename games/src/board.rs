@@ -1,0 +1,362 @@
+//! The Hex board: geometry, cell names, and a union-find that tells in
+//! near-constant time whether a placement joins a player's two sides.
+
+use std::fmt::Write as _;
+
+use crate::error::GameError;
+
+/// Columns are named by one letter, so a side is at most 26 cells.
+pub const MAX_SIDE: usize = 26;
+pub const MAX_CELLS: usize = MAX_SIDE * MAX_SIDE;
+
+pub const BLACK: usize = 0;
+pub const WHITE: usize = 1;
+
+const NORTH: u8 = 1;
+const SOUTH: u8 = 2;
+const WEST: u8 = 4;
+const EAST: u8 = 8;
+
+/// Rows and columns of a board, with the conventions of DESIGN.md: cell id
+/// `r * cols + c`, Black (player 0) joins row 0 to the last row, White joins
+/// column 0 to the last column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dims {
+    rows: u8,
+    cols: u8,
+}
+
+impl Dims {
+    /// `game` names the game in the error message.
+    pub fn new(game: &str, rows: usize, cols: usize) -> Result<Self, GameError> {
+        for (param, v) in [("num_rows", rows), ("num_cols", cols)] {
+            if !(1..=MAX_SIDE).contains(&v) {
+                return Err(GameError::BadValue {
+                    game: game.to_string(),
+                    param: param.to_string(),
+                    value: v.to_string(),
+                    accepted: format!("integers from 1 to {MAX_SIDE}"),
+                });
+            }
+        }
+        Ok(Dims {
+            rows: rows as u8,
+            cols: cols as u8,
+        })
+    }
+
+    pub fn rows(self) -> usize {
+        self.rows as usize
+    }
+
+    pub fn cols(self) -> usize {
+        self.cols as usize
+    }
+
+    pub fn cells(self) -> usize {
+        self.rows() * self.cols()
+    }
+
+    pub fn cell(self, row: usize, col: usize) -> usize {
+        row * self.cols() + col
+    }
+
+    pub fn row_col(self, cell: usize) -> (usize, usize) {
+        (cell / self.cols(), cell % self.cols())
+    }
+
+    /// The cell the 180-degree rotation maps `cell` to; it keeps each
+    /// player's pair of sides, so positions and their images have equal value.
+    pub fn rotate180(self, cell: usize) -> usize {
+        self.cells() - 1 - cell
+    }
+
+    /// Neighbours in the order (r-1,c) (r-1,c+1) (r,c-1) (r,c+1) (r+1,c-1) (r+1,c).
+    pub fn neighbours(self, cell: usize) -> impl Iterator<Item = usize> {
+        let (r, c) = self.row_col(cell);
+        let (r, c) = (r as isize, c as isize);
+        let (rows, cols) = (self.rows as isize, self.cols as isize);
+        [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]
+            .into_iter()
+            .filter_map(move |(dr, dc)| {
+                let (nr, nc) = (r + dr, c + dc);
+                (nr >= 0 && nr < rows && nc >= 0 && nc < cols).then(|| (nr * cols + nc) as usize)
+            })
+    }
+
+    /// Which sides the cell touches, as seen by `player`.
+    fn sides_touched(self, cell: usize, player: usize) -> u8 {
+        let (r, c) = self.row_col(cell);
+        let mut sides = 0;
+        if player == BLACK {
+            if r == 0 {
+                sides |= NORTH;
+            }
+            if r + 1 == self.rows() {
+                sides |= SOUTH;
+            }
+        } else {
+            if c == 0 {
+                sides |= WEST;
+            }
+            if c + 1 == self.cols() {
+                sides |= EAST;
+            }
+        }
+        sides
+    }
+
+    /// `a1` is cell 0; the letter is the column, the number the row.
+    pub fn cell_name(self, cell: usize) -> String {
+        let (r, c) = self.row_col(cell);
+        format!("{}{}", (b'a' + c as u8) as char, r + 1)
+    }
+
+    pub fn parse_cell(self, text: &str) -> Result<usize, GameError> {
+        let t = text.trim().to_ascii_lowercase();
+        let last_col = (b'a' + self.cols - 1) as char;
+        let expected = format!(
+            "a cell name from a1 to {last_col}{} (column letter, then row number)",
+            self.rows
+        );
+        let bad = || GameError::BadMove {
+            text: text.to_string(),
+            expected: expected.clone(),
+        };
+        let mut chars = t.chars();
+        let letter = chars.next().ok_or_else(bad)?;
+        let digits = chars.as_str();
+        if !letter.is_ascii_lowercase() || digits.is_empty() {
+            return Err(bad());
+        }
+        let row: usize = digits.parse().map_err(|_| bad())?;
+        let col = (letter as u8 - b'a') as usize;
+        if col >= self.cols() || row == 0 || row > self.rows() {
+            return Err(bad());
+        }
+        Ok(self.cell(row - 1, col))
+    }
+
+    /// Draws a board as a rhombus with cell names on the axes; `glyph` gives
+    /// the character of each cell.
+    pub fn render(self, mut glyph: impl FnMut(usize) -> char) -> String {
+        let mut out = String::new();
+        let header: String = (0..self.cols())
+            .map(|c| format!(" {}", (b'a' + c as u8) as char))
+            .collect();
+        let _ = writeln!(out, "   {header}");
+        for r in 0..self.rows() {
+            let _ = write!(out, "{}{:>2} ", " ".repeat(r), r + 1);
+            for c in 0..self.cols() {
+                let _ = write!(out, " {}", glyph(self.cell(r, c)));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The character for a stone of `player` (`x` Black, `o` White), as OpenSpiel draws them.
+pub fn stone_glyph(player: usize) -> char {
+    if player == BLACK { 'x' } else { 'o' }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    /// Union-find parent; a root is its own parent.
+    parent: u16,
+    /// 0 empty, 1 Black, 2 White.
+    stone: u8,
+    /// Sides touched by the group, valid at roots.
+    sides: u8,
+}
+
+/// Stones on a board, grouped into connected chains by a union-find whose
+/// roots carry the sides their chain touches.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HexBoard {
+    dims: Dims,
+    slots: Vec<Slot>,
+}
+
+impl Clone for HexBoard {
+    fn clone(&self) -> Self {
+        HexBoard {
+            dims: self.dims,
+            slots: self.slots.clone(),
+        }
+    }
+
+    // Tree walks clone into a reused buffer; this keeps that allocation-free.
+    fn clone_from(&mut self, source: &Self) {
+        self.dims = source.dims;
+        self.slots.clone_from(&source.slots);
+    }
+}
+
+impl HexBoard {
+    pub fn new(dims: Dims) -> Self {
+        let slots = (0..dims.cells())
+            .map(|i| Slot {
+                parent: i as u16,
+                stone: 0,
+                sides: 0,
+            })
+            .collect();
+        HexBoard { dims, slots }
+    }
+
+    pub fn dims(&self) -> Dims {
+        self.dims
+    }
+
+    /// The player whose stone is on `cell`, if any.
+    pub fn stone(&self, cell: usize) -> Option<usize> {
+        match self.slots[cell].stone {
+            0 => None,
+            s => Some(s as usize - 1),
+        }
+    }
+
+    pub fn is_empty(&self, cell: usize) -> bool {
+        self.slots[cell].stone == 0
+    }
+
+    fn find(&mut self, mut cell: usize) -> usize {
+        // Path halving: every visited node skips to its grandparent.
+        while self.slots[cell].parent as usize != cell {
+            let grand = self.slots[self.slots[cell].parent as usize].parent;
+            self.slots[cell].parent = grand;
+            cell = grand as usize;
+        }
+        cell
+    }
+
+    /// Puts a stone of `player` on the empty `cell`; returns true when this
+    /// stone's chain now touches both of the player's sides.
+    pub fn place(&mut self, cell: usize, player: usize) -> bool {
+        debug_assert!(self.is_empty(cell));
+        let stone = player as u8 + 1;
+        let mut sides = self.dims.sides_touched(cell, player);
+        self.slots[cell].stone = stone;
+        let dims = self.dims;
+        for n in dims.neighbours(cell) {
+            if self.slots[n].stone == stone {
+                let root = self.find(n);
+                if root != cell {
+                    sides |= self.slots[root].sides;
+                    self.slots[root].parent = cell as u16;
+                }
+            }
+        }
+        self.slots[cell].parent = cell as u16;
+        self.slots[cell].sides = sides;
+        sides == NORTH | SOUTH || sides == WEST | EAST
+    }
+
+    /// Whether `player` has a chain joining their sides, found by a breadth-first
+    /// search; the test oracle for the union-find, and used on setup positions.
+    pub fn connected_by_search(&self, player: usize) -> bool {
+        let dims = self.dims;
+        let stone = player as u8 + 1;
+        let start_side = if player == BLACK { NORTH } else { WEST };
+        let goal_side = if player == BLACK { SOUTH } else { EAST };
+        let mut seen = vec![false; dims.cells()];
+        let mut queue: Vec<usize> = (0..dims.cells())
+            .filter(|&c| {
+                self.slots[c].stone == stone && dims.sides_touched(c, player) & start_side != 0
+            })
+            .collect();
+        for &c in &queue {
+            seen[c] = true;
+        }
+        while let Some(c) = queue.pop() {
+            if dims.sides_touched(c, player) & goal_side != 0 {
+                return true;
+            }
+            for n in dims.neighbours(c) {
+                if !seen[n] && self.slots[n].stone == stone {
+                    seen[n] = true;
+                    queue.push(n);
+                }
+            }
+        }
+        false
+    }
+
+    /// Draws the board; `x` Black, `o` White, `.` empty.
+    pub fn render(&self) -> String {
+        self.dims
+            .render(|c| self.stone(c).map_or('.', stone_glyph))
+    }
+}
+
+/// A set of cells with inline storage, so states that hold one clone without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CellSet([u64; MAX_CELLS.div_ceil(64)]);
+
+impl CellSet {
+    pub fn contains(&self, cell: usize) -> bool {
+        self.0[cell / 64] >> (cell % 64) & 1 == 1
+    }
+
+    pub fn insert(&mut self, cell: usize) {
+        self.0[cell / 64] |= 1 << (cell % 64);
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_names_round_trip() {
+        let d = Dims::new("hex", 3, 4).unwrap();
+        assert_eq!(d.cell_name(0), "a1");
+        assert_eq!(d.cell_name(d.cols() + 1), "b2");
+        for c in 0..d.cells() {
+            assert_eq!(d.parse_cell(&d.cell_name(c)).unwrap(), c);
+        }
+        assert!(d.parse_cell("e1").is_err());
+        assert!(d.parse_cell("a4").is_err());
+        assert!(d.parse_cell("a0").is_err());
+        assert!(d.parse_cell("").is_err());
+        assert!(d.parse_cell("1a").is_err());
+        assert!(d.parse_cell("a99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn neighbours_follow_the_convention() {
+        let d = Dims::new("hex", 3, 3).unwrap();
+        let centre: Vec<_> = d.neighbours(4).collect();
+        assert_eq!(centre, vec![1, 2, 3, 5, 6, 7]);
+        let corner: Vec<_> = d.neighbours(0).collect();
+        assert_eq!(corner, vec![1, 3]);
+    }
+
+    #[test]
+    fn a_straight_column_joins_north_and_south() {
+        let d = Dims::new("hex", 3, 3).unwrap();
+        let mut b = HexBoard::new(d);
+        assert!(!b.place(d.cell(0, 1), BLACK));
+        assert!(!b.place(d.cell(2, 1), BLACK));
+        assert!(b.place(d.cell(1, 1), BLACK));
+        assert!(b.connected_by_search(BLACK));
+        assert!(!b.connected_by_search(WHITE));
+    }
+
+    #[test]
+    fn sizes_out_of_range_are_refused() {
+        assert!(Dims::new("hex", 0, 3).is_err());
+        assert!(Dims::new("hex", 3, 27).is_err());
+        assert!(Dims::new("hex", 26, 26).is_ok());
+    }
+}

@@ -1,0 +1,405 @@
+//! Dark Hex and Dark Rex: each player sees their own stones and the opponent
+//! stones they have run into. Rules and information states follow DESIGN.md.
+
+use std::fmt;
+
+use smallvec::SmallVec;
+
+use crate::board::{CellSet, Dims, HexBoard, stone_glyph};
+use crate::error::GameError;
+use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
+use crate::hex::{returns_for, size_params, winner_when_joined};
+
+/// What happens to the mover after a collision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameVersion {
+    /// `cdh`: the mover goes again.
+    Classic,
+    /// `adh`: the turn passes.
+    Abrupt,
+}
+
+/// What both players see of the turn count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ObsType {
+    RevealNothing,
+    /// Both players see the total number of turns (placements and collisions).
+    RevealNumTurns,
+}
+
+/// What the owner of a stone learns when the opponent collides with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Disclosure {
+    /// Nothing, as in OpenSpiel.
+    None,
+    /// That a collision happened, not where ("noisy Dark Hex").
+    Noise,
+    /// The cell ("flash Dark Hex").
+    Flash,
+}
+
+impl GameVersion {
+    pub const NAMES: [&'static str; 2] = ["cdh", "adh"];
+    pub fn name(self) -> &'static str {
+        match self {
+            GameVersion::Classic => "cdh",
+            GameVersion::Abrupt => "adh",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "cdh" => Some(GameVersion::Classic),
+            "adh" => Some(GameVersion::Abrupt),
+            _ => None,
+        }
+    }
+}
+
+impl ObsType {
+    pub const NAMES: [&'static str; 2] = ["reveal-nothing", "reveal-numturns"];
+    pub fn name(self) -> &'static str {
+        match self {
+            ObsType::RevealNothing => "reveal-nothing",
+            ObsType::RevealNumTurns => "reveal-numturns",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "reveal-nothing" => Some(ObsType::RevealNothing),
+            "reveal-numturns" => Some(ObsType::RevealNumTurns),
+            _ => None,
+        }
+    }
+}
+
+impl Disclosure {
+    pub const NAMES: [&'static str; 3] = ["none", "noise", "flash"];
+    pub fn name(self) -> &'static str {
+        match self {
+            Disclosure::None => "none",
+            Disclosure::Noise => "noise",
+            Disclosure::Flash => "flash",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "none" => Some(Disclosure::None),
+            "noise" => Some(Disclosure::Noise),
+            "flash" => Some(Disclosure::Flash),
+            _ => None,
+        }
+    }
+}
+
+/// Information-state tokens. A player's key is the sequence of these.
+pub mod token {
+    use crate::game::Token;
+
+    /// The player's own stone went down on the cell (low 12 bits).
+    pub const PLACED: Token = 0x0000;
+    /// The player's own attempt found an opponent stone on the cell.
+    pub const COLLIDED: Token = 0x1000;
+    /// The opponent took a turn (`reveal-numturns` only).
+    pub const OPPONENT_TURN: Token = 0x2000;
+    /// The opponent collided with one of the player's stones (`noise`).
+    pub const NOISE: Token = 0x3000;
+    /// The opponent collided with the player's stone on the cell (`flash`).
+    pub const FLASH: Token = 0x4000;
+
+    pub const KIND_MASK: Token = 0xF000;
+    pub const CELL_MASK: Token = 0x0FFF;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DarkHexGame {
+    dims: Dims,
+    version: GameVersion,
+    obstype: ObsType,
+    disclosure: Disclosure,
+    misere: bool,
+}
+
+impl DarkHexGame {
+    pub fn new(
+        dims: Dims,
+        version: GameVersion,
+        obstype: ObsType,
+        disclosure: Disclosure,
+        misere: bool,
+    ) -> Self {
+        DarkHexGame {
+            dims,
+            version,
+            obstype,
+            disclosure,
+            misere,
+        }
+    }
+
+    pub fn dims(&self) -> Dims {
+        self.dims
+    }
+    pub fn version(&self) -> GameVersion {
+        self.version
+    }
+    pub fn obstype(&self) -> ObsType {
+        self.obstype
+    }
+    pub fn disclosure(&self) -> Disclosure {
+        self.disclosure
+    }
+    pub fn is_misere(&self) -> bool {
+        self.misere
+    }
+    pub fn name(&self) -> &'static str {
+        if self.misere { "dark_rex" } else { "dark_hex" }
+    }
+}
+
+impl Game for DarkHexGame {
+    type State = DarkHexState;
+
+    fn new_initial_state(&self) -> DarkHexState {
+        DarkHexState {
+            game: *self,
+            board: HexBoard::new(self.dims),
+            revealed: [CellSet::default(); NUM_PLAYERS],
+            to_move: 0,
+            winner: None,
+            logs: Default::default(),
+            history: SmallVec::new(),
+        }
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        self.dims.cells()
+    }
+
+    /// Each cell is placed once and collided into at most once, and the last
+    /// placement ends the game at the latest: 2 * cells - 1 turns.
+    fn max_game_length(&self) -> usize {
+        2 * self.dims.cells() - 1
+    }
+
+    fn game_string(&self) -> String {
+        let mut s = format!("{}({}", self.name(), size_params(self.dims));
+        if self.version != GameVersion::Classic {
+            s += &format!(",gameversion={}", self.version.name());
+        }
+        if self.obstype != ObsType::RevealNothing {
+            s += &format!(",obstype={}", self.obstype.name());
+        }
+        if self.disclosure != Disclosure::None {
+            s += &format!(",disclosure={}", self.disclosure.name());
+        }
+        s + ")"
+    }
+
+    fn min_utility(&self) -> f64 {
+        -1.0
+    }
+
+    fn max_utility(&self) -> f64 {
+        1.0
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        self.dims.parse_cell(text).map(|c| c as Action)
+    }
+
+    fn action_name(&self, action: Action) -> String {
+        self.dims.cell_name(action as usize)
+    }
+
+    fn describe_token(&self, t: Token) -> String {
+        let cell = || self.dims.cell_name((t & token::CELL_MASK) as usize);
+        match t & token::KIND_MASK {
+            token::PLACED => format!("placed {}", cell()),
+            token::COLLIDED => format!("hit {}", cell()),
+            token::OPPONENT_TURN => "opponent moved".to_string(),
+            token::NOISE => "opponent hit a stone".to_string(),
+            token::FLASH => format!("opponent hit {}", cell()),
+            _ => format!("token {t:#x}"),
+        }
+    }
+}
+
+/// The real state of a Dark Hex game, with both players' views.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DarkHexState {
+    game: DarkHexGame,
+    board: HexBoard,
+    /// Opponent stones each player has discovered.
+    revealed: [CellSet; NUM_PLAYERS],
+    to_move: u8,
+    winner: Option<usize>,
+    logs: [SmallVec<[Token; 24]>; NUM_PLAYERS],
+    history: SmallVec<[Action; 32]>,
+}
+
+impl Clone for DarkHexState {
+    fn clone(&self) -> Self {
+        DarkHexState {
+            game: self.game,
+            board: self.board.clone(),
+            revealed: self.revealed,
+            to_move: self.to_move,
+            winner: self.winner,
+            logs: self.logs.clone(),
+            history: self.history.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.game = source.game;
+        self.board.clone_from(&source.board);
+        self.revealed = source.revealed;
+        self.to_move = source.to_move;
+        self.winner = source.winner;
+        self.logs[0].clone_from(&source.logs[0]);
+        self.logs[1].clone_from(&source.logs[1]);
+        self.history.clone_from(&source.history);
+    }
+}
+
+impl DarkHexState {
+    pub fn game(&self) -> &DarkHexGame {
+        &self.game
+    }
+
+    pub fn board(&self) -> &HexBoard {
+        &self.board
+    }
+
+    pub fn winner(&self) -> Option<usize> {
+        self.winner
+    }
+
+    /// The stone `player` sees on `cell`: their own stones, and opponent
+    /// stones they have collided with.
+    pub fn view(&self, player: usize, cell: usize) -> Option<usize> {
+        match self.board.stone(cell) {
+            Some(p) if p == player || self.revealed[player].contains(cell) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Opponent stones on the board that `player` has not discovered.
+    pub fn hidden_stones(&self, player: usize) -> usize {
+        let cells = self.game.dims.cells();
+        (0..cells)
+            .filter(|&c| self.board.stone(c) == Some(1 - player) && !self.revealed[player].contains(c))
+            .count()
+    }
+
+    /// What the opponent of a collider learns, if anything.
+    fn collision_token(&self, cell: usize) -> Option<Token> {
+        match self.game.disclosure {
+            Disclosure::Flash => Some(token::FLASH | cell as Token),
+            Disclosure::Noise => Some(token::NOISE),
+            Disclosure::None => self.turn_token(),
+        }
+    }
+
+    fn turn_token(&self) -> Option<Token> {
+        (self.game.obstype == ObsType::RevealNumTurns).then_some(token::OPPONENT_TURN)
+    }
+}
+
+impl State for DarkHexState {
+    fn current_player(&self) -> Turn {
+        if self.winner.is_some() {
+            Turn::Terminal
+        } else {
+            Turn::Player(self.to_move as usize)
+        }
+    }
+
+    fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.winner.is_none() {
+            let p = self.to_move as usize;
+            let cells = self.game.dims.cells();
+            out.extend(
+                (0..cells)
+                    .filter(|&c| self.view(p, c).is_none())
+                    .map(|c| c as Action),
+            );
+        }
+    }
+
+    fn apply(&mut self, action: Action) {
+        let mover = self.to_move as usize;
+        let opponent = 1 - mover;
+        let cell = action as usize;
+        self.history.push(action);
+        if self.board.is_empty(cell) {
+            self.logs[mover].push(token::PLACED | action);
+            if let Some(t) = self.turn_token() {
+                self.logs[opponent].push(t);
+            }
+            if self.board.place(cell, mover) {
+                self.winner = Some(winner_when_joined(mover, self.game.misere));
+            } else {
+                self.to_move = opponent as u8;
+            }
+        } else {
+            debug_assert_eq!(self.board.stone(cell), Some(opponent));
+            self.revealed[mover].insert(cell);
+            self.logs[mover].push(token::COLLIDED | action);
+            if let Some(t) = self.collision_token(cell) {
+                self.logs[opponent].push(t);
+            }
+            if self.game.version == GameVersion::Abrupt {
+                self.to_move = opponent as u8;
+            }
+        }
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), GameError> {
+        if self.winner.is_some() {
+            return Err(GameError::GameOver);
+        }
+        let dims = self.game.dims;
+        let cell = action as usize;
+        if cell >= dims.cells() {
+            return Err(GameError::IllegalMove {
+                name: action.to_string(),
+                reason: format!("cell ids go from 0 to {}", dims.cells() - 1),
+            });
+        }
+        let p = self.to_move as usize;
+        if let Some(owner) = self.view(p, cell) {
+            let whose = if owner == p { "your own" } else { "a discovered" };
+            return Err(GameError::IllegalMove {
+                name: dims.cell_name(cell),
+                reason: format!("the cell holds {whose} stone ({})", stone_glyph(owner)),
+            });
+        }
+        Ok(())
+    }
+
+    fn returns(&self) -> [f64; NUM_PLAYERS] {
+        returns_for(self.winner)
+    }
+
+    fn info_key(&self, player: usize) -> &[Token] {
+        &self.logs[player]
+    }
+
+    fn history(&self) -> &[Action] {
+        &self.history
+    }
+
+    fn view_string(&self, player: usize) -> String {
+        self.game
+            .dims
+            .render(|c| self.view(player, c).map_or('.', stone_glyph))
+    }
+}
+
+impl fmt::Display for DarkHexState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.board.render())
+    }
+}

@@ -1,0 +1,112 @@
+//! The Game and State traits every game implements, and the vocabulary they share.
+
+use std::fmt;
+
+use crate::error::GameError;
+
+/// An action id. Board games use the cell id `r * cols + c`; poker uses small
+/// integers. Legal actions are always listed in ascending order.
+pub type Action = u16;
+
+/// One observation in a player's information state (see [`State::info_key`]).
+pub type Token = u16;
+
+/// Every game here has two players.
+pub const NUM_PLAYERS: usize = 2;
+
+/// Who acts at a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Turn {
+    Player(usize),
+    Chance,
+    Terminal,
+}
+
+impl Turn {
+    pub fn player(self) -> Option<usize> {
+        match self {
+            Turn::Player(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A game: its parameters and how to start it.
+pub trait Game: Clone + Send + Sync + fmt::Debug {
+    type State: State;
+
+    fn new_initial_state(&self) -> Self::State;
+
+    /// Size of the action space: every action id is below this.
+    fn num_distinct_actions(&self) -> usize;
+
+    /// An upper bound on the number of actions (chance included) in any history.
+    fn max_game_length(&self) -> usize;
+
+    /// The canonical game string; [`crate::load_game`] parses it back to this game.
+    fn game_string(&self) -> String;
+
+    fn min_utility(&self) -> f64;
+    fn max_utility(&self) -> f64;
+
+    /// Reads a move as a user writes it: a cell name such as `b3` for board
+    /// games, an action name such as `bet` for poker, or the action id.
+    fn parse_action(&self, text: &str) -> Result<Action, GameError>;
+
+    /// The name a user reads and [`Game::parse_action`] accepts back.
+    fn action_name(&self, action: Action) -> String;
+
+    /// Human-readable form of one token of an information state.
+    fn describe_token(&self, token: Token) -> String;
+}
+
+/// A history of a game: the real state, with everything hidden included.
+pub trait State: Clone + Send + Sync + fmt::Display + fmt::Debug {
+    fn current_player(&self) -> Turn;
+
+    fn is_terminal(&self) -> bool {
+        self.current_player() == Turn::Terminal
+    }
+
+    /// Appends the legal actions, ascending, to `out` (which is cleared first).
+    /// Hot loops reuse one buffer through this instead of [`State::legal_actions`].
+    fn legal_actions_into(&self, out: &mut Vec<Action>);
+
+    fn legal_actions(&self) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.legal_actions_into(&mut out);
+        out
+    }
+
+    /// Applies a legal action. Callers that hold an action from a user go
+    /// through [`State::try_apply`]; this one trusts its argument.
+    fn apply(&mut self, action: Action);
+
+    /// Why `action` cannot be played here, or `Ok` if it can.
+    fn check_action(&self, action: Action) -> Result<(), GameError>;
+
+    fn try_apply(&mut self, action: Action) -> Result<(), GameError> {
+        self.check_action(action)?;
+        self.apply(action);
+        Ok(())
+    }
+
+    /// Returns to each player; zero before the end.
+    fn returns(&self) -> [f64; NUM_PLAYERS];
+
+    /// The player's information state: exactly the sequence of what they have
+    /// observed so far. Two histories share an information state for `player`
+    /// if and only if these slices are equal (perfect recall by construction).
+    fn info_key(&self, player: usize) -> &[Token];
+
+    /// Outcomes and probabilities at a chance node, ascending by action.
+    fn chance_outcomes(&self) -> Vec<(Action, f64)> {
+        Vec::new()
+    }
+
+    /// Every action taken so far, chance outcomes included.
+    fn history(&self) -> &[Action];
+
+    /// What `player` can see, drawn for a human.
+    fn view_string(&self, player: usize) -> String;
+}

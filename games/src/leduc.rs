@@ -1,0 +1,288 @@
+//! Leduc poker as in OpenSpiel: six cards (three ranks, two of each), ante 1,
+//! two betting rounds with raises of 2 then 4 and at most two raises each, a
+//! public card between the rounds; a pair with the public card wins, then the
+//! higher private card, else the pot is split.
+
+use std::fmt;
+
+use smallvec::SmallVec;
+
+use crate::error::GameError;
+use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
+use crate::poker::{Log, NO_CARD, PRIVATE_CARD, PUBLIC_CARD, parse_named, settle};
+
+pub const FOLD: Action = 0;
+pub const CALL: Action = 1;
+pub const RAISE: Action = 2;
+const DECK: usize = 6;
+const CARDS: [&str; DECK] = ["Js", "Jh", "Qs", "Qh", "Ks", "Kh"];
+const MAX_RAISES: u8 = 2;
+const RAISE_SIZE: [u32; 2] = [2, 4];
+
+fn rank(card: u8) -> u8 {
+    card / 2
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LeducGame;
+
+impl Game for LeducGame {
+    type State = LeducState;
+
+    fn new_initial_state(&self) -> LeducState {
+        LeducState {
+            private: [NO_CARD; NUM_PLAYERS],
+            public: NO_CARD,
+            round: 0,
+            round_actions: 0,
+            raises: 0,
+            to_move: 0,
+            contributions: [1; NUM_PLAYERS],
+            folded: None,
+            history: SmallVec::new(),
+            logs: Default::default(),
+        }
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        3
+    }
+
+    /// Three deals and at most four actions per round (call, raise, raise, call).
+    fn max_game_length(&self) -> usize {
+        11
+    }
+
+    fn game_string(&self) -> String {
+        "leduc_poker".to_string()
+    }
+
+    /// Ante 1, raises 2 + 2 in round one and 4 + 4 in round two.
+    fn min_utility(&self) -> f64 {
+        -13.0
+    }
+
+    fn max_utility(&self) -> f64 {
+        13.0
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        parse_named(
+            text,
+            &[("fold", FOLD), ("call", CALL), ("check", CALL), ("raise", RAISE), ("bet", RAISE)],
+            &CARDS,
+            DECK,
+        )
+    }
+
+    fn action_name(&self, action: Action) -> String {
+        match action {
+            FOLD => "fold",
+            CALL => "call",
+            _ => "raise",
+        }
+        .to_string()
+    }
+
+    fn describe_token(&self, t: Token) -> String {
+        if t >= PUBLIC_CARD {
+            format!("public {}", CARDS[(t - PUBLIC_CARD) as usize])
+        } else if t >= PRIVATE_CARD {
+            format!("dealt {}", CARDS[(t - PRIVATE_CARD) as usize])
+        } else {
+            self.action_name(t)
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeducState {
+    private: [u8; NUM_PLAYERS],
+    public: u8,
+    /// 0 or 1 while betting, 2 once the second round is over.
+    round: u8,
+    round_actions: u8,
+    raises: u8,
+    to_move: u8,
+    contributions: [u32; NUM_PLAYERS],
+    folded: Option<usize>,
+    history: SmallVec<[Action; 11]>,
+    logs: [Log; NUM_PLAYERS],
+}
+
+impl LeducState {
+    fn dealt(&self, card: u8) -> bool {
+        self.private.contains(&card) || self.public == card
+    }
+
+    fn showdown_winner(&self) -> Option<usize> {
+        let paired = |p: usize| rank(self.private[p]) == rank(self.public);
+        match (paired(0), paired(1)) {
+            (true, false) => Some(0),
+            (false, true) => Some(1),
+            _ => match rank(self.private[0]).cmp(&rank(self.private[1])) {
+                std::cmp::Ordering::Greater => Some(0),
+                std::cmp::Ordering::Less => Some(1),
+                std::cmp::Ordering::Equal => None,
+            },
+        }
+    }
+
+    fn facing_bet(&self) -> bool {
+        let p = self.to_move as usize;
+        self.contributions[p] < self.contributions[1 - p]
+    }
+}
+
+impl State for LeducState {
+    fn current_player(&self) -> Turn {
+        if self.folded.is_some() || self.round == 2 {
+            Turn::Terminal
+        } else if self.private.contains(&NO_CARD) || (self.round == 1 && self.public == NO_CARD) {
+            Turn::Chance
+        } else {
+            Turn::Player(self.to_move as usize)
+        }
+    }
+
+    fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        match self.current_player() {
+            Turn::Player(_) => {
+                if self.facing_bet() {
+                    out.push(FOLD);
+                }
+                out.push(CALL);
+                if self.raises < MAX_RAISES {
+                    out.push(RAISE);
+                }
+            }
+            Turn::Chance => out.extend(self.chance_outcomes().into_iter().map(|(a, _)| a)),
+            Turn::Terminal => {}
+        }
+    }
+
+    fn apply(&mut self, action: Action) {
+        self.history.push(action);
+        if self.current_player() == Turn::Chance {
+            let card = action as u8;
+            if let Some(p) = self.private.iter().position(|&c| c == NO_CARD) {
+                self.private[p] = card;
+                self.logs[p].push(PRIVATE_CARD + action);
+            } else {
+                self.public = card;
+                for log in &mut self.logs {
+                    log.push(PUBLIC_CARD + action);
+                }
+            }
+            return;
+        }
+        for log in &mut self.logs {
+            log.push(action);
+        }
+        let p = self.to_move as usize;
+        let top = self.contributions[1 - p].max(self.contributions[p]);
+        self.round_actions += 1;
+        match action {
+            FOLD => self.folded = Some(p),
+            CALL => {
+                self.contributions[p] = top;
+                if self.round_actions >= 2 {
+                    self.round += 1;
+                    self.round_actions = 0;
+                    self.raises = 0;
+                    self.to_move = 0;
+                    return;
+                }
+            }
+            _ => {
+                self.contributions[p] = top + RAISE_SIZE[self.round as usize];
+                self.raises += 1;
+            }
+        }
+        self.to_move = 1 - p as u8;
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), GameError> {
+        match self.current_player() {
+            Turn::Terminal => Err(GameError::GameOver),
+            Turn::Chance if (action as usize) < DECK && !self.dealt(action as u8) => Ok(()),
+            Turn::Chance => Err(GameError::IllegalMove {
+                name: action.to_string(),
+                reason: format!("a chance node deals a card not yet dealt, from {}", CARDS.join(" ")),
+            }),
+            Turn::Player(_) => {
+                if self.legal_actions().contains(&action) {
+                    Ok(())
+                } else {
+                    let legal: Vec<String> =
+                        self.legal_actions().iter().map(|&a| LeducGame.action_name(a)).collect();
+                    Err(GameError::IllegalMove {
+                        name: LeducGame.action_name(action),
+                        reason: format!("legal actions are {}", legal.join(", ")),
+                    })
+                }
+            }
+        }
+    }
+
+    fn returns(&self) -> [f64; NUM_PLAYERS] {
+        match (self.current_player(), self.folded) {
+            (Turn::Terminal, Some(f)) => settle(self.contributions, Some(1 - f)),
+            (Turn::Terminal, None) => settle(self.contributions, self.showdown_winner()),
+            _ => [0.0; NUM_PLAYERS],
+        }
+    }
+
+    fn info_key(&self, player: usize) -> &[Token] {
+        &self.logs[player]
+    }
+
+    fn chance_outcomes(&self) -> Vec<(Action, f64)> {
+        if self.current_player() != Turn::Chance {
+            return Vec::new();
+        }
+        let left: Vec<Action> = (0..DECK as u8)
+            .filter(|&c| !self.dealt(c))
+            .map(Action::from)
+            .collect();
+        let p = 1.0 / left.len() as f64;
+        left.into_iter().map(|a| (a, p)).collect()
+    }
+
+    fn history(&self) -> &[Action] {
+        &self.history
+    }
+
+    fn view_string(&self, player: usize) -> String {
+        let card = |c: u8| CARDS.get(c as usize).copied().unwrap_or("?");
+        format!(
+            "card {}; public {}; pot {} / {}\n",
+            card(self.private[player]),
+            card(self.public),
+            self.contributions[0],
+            self.contributions[1]
+        )
+    }
+}
+
+impl fmt::Display for LeducState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let card = |c: u8| CARDS.get(c as usize).copied().unwrap_or("?");
+        // Player 0's log holds every public event after their own deal.
+        let events: Vec<String> = self.logs[0]
+            .iter()
+            .skip(1)
+            .map(|&t| LeducGame.describe_token(t))
+            .collect();
+        writeln!(
+            f,
+            "cards {} {}; contributions {} {}; {}",
+            card(self.private[0]),
+            card(self.private[1]),
+            self.contributions[0],
+            self.contributions[1],
+            events.join(", ")
+        )
+    }
+}

@@ -1,0 +1,291 @@
+//! Every game behind one enum, and the parser from game strings.
+
+use std::fmt;
+
+use crate::board::{Dims, MAX_SIDE};
+use crate::dark_hex::{DarkHexGame, DarkHexState, Disclosure, GameVersion, ObsType};
+use crate::error::GameError;
+use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
+use crate::hex::{HexGame, HexState};
+use crate::kuhn::{KuhnGame, KuhnState};
+use crate::leduc::{LeducGame, LeducState};
+use crate::spec::Spec;
+
+/// Names `load_game` accepts.
+pub const GAME_NAMES: [&str; 6] = ["hex", "rex", "dark_hex", "dark_rex", "kuhn_poker", "leduc_poker"];
+
+/// Example game strings, one per family, for help texts and tours.
+pub const EXAMPLE_GAME_STRINGS: [&str; 8] = [
+    "hex(board_size=11)",
+    "rex(num_rows=3,num_cols=4)",
+    "dark_hex(num_rows=3,num_cols=3)",
+    "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+    "dark_hex(board_size=3,disclosure=flash,obstype=reveal-numturns)",
+    "dark_rex(board_size=3,gameversion=adh,disclosure=noise)",
+    "kuhn_poker",
+    "leduc_poker",
+];
+
+/// Any game of this crate. Algorithms are generic over [`Game`]; this enum
+/// lets a program pick the game at run time from a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnyGame {
+    Hex(HexGame),
+    DarkHex(DarkHexGame),
+    Kuhn(KuhnGame),
+    Leduc(LeducGame),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyState {
+    Hex(HexState),
+    DarkHex(DarkHexState),
+    Kuhn(KuhnState),
+    Leduc(LeducState),
+}
+
+/// Parses a game string such as `dark_hex(num_rows=2,num_cols=3,gameversion=adh)`.
+pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
+    let spec = Spec::parse(text)?;
+    match spec.name.as_str() {
+        "hex" | "rex" => {
+            spec.check_params(&["board_size", "num_rows", "num_cols"])?;
+            Ok(AnyGame::Hex(HexGame::new(dims(&spec, 11)?, spec.name == "rex")))
+        }
+        "dark_hex" | "dark_rex" => {
+            spec.check_params(&[
+                "board_size",
+                "num_rows",
+                "num_cols",
+                "gameversion",
+                "obstype",
+                "disclosure",
+            ])?;
+            let version = spec.get_choice(
+                "gameversion",
+                &GameVersion::NAMES,
+                GameVersion::from_name,
+                GameVersion::Classic,
+            )?;
+            let obstype = spec.get_choice(
+                "obstype",
+                &ObsType::NAMES,
+                ObsType::from_name,
+                ObsType::RevealNothing,
+            )?;
+            let disclosure = spec.get_choice(
+                "disclosure",
+                &Disclosure::NAMES,
+                Disclosure::from_name,
+                Disclosure::None,
+            )?;
+            Ok(AnyGame::DarkHex(DarkHexGame::new(
+                dims(&spec, 3)?,
+                version,
+                obstype,
+                disclosure,
+                spec.name == "dark_rex",
+            )))
+        }
+        "kuhn_poker" => {
+            spec.check_params(&[])?;
+            Ok(AnyGame::Kuhn(KuhnGame))
+        }
+        "leduc_poker" => {
+            spec.check_params(&[])?;
+            Ok(AnyGame::Leduc(LeducGame))
+        }
+        other => Err(GameError::UnknownGame {
+            name: other.to_string(),
+            accepted: GAME_NAMES.join(", "),
+        }),
+    }
+}
+
+/// `board_size` sets both sides; `num_rows` and `num_cols` override it.
+fn dims(spec: &Spec, default: usize) -> Result<Dims, GameError> {
+    let size = spec.get_usize("board_size", 1..=MAX_SIDE, default)?;
+    let rows = spec.get_usize("num_rows", 1..=MAX_SIDE, size)?;
+    let cols = spec.get_usize("num_cols", 1..=MAX_SIDE, size)?;
+    Dims::new(&spec.name, rows, cols)
+}
+
+impl std::str::FromStr for AnyGame {
+    type Err = GameError;
+    fn from_str(s: &str) -> Result<Self, GameError> {
+        load_game(s)
+    }
+}
+
+impl fmt::Display for AnyGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.game_string())
+    }
+}
+
+impl AnyGame {
+    /// The board dimensions of a board game.
+    pub fn dims(&self) -> Option<Dims> {
+        match self {
+            AnyGame::Hex(g) => Some(g.dims()),
+            AnyGame::DarkHex(g) => Some(g.dims()),
+            _ => None,
+        }
+    }
+}
+
+/// Calls `$body` with `$g` bound to the concrete game inside an [`AnyGame`],
+/// so generic code runs monomorphised for each game.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::AnyGame::Hex($g) => $body,
+            $crate::AnyGame::DarkHex($g) => $body,
+            $crate::AnyGame::Kuhn($g) => $body,
+            $crate::AnyGame::Leduc($g) => $body,
+        }
+    };
+}
+
+macro_rules! each_state {
+    ($s:expr, $x:ident => $body:expr) => {
+        match $s {
+            AnyState::Hex($x) => $body,
+            AnyState::DarkHex($x) => $body,
+            AnyState::Kuhn($x) => $body,
+            AnyState::Leduc($x) => $body,
+        }
+    };
+}
+
+impl Game for AnyGame {
+    type State = AnyState;
+
+    fn new_initial_state(&self) -> AnyState {
+        match self {
+            AnyGame::Hex(g) => AnyState::Hex(g.new_initial_state()),
+            AnyGame::DarkHex(g) => AnyState::DarkHex(g.new_initial_state()),
+            AnyGame::Kuhn(g) => AnyState::Kuhn(g.new_initial_state()),
+            AnyGame::Leduc(g) => AnyState::Leduc(g.new_initial_state()),
+        }
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        with_game!(self, g => g.num_distinct_actions())
+    }
+
+    fn max_game_length(&self) -> usize {
+        with_game!(self, g => g.max_game_length())
+    }
+
+    fn game_string(&self) -> String {
+        with_game!(self, g => g.game_string())
+    }
+
+    fn min_utility(&self) -> f64 {
+        with_game!(self, g => g.min_utility())
+    }
+
+    fn max_utility(&self) -> f64 {
+        with_game!(self, g => g.max_utility())
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        with_game!(self, g => g.parse_action(text))
+    }
+
+    fn action_name(&self, action: Action) -> String {
+        with_game!(self, g => g.action_name(action))
+    }
+
+    fn describe_token(&self, token: Token) -> String {
+        with_game!(self, g => g.describe_token(token))
+    }
+}
+
+impl State for AnyState {
+    fn current_player(&self) -> Turn {
+        each_state!(self, s => s.current_player())
+    }
+
+    fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        each_state!(self, s => s.legal_actions_into(out))
+    }
+
+    fn apply(&mut self, action: Action) {
+        each_state!(self, s => s.apply(action))
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), GameError> {
+        each_state!(self, s => s.check_action(action))
+    }
+
+    fn returns(&self) -> [f64; NUM_PLAYERS] {
+        each_state!(self, s => s.returns())
+    }
+
+    fn info_key(&self, player: usize) -> &[Token] {
+        each_state!(self, s => s.info_key(player))
+    }
+
+    fn chance_outcomes(&self) -> Vec<(Action, f64)> {
+        each_state!(self, s => s.chance_outcomes())
+    }
+
+    fn history(&self) -> &[Action] {
+        each_state!(self, s => s.history())
+    }
+
+    fn view_string(&self, player: usize) -> String {
+        each_state!(self, s => s.view_string(player))
+    }
+}
+
+impl fmt::Display for AnyState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        each_state!(self, s => fmt::Display::fmt(s, f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_strings_parse_back() {
+        for text in EXAMPLE_GAME_STRINGS.iter().chain(&[
+            "hex",
+            "dark_hex",
+            "dark_hex(num_rows=2,num_cols=3,obstype=reveal-numturns)",
+            "dark_rex(board_size=4)",
+            "hex(num_rows=1,num_cols=26)",
+        ]) {
+            let g = load_game(text).unwrap();
+            let canon = g.game_string();
+            assert_eq!(load_game(&canon).unwrap(), g, "{text} -> {canon}");
+        }
+        assert_eq!(load_game("hex").unwrap().game_string(), "hex(board_size=11)");
+        assert_eq!(load_game("dark_hex").unwrap().game_string(), "dark_hex(board_size=3)");
+    }
+
+    #[test]
+    fn errors_name_the_accepted_values() {
+        let e = load_game("chess").unwrap_err().to_string();
+        assert!(e.contains("chess") && e.contains("dark_hex") && e.contains("leduc_poker"), "{e}");
+        let e = load_game("hex(size=3)").unwrap_err().to_string();
+        assert!(e.contains("size") && e.contains("board_size, num_rows, num_cols"), "{e}");
+        let e = load_game("hex(board_size=0)").unwrap_err().to_string();
+        assert!(e.contains("from 1 to 26"), "{e}");
+        let e = load_game("hex(board_size=27)").unwrap_err().to_string();
+        assert!(e.contains("27"), "{e}");
+        let e = load_game("dark_hex(gameversion=xdh)").unwrap_err().to_string();
+        assert!(e.contains("cdh, adh"), "{e}");
+        let e = load_game("dark_hex(disclosure=loud)").unwrap_err().to_string();
+        assert!(e.contains("none, noise, flash"), "{e}");
+        let e = load_game("kuhn_poker(players=3)").unwrap_err().to_string();
+        assert!(e.contains("none"), "{e}");
+        assert!(load_game("hex(board_size=-1)").is_err());
+        assert!(load_game("hex(board_size=3.5)").is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! The `name(key=value,...)` syntax of game strings (OpenSpiel's), also used
+//! for player specs.
+
+use crate::error::GameError;
+
+/// A parsed `name(key=value,...)`: the name and the parameters in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub name: String,
+    pub params: Vec<(String, String)>,
+}
+
+impl Spec {
+    pub fn parse(text: &str) -> Result<Spec, GameError> {
+        let syntax = |reason: &str| GameError::Syntax {
+            text: text.to_string(),
+            reason: reason.to_string(),
+        };
+        let t = text.trim();
+        let (name, inner) = match t.find('(') {
+            None => (t, None),
+            Some(open) => {
+                let body = t[open + 1..]
+                    .strip_suffix(')')
+                    .ok_or_else(|| syntax("expected ')' at the end"))?;
+                (&t[..open], Some(body))
+            }
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(syntax("expected a name such as hex or dark_hex"));
+        }
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '+') {
+            return Err(syntax("a name holds letters, digits, '_', '-' and '+' only"));
+        }
+        let mut params: Vec<(String, String)> = Vec::new();
+        for item in inner.unwrap_or("").split(',') {
+            let item = item.trim();
+            if item.is_empty() {
+                if inner.is_some_and(|b| !b.trim().is_empty()) {
+                    return Err(syntax("empty parameter between commas"));
+                }
+                continue;
+            }
+            let (k, v) = item
+                .split_once('=')
+                .ok_or_else(|| syntax(&format!("parameter '{item}' has no '=value'")))?;
+            let (k, v) = (k.trim(), v.trim());
+            if k.is_empty() || v.is_empty() || v.contains(['(', ')']) {
+                return Err(syntax(&format!("parameter '{item}' is not key=value")));
+            }
+            if params.iter().any(|(pk, _)| pk == k) {
+                return Err(GameError::DuplicateParameter {
+                    param: k.to_string(),
+                    text: text.to_string(),
+                });
+            }
+            params.push((k.to_string(), v.to_string()));
+        }
+        Ok(Spec {
+            name: name.to_string(),
+            params,
+        })
+    }
+
+    /// Fails on the first parameter not in `accepted`, naming all of them.
+    pub fn check_params(&self, accepted: &[&str]) -> Result<(), GameError> {
+        for (k, _) in &self.params {
+            if !accepted.contains(&k.as_str()) {
+                return Err(GameError::UnknownParameter {
+                    game: self.name.clone(),
+                    param: k.clone(),
+                    accepted: if accepted.is_empty() {
+                        "none".to_string()
+                    } else {
+                        accepted.join(", ")
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn bad_value(&self, key: &str, value: &str, accepted: &str) -> GameError {
+        GameError::BadValue {
+            game: self.name.clone(),
+            param: key.to_string(),
+            value: value.to_string(),
+            accepted: accepted.to_string(),
+        }
+    }
+
+    /// An integer parameter within `range`, or `default` when absent.
+    pub fn get_usize(
+        &self,
+        key: &str,
+        range: std::ops::RangeInclusive<usize>,
+        default: usize,
+    ) -> Result<usize, GameError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .ok_or_else(|| {
+                    let accepted = format!("integers from {} to {}", range.start(), range.end());
+                    self.bad_value(key, v, &accepted)
+                }),
+        }
+    }
+
+    /// A parameter that takes one of `names`, converted by `from_name`.
+    pub fn get_choice<T>(
+        &self,
+        key: &str,
+        names: &[&str],
+        from_name: impl Fn(&str) -> Option<T>,
+        default: T,
+    ) -> Result<T, GameError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => from_name(v).ok_or_else(|| self.bad_value(key, v, &names.join(", "))),
+        }
+    }
+
+    /// A floating-point parameter, or `default` when absent.
+    pub fn get_f64(&self, key: &str, default: f64) -> Result<f64, GameError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| self.bad_value(key, v, "finite numbers")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_and_parameters() {
+        let s = Spec::parse(" dark_hex(num_rows=2, num_cols=3 ,gameversion=adh) ").unwrap();
+        assert_eq!(s.name, "dark_hex");
+        assert_eq!(s.get("num_cols"), Some("3"));
+        assert_eq!(s.get("gameversion"), Some("adh"));
+        assert_eq!(Spec::parse("kuhn_poker").unwrap().params, vec![]);
+        assert_eq!(Spec::parse("kuhn_poker()").unwrap().params, vec![]);
+    }
+
+    #[test]
+    fn rejects_malformed_strings() {
+        for bad in ["", "hex(", "hex(board_size)", "hex(=3)", "hex(a=1,,b=2)", "(a=1)", "he x", "hex(a=1,a=2)"] {
+            assert!(Spec::parse(bad).is_err(), "{bad} was accepted");
+        }
+    }
+}
