@@ -1,1 +1,62 @@
-fn main() {}
+//! The `darkhex` command line.
+
+mod info;
+mod output;
+mod play;
+mod tour;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use darkhex_games::{AnyGame, load_game};
+
+#[derive(Parser)]
+#[command(
+    name = "darkhex",
+    version,
+    about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league",
+    long_about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league.\n\
+                  Run without arguments for a short tour."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Enumerate a game tree: histories, information states, sequences, perfect recall
+    Info(info::InfoArgs),
+    /// Play against the random player, or replay a list of moves
+    Play(play::PlayArgs),
+}
+
+/// Clap value parser for game strings; the error names the accepted values.
+pub fn parse_game(text: &str) -> Result<AnyGame, String> {
+    load_game(text).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => tour::run(),
+        Some(Command::Info(args)) => info::run(args),
+        Some(Command::Play(args)) => play::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

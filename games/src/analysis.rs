@@ -47,7 +47,9 @@ impl TreeStats {
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum WalkError {
-    #[error("the game tree has more than {limit} histories; raise the limit or pick a smaller game")]
+    #[error(
+        "the game tree has more than {limit} histories; raise the limit or pick a smaller game"
+    )]
     TooLarge { limit: u64 },
 }
 
@@ -110,7 +112,10 @@ pub fn tree_stats<G: Game>(game: &G, options: &WalkOptions) -> Result<TreeStats,
     w.visit(0, [ROOT; NUM_PLAYERS])?;
     for p in 0..NUM_PLAYERS {
         w.stats.infosets[p] = w.records[p].len() as u64;
-        w.stats.sequences[p] = 1 + w.records[p].iter().map(|r| r.actions_len as u64).sum::<u64>();
+        w.stats.sequences[p] = 1 + w.records[p]
+            .iter()
+            .map(|r| r.actions_len as u64)
+            .sum::<u64>();
     }
     Ok(w.stats)
 }
@@ -170,7 +175,13 @@ impl<G: Game> Walker<'_, G> {
 
     /// Finds or creates the information state of `player` at this node, and
     /// checks it against what earlier histories of it had.
-    fn record_infoset(&mut self, depth: usize, player: usize, parent: SeqId, actions: &[Action]) -> u32 {
+    fn record_infoset(
+        &mut self,
+        depth: usize,
+        player: usize,
+        parent: SeqId,
+        actions: &[Action],
+    ) -> u32 {
         let key = self.states[depth].info_key(player);
         if let Some(&id) = self.ids[player].get(key) {
             let rec = &self.records[player][id as usize];

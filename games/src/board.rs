@@ -16,6 +16,9 @@ const NORTH: u8 = 1;
 const SOUTH: u8 = 2;
 const WEST: u8 = 4;
 const EAST: u8 = 8;
+/// In `Slot::flags`, beside the sides: the stone's owner's opponent has seen it.
+const REVEALED: u8 = 16;
+const SIDES: u8 = NORTH | SOUTH | WEST | EAST;
 
 /// Rows and columns of a board, with the conventions of DESIGN.md: cell id
 /// `r * cols + c`, Black (player 0) joins row 0 to the last row, White joins
@@ -167,8 +170,8 @@ struct Slot {
     parent: u16,
     /// 0 empty, 1 Black, 2 White.
     stone: u8,
-    /// Sides touched by the group, valid at roots.
-    sides: u8,
+    /// Sides touched by the group (valid at roots), and `REVEALED`.
+    flags: u8,
 }
 
 /// Stones on a board, grouped into connected chains by a union-find whose
@@ -200,7 +203,7 @@ impl HexBoard {
             .map(|i| Slot {
                 parent: i as u16,
                 stone: 0,
-                sides: 0,
+                flags: 0,
             })
             .collect();
         HexBoard { dims, slots }
@@ -244,14 +247,24 @@ impl HexBoard {
             if self.slots[n].stone == stone {
                 let root = self.find(n);
                 if root != cell {
-                    sides |= self.slots[root].sides;
+                    sides |= self.slots[root].flags & SIDES;
                     self.slots[root].parent = cell as u16;
                 }
             }
         }
         self.slots[cell].parent = cell as u16;
-        self.slots[cell].sides = sides;
+        self.slots[cell].flags = sides;
         sides == NORTH | SOUTH || sides == WEST | EAST
+    }
+
+    /// Marks the stone on `cell` as seen by the opponent of its owner (Dark
+    /// Hex: only the opponent can discover a stone, so one bit is enough).
+    pub fn reveal(&mut self, cell: usize) {
+        self.slots[cell].flags |= REVEALED;
+    }
+
+    pub fn is_revealed(&self, cell: usize) -> bool {
+        self.slots[cell].flags & REVEALED != 0
     }
 
     /// Whether `player` has a chain joining their sides, found by a breadth-first
@@ -286,30 +299,7 @@ impl HexBoard {
 
     /// Draws the board; `x` Black, `o` White, `.` empty.
     pub fn render(&self) -> String {
-        self.dims
-            .render(|c| self.stone(c).map_or('.', stone_glyph))
-    }
-}
-
-/// A set of cells with inline storage, so states that hold one clone without allocating.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct CellSet([u64; MAX_CELLS.div_ceil(64)]);
-
-impl CellSet {
-    pub fn contains(&self, cell: usize) -> bool {
-        self.0[cell / 64] >> (cell % 64) & 1 == 1
-    }
-
-    pub fn insert(&mut self, cell: usize) {
-        self.0[cell / 64] |= 1 << (cell % 64);
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+        self.dims.render(|c| self.stone(c).map_or('.', stone_glyph))
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::board::{CellSet, Dims, HexBoard, stone_glyph};
+use crate::board::{Dims, HexBoard, stone_glyph};
 use crate::error::GameError;
 use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
 use crate::hex::{returns_for, size_params, winner_when_joined};
@@ -163,7 +163,6 @@ impl Game for DarkHexGame {
         DarkHexState {
             game: *self,
             board: HexBoard::new(self.dims),
-            revealed: [CellSet::default(); NUM_PLAYERS],
             to_move: 0,
             winner: None,
             logs: Default::default(),
@@ -222,15 +221,27 @@ impl Game for DarkHexGame {
             _ => format!("token {t:#x}"),
         }
     }
+
+    fn render_info_state(&self, player: usize, key: &[Token]) -> String {
+        let mut view = vec![None; self.dims.cells()];
+        for &t in key {
+            let cell = (t & token::CELL_MASK) as usize;
+            match t & token::KIND_MASK {
+                token::PLACED => view[cell] = Some(player),
+                token::COLLIDED => view[cell] = Some(1 - player),
+                _ => {}
+            }
+        }
+        self.dims.render(|c| view[c].map_or('.', stone_glyph))
+    }
 }
 
 /// The real state of a Dark Hex game, with both players' views.
 #[derive(Debug, PartialEq, Eq)]
 pub struct DarkHexState {
     game: DarkHexGame,
+    /// The real board; it also marks the stones their owner's opponent has discovered.
     board: HexBoard,
-    /// Opponent stones each player has discovered.
-    revealed: [CellSet; NUM_PLAYERS],
     to_move: u8,
     winner: Option<usize>,
     logs: [SmallVec<[Token; 24]>; NUM_PLAYERS],
@@ -242,7 +253,6 @@ impl Clone for DarkHexState {
         DarkHexState {
             game: self.game,
             board: self.board.clone(),
-            revealed: self.revealed,
             to_move: self.to_move,
             winner: self.winner,
             logs: self.logs.clone(),
@@ -253,7 +263,6 @@ impl Clone for DarkHexState {
     fn clone_from(&mut self, source: &Self) {
         self.game = source.game;
         self.board.clone_from(&source.board);
-        self.revealed = source.revealed;
         self.to_move = source.to_move;
         self.winner = source.winner;
         self.logs[0].clone_from(&source.logs[0]);
@@ -279,7 +288,7 @@ impl DarkHexState {
     /// stones they have collided with.
     pub fn view(&self, player: usize, cell: usize) -> Option<usize> {
         match self.board.stone(cell) {
-            Some(p) if p == player || self.revealed[player].contains(cell) => Some(p),
+            Some(p) if p == player || self.board.is_revealed(cell) => Some(p),
             _ => None,
         }
     }
@@ -288,7 +297,7 @@ impl DarkHexState {
     pub fn hidden_stones(&self, player: usize) -> usize {
         let cells = self.game.dims.cells();
         (0..cells)
-            .filter(|&c| self.board.stone(c) == Some(1 - player) && !self.revealed[player].contains(c))
+            .filter(|&c| self.board.stone(c) == Some(1 - player) && !self.board.is_revealed(c))
             .count()
     }
 
@@ -345,7 +354,7 @@ impl State for DarkHexState {
             }
         } else {
             debug_assert_eq!(self.board.stone(cell), Some(opponent));
-            self.revealed[mover].insert(cell);
+            self.board.reveal(cell);
             self.logs[mover].push(token::COLLIDED | action);
             if let Some(t) = self.collision_token(cell) {
                 self.logs[opponent].push(t);
@@ -370,7 +379,11 @@ impl State for DarkHexState {
         }
         let p = self.to_move as usize;
         if let Some(owner) = self.view(p, cell) {
-            let whose = if owner == p { "your own" } else { "a discovered" };
+            let whose = if owner == p {
+                "your own"
+            } else {
+                "a discovered"
+            };
             return Err(GameError::IllegalMove {
                 name: dims.cell_name(cell),
                 reason: format!("the cell holds {whose} stone ({})", stone_glyph(owner)),

@@ -56,8 +56,20 @@ pub trait Game: Clone + Send + Sync + fmt::Debug {
     /// The name a user reads and [`Game::parse_action`] accepts back.
     fn action_name(&self, action: Action) -> String;
 
+    /// The name of a chance outcome (a card), which [`Game::parse_action`] accepts back.
+    fn chance_outcome_name(&self, action: Action) -> String {
+        action.to_string()
+    }
+
     /// Human-readable form of one token of an information state.
     fn describe_token(&self, token: Token) -> String;
+
+    /// Draws what `player` knows from their information state alone (board
+    /// games draw the player's view of the board).
+    fn render_info_state(&self, _player: usize, key: &[Token]) -> String {
+        let parts: Vec<String> = key.iter().map(|&t| self.describe_token(t)).collect();
+        format!("{}\n", parts.join(", "))
+    }
 }
 
 /// A history of a game: the real state, with everything hidden included.

@@ -97,6 +97,14 @@ impl Game for HexGame {
     fn describe_token(&self, token: Token) -> String {
         self.action_name(token)
     }
+
+    fn render_info_state(&self, _player: usize, key: &[Token]) -> String {
+        let mut state = self.new_initial_state();
+        for &a in key {
+            state.apply(a);
+        }
+        state.board.render()
+    }
 }
 
 /// A Hex or Rex position. Both players see everything, so each player's
@@ -154,7 +162,11 @@ impl State for HexState {
         out.clear();
         if self.winner.is_none() {
             let cells = self.game.dims.cells();
-            out.extend((0..cells).filter(|&c| self.board.is_empty(c)).map(|c| c as Action));
+            out.extend(
+                (0..cells)
+                    .filter(|&c| self.board.is_empty(c))
+                    .map(|c| c as Action),
+            );
         }
     }
 

@@ -50,7 +50,13 @@ impl Game for KuhnGame {
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         parse_named(
             text,
-            &[("pass", PASS), ("check", PASS), ("fold", PASS), ("bet", BET), ("call", BET)],
+            &[
+                ("pass", PASS),
+                ("check", PASS),
+                ("fold", PASS),
+                ("bet", BET),
+                ("call", BET),
+            ],
             &CARDS,
             3,
         )
@@ -58,6 +64,12 @@ impl Game for KuhnGame {
 
     fn action_name(&self, action: Action) -> String {
         if action == PASS { "pass" } else { "bet" }.to_string()
+    }
+
+    fn chance_outcome_name(&self, action: Action) -> String {
+        CARDS
+            .get(action as usize)
+            .map_or_else(|| action.to_string(), |c| c.to_string())
     }
 
     fn describe_token(&self, t: Token) -> String {
@@ -130,7 +142,9 @@ impl State for KuhnState {
     fn check_action(&self, action: Action) -> Result<(), GameError> {
         match self.current_player() {
             Turn::Terminal => Err(GameError::GameOver),
-            Turn::Chance if !self.cards.contains(&(action as u8)) && (action as usize) < 3 => Ok(()),
+            Turn::Chance if !self.cards.contains(&(action as u8)) && (action as usize) < 3 => {
+                Ok(())
+            }
             Turn::Chance => Err(GameError::IllegalMove {
                 name: action.to_string(),
                 reason: "a chance node deals one of the cards J, Q, K not yet dealt".to_string(),
@@ -167,7 +181,9 @@ impl State for KuhnState {
         if self.current_player() != Turn::Chance {
             return Vec::new();
         }
-        let left: Vec<Action> = (0..3).filter(|c| !self.cards.contains(&(*c as u8))).collect();
+        let left: Vec<Action> = (0..3)
+            .filter(|c| !self.cards.contains(&(*c as u8)))
+            .collect();
         let p = 1.0 / left.len() as f64;
         left.into_iter().map(|a| (a, p)).collect()
     }
@@ -177,7 +193,10 @@ impl State for KuhnState {
     }
 
     fn view_string(&self, player: usize) -> String {
-        let card = CARDS.get(self.cards[player] as usize).copied().unwrap_or("?");
+        let card = CARDS
+            .get(self.cards[player] as usize)
+            .copied()
+            .unwrap_or("?");
         let bets: Vec<String> = self.bets.iter().map(|&b| KuhnGame.action_name(b)).collect();
         format!("card {card}; bets: {}\n", bets.join(" "))
     }

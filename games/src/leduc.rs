@@ -69,7 +69,13 @@ impl Game for LeducGame {
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         parse_named(
             text,
-            &[("fold", FOLD), ("call", CALL), ("check", CALL), ("raise", RAISE), ("bet", RAISE)],
+            &[
+                ("fold", FOLD),
+                ("call", CALL),
+                ("check", CALL),
+                ("raise", RAISE),
+                ("bet", RAISE),
+            ],
             &CARDS,
             DECK,
         )
@@ -82,6 +88,12 @@ impl Game for LeducGame {
             _ => "raise",
         }
         .to_string()
+    }
+
+    fn chance_outcome_name(&self, action: Action) -> String {
+        CARDS
+            .get(action as usize)
+            .map_or_else(|| action.to_string(), |c| c.to_string())
     }
 
     fn describe_token(&self, t: Token) -> String {
@@ -209,14 +221,20 @@ impl State for LeducState {
             Turn::Chance if (action as usize) < DECK && !self.dealt(action as u8) => Ok(()),
             Turn::Chance => Err(GameError::IllegalMove {
                 name: action.to_string(),
-                reason: format!("a chance node deals a card not yet dealt, from {}", CARDS.join(" ")),
+                reason: format!(
+                    "a chance node deals a card not yet dealt, from {}",
+                    CARDS.join(" ")
+                ),
             }),
             Turn::Player(_) => {
                 if self.legal_actions().contains(&action) {
                     Ok(())
                 } else {
-                    let legal: Vec<String> =
-                        self.legal_actions().iter().map(|&a| LeducGame.action_name(a)).collect();
+                    let legal: Vec<String> = self
+                        .legal_actions()
+                        .iter()
+                        .map(|&a| LeducGame.action_name(a))
+                        .collect();
                     Err(GameError::IllegalMove {
                         name: LeducGame.action_name(action),
                         reason: format!("legal actions are {}", legal.join(", ")),

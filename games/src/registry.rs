@@ -12,7 +12,14 @@ use crate::leduc::{LeducGame, LeducState};
 use crate::spec::Spec;
 
 /// Names `load_game` accepts.
-pub const GAME_NAMES: [&str; 6] = ["hex", "rex", "dark_hex", "dark_rex", "kuhn_poker", "leduc_poker"];
+pub const GAME_NAMES: [&str; 6] = [
+    "hex",
+    "rex",
+    "dark_hex",
+    "dark_rex",
+    "kuhn_poker",
+    "leduc_poker",
+];
 
 /// Example game strings, one per family, for help texts and tours.
 pub const EXAMPLE_GAME_STRINGS: [&str; 8] = [
@@ -50,7 +57,10 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
     match spec.name.as_str() {
         "hex" | "rex" => {
             spec.check_params(&["board_size", "num_rows", "num_cols"])?;
-            Ok(AnyGame::Hex(HexGame::new(dims(&spec, 11)?, spec.name == "rex")))
+            Ok(AnyGame::Hex(HexGame::new(
+                dims(&spec, 11)?,
+                spec.name == "rex",
+            )))
         }
         "dark_hex" | "dark_rex" => {
             spec.check_params(&[
@@ -199,8 +209,16 @@ impl Game for AnyGame {
         with_game!(self, g => g.action_name(action))
     }
 
+    fn chance_outcome_name(&self, action: Action) -> String {
+        with_game!(self, g => g.chance_outcome_name(action))
+    }
+
     fn describe_token(&self, token: Token) -> String {
         with_game!(self, g => g.describe_token(token))
+    }
+
+    fn render_info_state(&self, player: usize, key: &[Token]) -> String {
+        with_game!(self, g => g.render_info_state(player, key))
     }
 }
 
@@ -265,23 +283,39 @@ mod tests {
             let canon = g.game_string();
             assert_eq!(load_game(&canon).unwrap(), g, "{text} -> {canon}");
         }
-        assert_eq!(load_game("hex").unwrap().game_string(), "hex(board_size=11)");
-        assert_eq!(load_game("dark_hex").unwrap().game_string(), "dark_hex(board_size=3)");
+        assert_eq!(
+            load_game("hex").unwrap().game_string(),
+            "hex(board_size=11)"
+        );
+        assert_eq!(
+            load_game("dark_hex").unwrap().game_string(),
+            "dark_hex(board_size=3)"
+        );
     }
 
     #[test]
     fn errors_name_the_accepted_values() {
         let e = load_game("chess").unwrap_err().to_string();
-        assert!(e.contains("chess") && e.contains("dark_hex") && e.contains("leduc_poker"), "{e}");
+        assert!(
+            e.contains("chess") && e.contains("dark_hex") && e.contains("leduc_poker"),
+            "{e}"
+        );
         let e = load_game("hex(size=3)").unwrap_err().to_string();
-        assert!(e.contains("size") && e.contains("board_size, num_rows, num_cols"), "{e}");
+        assert!(
+            e.contains("size") && e.contains("board_size, num_rows, num_cols"),
+            "{e}"
+        );
         let e = load_game("hex(board_size=0)").unwrap_err().to_string();
         assert!(e.contains("from 1 to 26"), "{e}");
         let e = load_game("hex(board_size=27)").unwrap_err().to_string();
         assert!(e.contains("27"), "{e}");
-        let e = load_game("dark_hex(gameversion=xdh)").unwrap_err().to_string();
+        let e = load_game("dark_hex(gameversion=xdh)")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cdh, adh"), "{e}");
-        let e = load_game("dark_hex(disclosure=loud)").unwrap_err().to_string();
+        let e = load_game("dark_hex(disclosure=loud)")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("none, noise, flash"), "{e}");
         let e = load_game("kuhn_poker(players=3)").unwrap_err().to_string();
         assert!(e.contains("none"), "{e}");

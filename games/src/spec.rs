@@ -30,8 +30,13 @@ impl Spec {
         if name.is_empty() {
             return Err(syntax("expected a name such as hex or dark_hex"));
         }
-        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '+') {
-            return Err(syntax("a name holds letters, digits, '_', '-' and '+' only"));
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '+')
+        {
+            return Err(syntax(
+                "a name holds letters, digits, '_', '-' and '+' only",
+            ));
         }
         let mut params: Vec<(String, String)> = Vec::new();
         for item in inner.unwrap_or("").split(',') {
@@ -160,7 +165,16 @@ mod tests {
 
     #[test]
     fn rejects_malformed_strings() {
-        for bad in ["", "hex(", "hex(board_size)", "hex(=3)", "hex(a=1,,b=2)", "(a=1)", "he x", "hex(a=1,a=2)"] {
+        for bad in [
+            "",
+            "hex(",
+            "hex(board_size)",
+            "hex(=3)",
+            "hex(a=1,,b=2)",
+            "(a=1)",
+            "he x",
+            "hex(a=1,a=2)",
+        ] {
             assert!(Spec::parse(bad).is_err(), "{bad} was accepted");
         }
     }

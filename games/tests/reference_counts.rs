@@ -17,8 +17,16 @@ fn every_reference_game_has_the_reference_counts() {
     for (name, facts) in games {
         let game = load_game(name).unwrap();
         let stats = tree_stats(&game, &WalkOptions::default()).unwrap();
-        assert_eq!(stats.histories, facts["histories"].as_u64().unwrap(), "{name} histories");
-        assert_eq!(stats.terminals, facts["terminals"].as_u64().unwrap(), "{name} terminals");
+        assert_eq!(
+            stats.histories,
+            facts["histories"].as_u64().unwrap(),
+            "{name} histories"
+        );
+        assert_eq!(
+            stats.terminals,
+            facts["terminals"].as_u64().unwrap(),
+            "{name} terminals"
+        );
         let infosets: Vec<u64> = facts["infosets"]
             .as_array()
             .unwrap()
@@ -26,6 +34,10 @@ fn every_reference_game_has_the_reference_counts() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(stats.infosets.to_vec(), infosets, "{name} infosets");
-        assert!(stats.perfect_recall(), "{name}: {:?}", stats.recall_violation);
+        assert!(
+            stats.perfect_recall(),
+            "{name}: {:?}",
+            stats.recall_violation
+        );
     }
 }

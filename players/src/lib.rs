@@ -1,3 +1,16 @@
 //! darkhex-players: the Player trait and every player: uniform random, trained
 //! and solver-backed policies, MCTS and information-set MCTS, and humans.
-//! A player sees only its own observations, never the real board of a dark game.
+//! A player sees only its own observations, never the real board of a dark game:
+//! the [`referee`] hands each player its own information state and nothing else.
+
+pub mod human;
+pub mod player;
+pub mod random;
+pub mod referee;
+pub mod rollout;
+
+pub use human::HumanPlayer;
+pub use player::{Player, PlayerError, PlayerView};
+pub use random::RandomPlayer;
+pub use referee::{GameRecord, play_game, sample_chance};
+pub use rollout::random_playout;

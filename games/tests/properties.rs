@@ -1,0 +1,263 @@
+//! Property tests over random playouts and exhaustive checks on small games.
+
+use darkhex_games::analysis::{WalkOptions, tree_stats};
+use darkhex_games::board::{BLACK, Dims, HexBoard, WHITE};
+use darkhex_games::dark_hex::{Disclosure, GameVersion, ObsType, token};
+use darkhex_games::{Action, AnyGame, AnyState, Game, State, Token, Turn, load_game};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+/// Plays `choices` as indices into the legal actions until the game ends or
+/// the choices run out; returns the actions played.
+fn playout(game: &AnyGame, choices: &[u16]) -> Vec<Action> {
+    let mut state = game.new_initial_state();
+    let mut played = Vec::new();
+    for &c in choices {
+        if state.is_terminal() {
+            break;
+        }
+        let legal = state.legal_actions();
+        let a = legal[c as usize % legal.len()];
+        state.apply(a);
+        played.push(a);
+    }
+    played
+}
+
+fn replay(game: &AnyGame, actions: &[Action]) -> AnyState {
+    let mut s = game.new_initial_state();
+    for &a in actions {
+        s.apply(a);
+    }
+    s
+}
+
+fn dark_game(rows: usize, cols: usize, extra: &str) -> AnyGame {
+    load_game(&format!("dark_hex(num_rows={rows},num_cols={cols}{extra})")).unwrap()
+}
+
+fn dims_strategy() -> impl Strategy<Value = (usize, usize)> {
+    (1usize..=9, 1usize..=9)
+}
+
+const DARK_VARIANTS: [&str; 6] = [
+    "",
+    ",gameversion=adh",
+    ",disclosure=noise",
+    ",disclosure=flash,gameversion=adh",
+    ",obstype=reveal-numturns",
+    ",obstype=reveal-numturns,disclosure=flash",
+];
+
+proptest! {
+    #[test]
+    fn a_full_board_has_exactly_one_player_joined(
+        (rows, cols) in dims_strategy(),
+        colours in prop::collection::vec(any::<bool>(), 81),
+        order in Just(()).prop_perturb(|_, mut rng| (0..81u32).map(|_| rng.random::<u32>()).collect::<Vec<_>>()),
+    ) {
+        let d = Dims::new("hex", rows, cols).unwrap();
+        let mut cells: Vec<usize> = (0..d.cells()).collect();
+        cells.sort_by_key(|&c| order[c]);
+        let mut board = HexBoard::new(d);
+        let mut joined = [false; 2];
+        for c in cells {
+            let p = if colours[c] { BLACK } else { WHITE };
+            joined[p] |= board.place(c, p);
+        }
+        let by_search = [board.connected_by_search(BLACK), board.connected_by_search(WHITE)];
+        prop_assert_eq!(joined, by_search);
+        prop_assert!(by_search[0] ^ by_search[1], "{} {:?}", board.render(), by_search);
+    }
+
+    #[test]
+    fn the_incremental_winner_equals_a_search_on_every_prefix(
+        (rows, cols) in dims_strategy(),
+        choices in prop::collection::vec(any::<u16>(), 81),
+    ) {
+        let game = load_game(&format!("hex(num_rows={rows},num_cols={cols})")).unwrap();
+        let actions = playout(&game, &choices);
+        let mut state = game.new_initial_state();
+        for &a in &actions {
+            state.apply(a);
+            let AnyState::Hex(s) = &state else { unreachable!() };
+            let b = s.board();
+            let oracle = match (b.connected_by_search(BLACK), b.connected_by_search(WHITE)) {
+                (true, false) => Some(BLACK),
+                (false, true) => Some(WHITE),
+                (false, false) => None,
+                (true, true) => panic!("both players joined"),
+            };
+            prop_assert_eq!(s.winner(), oracle);
+        }
+        prop_assert!(state.is_terminal(), "a hex game ends before the board is full");
+    }
+
+    #[test]
+    fn rex_and_dark_rex_swap_the_winner(
+        (rows, cols) in (1usize..=6, 1usize..=6),
+        variant in 0usize..DARK_VARIANTS.len(),
+        choices in prop::collection::vec(any::<u16>(), 80),
+    ) {
+        let v = DARK_VARIANTS[variant];
+        let pairs = [
+            (format!("hex(num_rows={rows},num_cols={cols})"), format!("rex(num_rows={rows},num_cols={cols})")),
+            (format!("dark_hex(num_rows={rows},num_cols={cols}{v})"), format!("dark_rex(num_rows={rows},num_cols={cols}{v})")),
+        ];
+        for (plain, misere) in pairs {
+            let (g, m) = (load_game(&plain).unwrap(), load_game(&misere).unwrap());
+            let actions = playout(&g, &choices);
+            let (sg, sm) = (replay(&g, &actions), replay(&m, &actions));
+            prop_assert!(sg.is_terminal());
+            prop_assert!(sm.is_terminal(), "{misere} ended at a different move");
+            let (rg, rm) = (sg.returns(), sm.returns());
+            prop_assert_eq!(rg[0], -rm[0]);
+            prop_assert_eq!(rg[1], -rm[1]);
+            prop_assert!(rg[0] != 0.0);
+        }
+    }
+
+    #[test]
+    fn disclosure_tells_the_owner_of_a_stone_what_it_promises(
+        (rows, cols) in (2usize..=5, 2usize..=5),
+        abrupt in any::<bool>(),
+        choices in prop::collection::vec(any::<u16>(), 60),
+    ) {
+        let version = if abrupt { ",gameversion=adh" } else { "" };
+        let none = dark_game(rows, cols, version);
+        let noise = dark_game(rows, cols, &format!("{version},disclosure=noise"));
+        let flash = dark_game(rows, cols, &format!("{version},disclosure=flash"));
+        let actions = playout(&none, &choices);
+        let mut states = [none.new_initial_state(), noise.new_initial_state(), flash.new_initial_state()];
+        for &a in &actions {
+            let mover = states[0].current_player().player().unwrap();
+            let opp = 1 - mover;
+            let AnyState::DarkHex(s) = &states[0] else { unreachable!() };
+            let collision = !s.board().is_empty(a as usize);
+            let before: Vec<[usize; 2]> =
+                states.iter().map(|s| [s.info_key(0).len(), s.info_key(1).len()]).collect();
+            for s in &mut states {
+                s.apply(a);
+            }
+            let news_of = |i: usize, p: usize| -> Vec<Token> { states[i].info_key(p)[before[i][p]..].to_vec() };
+            // The mover learns the same thing whatever the disclosure.
+            prop_assert_eq!(news_of(0, mover), news_of(1, mover));
+            prop_assert_eq!(news_of(0, mover), news_of(2, mover));
+            let news = |i: usize| news_of(i, opp);
+            prop_assert_eq!(news(0), Vec::<Token>::new());
+            if collision {
+                prop_assert_eq!(news(1), vec![token::NOISE]);
+                prop_assert_eq!(news(2), vec![token::FLASH | a]);
+            } else {
+                prop_assert_eq!(news(1), Vec::<Token>::new());
+                prop_assert_eq!(news(2), Vec::<Token>::new());
+            }
+        }
+    }
+
+    #[test]
+    fn histories_sharing_an_information_state_share_legal_actions(
+        (rows, cols) in (2usize..=4, 2usize..=4),
+        variant in 0usize..DARK_VARIANTS.len(),
+        games in prop::collection::vec(prop::collection::vec(any::<u16>(), 32), 40),
+    ) {
+        let game = dark_game(rows, cols, DARK_VARIANTS[variant]);
+        let mut seen: HashMap<(usize, Vec<Token>), Vec<Action>> = HashMap::new();
+        for choices in &games {
+            let mut state = game.new_initial_state();
+            for &c in choices {
+                let Turn::Player(p) = state.current_player() else { break };
+                let legal = state.legal_actions();
+                let known = seen.entry((p, state.info_key(p).to_vec())).or_insert_with(|| legal.clone());
+                prop_assert_eq!(&*known, &legal);
+                state.apply(legal[c as usize % legal.len()]);
+            }
+        }
+    }
+}
+
+#[test]
+fn collisions_follow_the_game_version() {
+    let cdh = dark_game(2, 2, "");
+    let adh = dark_game(2, 2, ",gameversion=adh");
+    for (game, mover_after) in [(cdh, 1), (adh, 0)] {
+        let mut s = game.new_initial_state();
+        s.apply(0); // x a1
+        s.apply(0); // o hits a1
+        assert_eq!(s.current_player(), Turn::Player(mover_after), "{game}");
+        assert_eq!(s.info_key(1), &[token::COLLIDED]);
+        assert!(
+            s.check_action(0).is_err(),
+            "a revealed stone is not a legal target"
+        );
+    }
+}
+
+#[test]
+fn every_small_game_has_perfect_recall() {
+    let mut names = vec!["kuhn_poker".to_string(), "leduc_poker".to_string()];
+    for (r, c) in [(1, 1), (1, 2), (2, 1), (1, 3), (2, 2), (2, 3), (3, 2)] {
+        for base in ["hex", "rex"] {
+            names.push(format!("{base}(num_rows={r},num_cols={c})"));
+        }
+        for base in ["dark_hex", "dark_rex"] {
+            for version in GameVersion::NAMES {
+                for obs in ObsType::NAMES {
+                    for disclosure in Disclosure::NAMES {
+                        names.push(format!(
+                            "{base}(num_rows={r},num_cols={c},gameversion={version},obstype={obs},disclosure={disclosure})"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for name in names {
+        let game = load_game(&name).unwrap();
+        let stats = tree_stats(&game, &WalkOptions::default()).unwrap();
+        assert!(
+            stats.perfect_recall(),
+            "{name}: {:?}",
+            stats.recall_violation
+        );
+        assert!(stats.terminals > 0, "{name}");
+        assert!(stats.max_depth <= game.max_game_length(), "{name}");
+    }
+}
+
+#[test]
+fn disclosure_refines_information_states() {
+    // The tree is the same; what the owner of a stone learns splits states.
+    let base = "dark_hex(num_rows=2,num_cols=3";
+    let stats = |extra: &str| {
+        tree_stats(
+            &load_game(&format!("{base}{extra})")).unwrap(),
+            &WalkOptions::default(),
+        )
+        .unwrap()
+    };
+    let (none, noise, flash) = (
+        stats(""),
+        stats(",disclosure=noise"),
+        stats(",disclosure=flash"),
+    );
+    assert_eq!(none.histories, noise.histories);
+    assert_eq!(none.histories, flash.histories);
+    for p in 0..2 {
+        assert!(none.infosets[p] < noise.infosets[p], "{p}");
+        assert!(noise.infosets[p] < flash.infosets[p], "{p}");
+    }
+}
+
+#[test]
+fn a_one_row_board_is_won_by_blacks_first_stone() {
+    // Every cell of a 1 x n board touches both of Black's sides.
+    let game = load_game("hex(num_rows=1,num_cols=4)").unwrap();
+    let mut s = game.new_initial_state();
+    s.apply(2);
+    assert_eq!(s.returns(), [1.0, -1.0]);
+    let rex = load_game("dark_rex(num_rows=1,num_cols=4)").unwrap();
+    let mut s = rex.new_initial_state();
+    s.apply(2);
+    assert_eq!(s.returns(), [-1.0, 1.0]);
+}

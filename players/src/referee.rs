@@ -1,0 +1,75 @@
+//! Runs one game between two players, telling each only its own observations.
+
+use darkhex_games::{Action, Game, NUM_PLAYERS, State, Turn};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::player::{Player, PlayerError, PlayerView};
+
+/// How a game went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// Every action, chance outcomes included.
+    pub history: Vec<Action>,
+    pub returns: [f64; NUM_PLAYERS],
+}
+
+/// Samples an outcome of a chance node.
+pub fn sample_chance<S: State>(state: &S, rng: &mut impl Rng) -> Action {
+    let outcomes = state.chance_outcomes();
+    let mut x: f64 = rng.random();
+    for &(a, p) in &outcomes {
+        if x < p {
+            return a;
+        }
+        x -= p;
+    }
+    outcomes.last().map(|&(a, _)| a).unwrap_or_default()
+}
+
+/// Plays `game` to the end. Chance nodes are sampled from `seed`; `on_move`
+/// sees the real state after each action (for referees' displays, not players).
+pub fn play_game<G: Game>(
+    game: &G,
+    players: &mut [Box<dyn Player + '_>; NUM_PLAYERS],
+    seed: u64,
+    mut on_move: impl FnMut(&G::State, Turn, Action),
+) -> Result<GameRecord, PlayerError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut state = game.new_initial_state();
+    let mut legal = Vec::new();
+    loop {
+        let turn = state.current_player();
+        let action = match turn {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut rng),
+            Turn::Player(p) => {
+                state.legal_actions_into(&mut legal);
+                let view = PlayerView {
+                    seat: p,
+                    info_key: state.info_key(p),
+                    legal: &legal,
+                };
+                let a = players[p].act(&view)?;
+                if !legal.contains(&a) {
+                    return Err(PlayerError::IllegalChoice {
+                        name: players[p].name(),
+                        action: a,
+                        legal: legal.clone(),
+                    });
+                }
+                a
+            }
+        };
+        state.apply(action);
+        on_move(&state, turn, action);
+    }
+    let returns = state.returns();
+    for (p, player) in players.iter_mut().enumerate() {
+        player.game_over(state.info_key(p), returns)?;
+    }
+    Ok(GameRecord {
+        history: state.history().to_vec(),
+        returns,
+    })
+}

@@ -1,0 +1,159 @@
+//! `darkhex play`: replay a move list, or play against the random player.
+
+use std::io::{self, BufReader};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use darkhex_games::{Action, AnyGame, AnyState, Game, State, Turn};
+use darkhex_players::{HumanPlayer, Player, RandomPlayer, play_game};
+
+use crate::output::{outln, side_by_side};
+
+#[derive(Args)]
+pub struct PlayArgs {
+    /// Game string, e.g. 'dark_hex(num_rows=3,num_cols=3)'
+    #[arg(value_parser = crate::parse_game)]
+    game: AnyGame,
+    /// Replay these moves instead of playing: comma-separated cell names
+    /// (a1,b2,...) or, for poker, action and card names (J,Q,pass,bet)
+    #[arg(long)]
+    moves: Option<String>,
+    /// Seed of the random opponent and of chance
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Your seat when playing: 0 moves first (Black, x), 1 second (White, o)
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    seat: u8,
+}
+
+pub fn run(args: PlayArgs) -> Result<()> {
+    match &args.moves {
+        Some(moves) => replay(&args.game, moves),
+        None => against_random(&args.game, args.seed, args.seat as usize),
+    }
+}
+
+/// "x" / "o" for board games, "player N" otherwise.
+pub fn mover_label(game: &AnyGame, turn: Turn) -> String {
+    match (turn, game.dims()) {
+        (Turn::Player(p), Some(_)) => darkhex_games::board::stone_glyph(p).to_string(),
+        (Turn::Player(p), None) => format!("player {p}"),
+        (Turn::Chance, _) => "chance".to_string(),
+        (Turn::Terminal, _) => "nobody".to_string(),
+    }
+}
+
+/// "x b2", "o a1 (hit)" for a collision in a dark game, "chance K" for a deal.
+pub fn move_line(game: &AnyGame, before: &AnyState, action: Action) -> String {
+    let turn = before.current_player();
+    let name = if turn == Turn::Chance {
+        game.chance_outcome_name(action)
+    } else {
+        game.action_name(action)
+    };
+    let hit = match before {
+        AnyState::DarkHex(s) if !s.board().is_empty(action as usize) => " (hit)",
+        _ => "",
+    };
+    format!("{} {name}{hit}", mover_label(game, turn))
+}
+
+/// The move lines of a whole history, and the final state.
+pub fn replay_history(game: &AnyGame, history: &[Action]) -> (Vec<String>, AnyState) {
+    let mut state = game.new_initial_state();
+    let lines = history
+        .iter()
+        .map(|&a| {
+            let line = move_line(game, &state, a);
+            state.apply(a);
+            line
+        })
+        .collect();
+    (lines, state)
+}
+
+/// The real state and, for dark games, what each player sees.
+pub fn render_state(game: &AnyGame, state: &impl State) -> String {
+    if matches!(game, AnyGame::DarkHex(_)) {
+        side_by_side(&[
+            ("real board", state.to_string()),
+            ("x (player 0) sees", state.view_string(0)),
+            ("o (player 1) sees", state.view_string(1)),
+        ])
+    } else {
+        state.to_string()
+    }
+}
+
+pub fn outcome_line(game: &AnyGame, state: &impl State) -> String {
+    match state.current_player() {
+        Turn::Terminal => {
+            let r = state.returns();
+            let winner = if r[0] > r[1] {
+                Some(0)
+            } else if r[1] > r[0] {
+                Some(1)
+            } else {
+                None
+            };
+            match winner {
+                Some(w) => format!(
+                    "{} wins; returns {} / {}",
+                    mover_label(game, Turn::Player(w)),
+                    r[0],
+                    r[1]
+                ),
+                None => format!("a tie; returns {} / {}", r[0], r[1]),
+            }
+        }
+        turn => format!("game not over: {} to move", mover_label(game, turn)),
+    }
+}
+
+fn replay(game: &AnyGame, moves: &str) -> Result<()> {
+    let mut state = game.new_initial_state();
+    for (i, text) in moves.split(',').enumerate() {
+        let text = text.trim();
+        let number = i + 1;
+        let action = game
+            .parse_action(text)
+            .with_context(|| format!("move {number} ('{text}')"))?;
+        let line = move_line(game, &state, action);
+        state
+            .try_apply(action)
+            .with_context(|| format!("move {number} ('{text}')"))?;
+        outln!("{number}. {line}");
+        outln!("{}", render_state(game, &state));
+    }
+    outln!("{}", outcome_line(game, &state));
+    Ok(())
+}
+
+fn against_random(game: &AnyGame, seed: u64, seat: usize) -> Result<()> {
+    let human: Box<dyn Player> = Box::new(HumanPlayer::new(
+        *game,
+        BufReader::new(io::stdin()),
+        io::stdout(),
+    ));
+    let random: Box<dyn Player> = Box::new(RandomPlayer::new(seed.wrapping_add(1)));
+    let mut players = if seat == 0 {
+        [human, random]
+    } else {
+        [random, human]
+    };
+    outln!(
+        "{game}: you are {} (seat {seat}); the random player has the other seat.",
+        mover_label(game, Turn::Player(seat))
+    );
+    let record = play_game(game, &mut players, seed, |_, _, _| {});
+    let record = match record {
+        Ok(r) => r,
+        Err(darkhex_players::PlayerError::Quit) => bail!("you quit the game"),
+        Err(e) => return Err(e.into()),
+    };
+    let (lines, state) = replay_history(game, &record.history);
+    outln!("\nmoves: {}", lines.join(", "));
+    outln!("{}", render_state(game, &state));
+    outln!("{}", outcome_line(game, &state));
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! The `darkhex` command as a user runs it: outputs and errors.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn darkhex(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .output()
+        .expect("the darkhex binary runs")
+}
+
+fn darkhex_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the darkhex binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A failure is a non-zero exit with an error line that mentions each of
+/// `needles`, and never a panic.
+fn assert_clean_failure(args: &[&str], needles: &[&str]) {
+    let o = darkhex(args);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{args:?}: {err}"
+    );
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.starts_with("error:"), "{args:?}: {err}");
+    for n in needles {
+        assert!(first.contains(n), "{args:?}: '{n}' missing from: {first}");
+    }
+}
+
+#[test]
+fn info_json_has_the_documented_keys_and_values() {
+    let o = darkhex(&[
+        "info",
+        "dark_hex(num_rows=2,num_cols=2,gameversion=adh)",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["game"], "dark_hex(board_size=2,gameversion=adh)");
+    assert_eq!(v["histories"], 471);
+    assert_eq!(v["terminals"], 234);
+    assert_eq!(v["infosets"], serde_json::json!([59, 35]));
+    assert_eq!(v["perfect_recall"], true);
+    assert!(v["sequences"][0].as_u64().unwrap() > 59);
+    assert_eq!(v["max_depth"], 7);
+}
+
+#[test]
+fn info_table_names_every_figure() {
+    let o = darkhex(&["info", "kuhn_poker"]);
+    let out = stdout(&o);
+    for needle in [
+        "histories         58",
+        "terminals         30",
+        "6 (player 0), 6 (player 1)",
+        "perfect recall    yes",
+    ] {
+        assert!(out.contains(needle), "{needle} missing from {out}");
+    }
+}
+
+#[test]
+fn info_refuses_trees_over_the_limit() {
+    assert_clean_failure(
+        &["info", "hex(board_size=5)", "--max-histories", "1000"],
+        &["1000"],
+    );
+}
+
+#[test]
+fn replay_prints_views_and_the_result() {
+    let o = darkhex(&[
+        "play",
+        "dark_hex(num_rows=2,num_cols=2)",
+        "--moves",
+        "a1,a1,b2,a2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("2. o a1 (hit)"), "{out}");
+    assert!(
+        out.contains("x (player 0) sees") && out.contains("o (player 1) sees"),
+        "{out}"
+    );
+    assert!(out.contains("x wins"), "{out}");
+}
+
+#[test]
+fn a_human_can_play_the_random_player() {
+    // Black plays down column a on a 2x2 board: a1 then a2 wins unless the
+    // random player took a2 first, in which case the human answers b2.
+    let o = darkhex_with_input(
+        &["play", "hex(board_size=2)", "--seed", "5"],
+        "a1\nb1\na2\nb2\n",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}{}", out, stderr(&o));
+    assert!(out.contains("wins"), "{out}");
+}
+
+#[test]
+fn a_human_whose_input_ends_gets_an_error() {
+    let o = darkhex_with_input(&["play", "hex(board_size=3)"], "");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("input ended"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_input_gives_one_clear_line() {
+    assert_clean_failure(&["info", "chess"], &["unknown game 'chess'", "dark_hex"]);
+    assert_clean_failure(
+        &["info", "hex(size=3)"],
+        &["'size'", "board_size, num_rows, num_cols"],
+    );
+    assert_clean_failure(&["info", "hex(board_size=0)"], &["'0'", "from 1 to 26"]);
+    assert_clean_failure(&["info", "hex(board_size=99)"], &["'99'", "from 1 to 26"]);
+    assert_clean_failure(
+        &["info", "dark_hex(gameversion=bdh)"],
+        &["'bdh'", "cdh, adh"],
+    );
+    assert_clean_failure(
+        &["info", "dark_hex(obstype=all)"],
+        &["reveal-nothing, reveal-numturns"],
+    );
+    assert_clean_failure(&["info", "hex(board_size=3"], &["expected ')'"]);
+    assert_clean_failure(
+        &["play", "hex(board_size=3)", "--moves", "b2,b2"],
+        &["move 2", "b2", "already holds"],
+    );
+    assert_clean_failure(
+        &["play", "hex(board_size=3)", "--moves", "b2,d9"],
+        &["move 2", "a1 to c3"],
+    );
+    assert_clean_failure(
+        &["play", "hex(board_size=3)", "--moves", "b2,,a1"],
+        &["move 2"],
+    );
+    assert_clean_failure(
+        &[
+            "play",
+            "dark_hex(num_rows=2,num_cols=2)",
+            "--moves",
+            "a1,b1,a1",
+        ],
+        &["move 3", "your own"],
+    );
+    assert_clean_failure(&["play", "kuhn_poker", "--moves", "J,J"], &["move 2"]);
+    assert_clean_failure(
+        &["play", "kuhn_poker", "--moves", "J,Q,raise"],
+        &["move 3", "pass, check"],
+    );
+    assert_clean_failure(
+        &["play", "hex(board_size=1)", "--moves", "a1,a1"],
+        &["game is over"],
+    );
+    assert_clean_failure(&["play", "hex(board_size=3)", "--seat", "2"], &["2"]);
+}
+
+#[test]
+fn the_tour_plays_a_game() {
+    let o = darkhex(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("real board") && out.contains("wins"), "{out}");
+    assert!(out.contains("104229 histories"), "{out}");
+}
