@@ -2,15 +2,36 @@
 //! compilation, the CFR family and Monte Carlo CFR, exact best response and
 //! exploitability, sequence-form and normal-form LP, PONE (probability-one
 //! wins in Dark Hex), and perfect-information Hex/Rex solvers.
+//!
+//! ```
+//! use darkhex_algorithms::{CfrSolver, CfrVariant, CompileOptions, GameTree, exploitability};
+//! use darkhex_games::load_game;
+//!
+//! let game = load_game("kuhn_poker").unwrap();
+//! let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+//! let mut solver = CfrSolver::new(&tree, CfrVariant::Plus);
+//! solver.run(1000);
+//! let e = exploitability(&tree, &solver.average_policy());
+//! assert!(e.exploitability < 1e-4);
+//! assert!((e.value_p0 + 1.0 / 18.0).abs() < 1e-3);
+//! ```
 
 pub mod best_response;
 pub mod cfr;
+pub mod files;
+pub mod info_table;
+pub mod mccfr;
 pub mod policy;
+pub mod policy_file;
+pub mod training;
 pub mod tree;
 
 pub use best_response::{
     BestResponse, Exploitability, best_response, expected_value, exploitability,
 };
 pub use cfr::{CfrSolver, CfrState, CfrVariant};
+pub use mccfr::{McSolver, McState, Sampling};
 pub use policy::TreePolicy;
+pub use policy_file::{PolicyError, PolicyFile, PolicyTable, Provenance};
+pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};
 pub use tree::{CompileOptions, GameTree, TreeError};

@@ -1,0 +1,392 @@
+//! Training runs as the `train` command drives them: any CFR-family
+//! algorithm, periodic exact evaluation, checkpoints that resume bitwise.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use darkhex_games::{AnyGame, Game};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::best_response::{Exploitability, exploitability};
+use crate::cfr::{CfrSolver, CfrState, CfrVariant};
+use crate::files::{self, FileError};
+use crate::mccfr::{McSolver, McState, Sampling};
+use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences};
+use crate::tree::GameTree;
+
+pub const CHECKPOINT_FORMAT: &str = "darkhex-checkpoint";
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// Names `Algorithm::parse` accepts.
+pub const ALGORITHM_NAMES: [&str; 6] = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Algorithm {
+    Tabular(CfrVariant),
+    MonteCarlo(Sampling),
+}
+
+/// Optional settings of the algorithms; `None` takes the default.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AlgorithmParams {
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub gamma: Option<f64>,
+    pub exploration: Option<f64>,
+}
+
+#[derive(Debug, Error)]
+pub enum TrainError {
+    #[error("unknown algorithm '{0}': accepted algorithms are {names}", names = ALGORITHM_NAMES.join(", "))]
+    UnknownAlgorithm(String),
+    #[error("{0} does not take {1}")]
+    UnusedParameter(&'static str, &'static str),
+    #[error("exploration must be in [0, 1), not {0}")]
+    BadExploration(f64),
+    #[error("{0} needs the compiled game tree")]
+    NeedsTree(&'static str),
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error("{path} is not a darkhex checkpoint (found format '{format}')")]
+    NotACheckpoint { path: String, format: String },
+    #[error("the checkpoint is for {file_game}, not {game}: {differences}")]
+    WrongGame {
+        file_game: String,
+        game: String,
+        differences: String,
+    },
+    #[error("the checkpoint was made by {found}; it resumes only as {found}, not {requested}")]
+    WrongAlgorithm { found: String, requested: String },
+    #[error("the checkpoint's arrays do not fit {0}'s tree")]
+    WrongShape(String),
+}
+
+impl Algorithm {
+    pub fn parse(name: &str, params: AlgorithmParams) -> Result<Algorithm, TrainError> {
+        let no_discount = |algo: &'static str| {
+            if params.alpha.is_some() || params.beta.is_some() || params.gamma.is_some() {
+                Err(TrainError::UnusedParameter(
+                    algo,
+                    "--alpha, --beta or --gamma",
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let no_exploration = |algo: &'static str| {
+            if params.exploration.is_some() {
+                Err(TrainError::UnusedParameter(algo, "--exploration"))
+            } else {
+                Ok(())
+            }
+        };
+        let algo = match name {
+            "cfr" => Algorithm::Tabular(CfrVariant::Vanilla),
+            "cfr+" => Algorithm::Tabular(CfrVariant::Plus),
+            "lcfr" => Algorithm::Tabular(CfrVariant::Linear),
+            "dcfr" => {
+                let CfrVariant::Discounted { alpha, beta, gamma } = CfrVariant::DCFR_DEFAULT else {
+                    unreachable!("the default is discounted")
+                };
+                Algorithm::Tabular(CfrVariant::Discounted {
+                    alpha: params.alpha.unwrap_or(alpha),
+                    beta: params.beta.unwrap_or(beta),
+                    gamma: params.gamma.unwrap_or(gamma),
+                })
+            }
+            "es-mccfr" => Algorithm::MonteCarlo(Sampling::External),
+            "os-mccfr" => {
+                let e = params.exploration.unwrap_or(0.6);
+                if !(0.0..1.0).contains(&e) {
+                    return Err(TrainError::BadExploration(e));
+                }
+                Algorithm::MonteCarlo(Sampling::Outcome { exploration: e })
+            }
+            other => return Err(TrainError::UnknownAlgorithm(other.to_string())),
+        };
+        let label = algo.name();
+        if !matches!(algo, Algorithm::Tabular(CfrVariant::Discounted { .. })) {
+            no_discount(label)?;
+        }
+        if !matches!(algo, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
+            no_exploration(label)?;
+        }
+        Ok(algo)
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Algorithm::Tabular(v) => v.name(),
+            Algorithm::MonteCarlo(s) => s.name(),
+        }
+    }
+
+    pub fn parameters(&self) -> BTreeMap<String, f64> {
+        let mut m = BTreeMap::new();
+        match *self {
+            Algorithm::Tabular(CfrVariant::Discounted { alpha, beta, gamma }) => {
+                m.insert("alpha".into(), alpha);
+                m.insert("beta".into(), beta);
+                m.insert("gamma".into(), gamma);
+            }
+            Algorithm::MonteCarlo(Sampling::Outcome { exploration }) => {
+                m.insert("exploration".into(), exploration);
+            }
+            _ => {}
+        }
+        m
+    }
+
+    pub fn needs_tree(&self) -> bool {
+        matches!(self, Algorithm::Tabular(_))
+    }
+}
+
+/// One evaluation during training.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalPoint {
+    pub iteration: u64,
+    /// Training time so far (evaluation excluded), across resumed runs.
+    pub seconds: f64,
+    pub exploitability: Option<f64>,
+    pub value_p0: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SolverState {
+    Tabular(CfrState),
+    MonteCarlo(McState),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub format: String,
+    pub version: u32,
+    pub game: String,
+    pub solver: SolverState,
+    pub history: Vec<EvalPoint>,
+    pub seconds: f64,
+}
+
+impl Checkpoint {
+    pub fn save(&self, path: &Path) -> Result<(), TrainError> {
+        Ok(files::save(path, self)?)
+    }
+
+    pub fn load(path: &Path) -> Result<Checkpoint, TrainError> {
+        let mut c: Checkpoint = files::load(path, "checkpoint")?;
+        if c.format != CHECKPOINT_FORMAT || c.version != CHECKPOINT_VERSION {
+            return Err(TrainError::NotACheckpoint {
+                path: path.display().to_string(),
+                format: format!("{} {}", c.format, c.version),
+            });
+        }
+        if let SolverState::MonteCarlo(s) = &mut c.solver {
+            s.reindex();
+        }
+        Ok(c)
+    }
+
+    pub fn algorithm(&self) -> Algorithm {
+        match &self.solver {
+            SolverState::Tabular(s) => Algorithm::Tabular(s.variant),
+            SolverState::MonteCarlo(s) => Algorithm::MonteCarlo(s.sampling),
+        }
+    }
+}
+
+enum Engine<'t> {
+    Tabular(CfrSolver<'t>),
+    MonteCarlo(McSolver<AnyGame>),
+}
+
+/// A training run. `tree` is needed by the tabular algorithms and, when
+/// given, lets every algorithm report exact exploitability.
+pub struct Trainer<'t> {
+    game: AnyGame,
+    tree: Option<&'t GameTree>,
+    algorithm: Algorithm,
+    engine: Engine<'t>,
+    history: Vec<EvalPoint>,
+    seconds: f64,
+}
+
+impl<'t> Trainer<'t> {
+    /// `workers` fixes the Monte Carlo batch structure (see `mccfr`).
+    pub fn new(
+        game: AnyGame,
+        tree: Option<&'t GameTree>,
+        algorithm: Algorithm,
+        seed: u64,
+        workers: usize,
+    ) -> Result<Self, TrainError> {
+        let engine = match algorithm {
+            Algorithm::Tabular(v) => {
+                let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
+                Engine::Tabular(CfrSolver::new(tree, v))
+            }
+            Algorithm::MonteCarlo(s) => {
+                Engine::MonteCarlo(McSolver::new(game, McState::new(s, seed, workers)))
+            }
+        };
+        Ok(Trainer {
+            game,
+            tree,
+            algorithm,
+            engine,
+            history: Vec::new(),
+            seconds: 0.0,
+        })
+    }
+
+    /// Continues a checkpoint. A `requested` algorithm must be the checkpoint's.
+    pub fn resume(
+        game: AnyGame,
+        tree: Option<&'t GameTree>,
+        checkpoint: Checkpoint,
+        requested: Option<Algorithm>,
+    ) -> Result<Self, TrainError> {
+        let ours = game.game_string();
+        if darkhex_games::load_game(&checkpoint.game).ok() != Some(game) {
+            return Err(TrainError::WrongGame {
+                differences: game_differences(&checkpoint.game, &ours),
+                file_game: checkpoint.game,
+                game: ours,
+            });
+        }
+        let algorithm = checkpoint.algorithm();
+        if let Some(r) = requested
+            && r != algorithm
+        {
+            return Err(TrainError::WrongAlgorithm {
+                found: describe(algorithm),
+                requested: describe(r),
+            });
+        }
+        let engine = match checkpoint.solver {
+            SolverState::Tabular(state) => {
+                let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
+                Engine::Tabular(
+                    CfrSolver::with_state(tree, state).ok_or(TrainError::WrongShape(ours))?,
+                )
+            }
+            SolverState::MonteCarlo(state) => Engine::MonteCarlo(McSolver::new(game, state)),
+        };
+        Ok(Trainer {
+            game,
+            tree,
+            algorithm,
+            engine,
+            history: checkpoint.history,
+            seconds: checkpoint.seconds,
+        })
+    }
+
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    pub fn iteration(&self) -> u64 {
+        match &self.engine {
+            Engine::Tabular(s) => s.iteration(),
+            Engine::MonteCarlo(s) => s.iteration(),
+        }
+    }
+
+    /// Training seconds so far, across resumed runs.
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    pub fn history(&self) -> &[EvalPoint] {
+        &self.history
+    }
+
+    /// Runs `iterations` more iterations.
+    pub fn run(&mut self, iterations: u64) {
+        let start = std::time::Instant::now();
+        match &mut self.engine {
+            Engine::Tabular(s) => s.run(iterations),
+            Engine::MonteCarlo(s) => s.run(iterations),
+        }
+        self.seconds += start.elapsed().as_secs_f64();
+    }
+
+    /// The average policy, with its provenance.
+    pub fn policy(&self) -> PolicyFile {
+        let provenance = Provenance {
+            algorithm: self.algorithm.name().to_string(),
+            parameters: self.algorithm.parameters(),
+            iterations: self.iteration(),
+            exploitability: self.history.last().and_then(|e| {
+                (e.iteration == self.iteration())
+                    .then_some(e.exploitability)
+                    .flatten()
+            }),
+        };
+        match &self.engine {
+            Engine::Tabular(s) => PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance),
+            Engine::MonteCarlo(s) => {
+                let mut p = provenance;
+                p.parameters.insert("seed".into(), s.state().seed as f64);
+                p.parameters
+                    .insert("workers".into(), s.state().workers as f64);
+                s.state().average_policy(&self.game.game_string(), p)
+            }
+        }
+    }
+
+    /// Exact exploitability of the average policy when the tree is known,
+    /// recorded in the history.
+    pub fn evaluate(&mut self) -> Result<Option<Exploitability>, TrainError> {
+        let e = match (&self.engine, self.tree) {
+            (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
+            (Engine::MonteCarlo(_), Some(tree)) => {
+                let (policy, _) = self.policy().to_tree_policy(tree)?;
+                Some(exploitability(tree, &policy))
+            }
+            (_, None) => None,
+        };
+        let point = EvalPoint {
+            iteration: self.iteration(),
+            seconds: self.seconds,
+            exploitability: e.map(|e| e.exploitability),
+            value_p0: e.map(|e| e.value_p0),
+        };
+        if self.history.last().map(|h| h.iteration) != Some(point.iteration) {
+            self.history.push(point);
+        }
+        Ok(e)
+    }
+
+    pub fn checkpoint(&self) -> Checkpoint {
+        let solver = match &self.engine {
+            Engine::Tabular(s) => SolverState::Tabular(s.state().clone()),
+            Engine::MonteCarlo(s) => SolverState::MonteCarlo(s.state().clone()),
+        };
+        Checkpoint {
+            format: CHECKPOINT_FORMAT.to_string(),
+            version: CHECKPOINT_VERSION,
+            game: self.game.game_string(),
+            solver,
+            history: self.history.clone(),
+            seconds: self.seconds,
+        }
+    }
+}
+
+fn describe(a: Algorithm) -> String {
+    let params: Vec<String> = a
+        .parameters()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if params.is_empty() {
+        a.name().to_string()
+    } else {
+        format!("{}({})", a.name(), params.join(","))
+    }
+}
