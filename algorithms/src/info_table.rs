@@ -1,7 +1,7 @@
 //! Regret and average-policy tables keyed by information-state key, for
 //! solvers that run on the State API without compiling the game.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use darkhex_games::{Action, Token};
 use hashbrown::HashTable;
@@ -42,9 +42,7 @@ impl PartialEq for InfoTable {
 
 /// The hash every table uses for a key, computed once per visit.
 pub fn key_hash(key: &[Token]) -> u64 {
-    let mut h = FxBuildHasher.build_hasher();
-    key.hash(&mut h);
-    h.finish()
+    FxBuildHasher.hash_one(key)
 }
 
 impl InfoTable {

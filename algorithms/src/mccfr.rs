@@ -305,8 +305,8 @@ impl<G: Game> McSolver<G> {
             })
             .collect();
         for u in &updates {
-            for p in 0..NUM_PLAYERS {
-                self.state.tables[p].add(&u[p]);
+            for (table, update) in self.state.tables.iter_mut().zip(u) {
+                table.add(update);
             }
         }
         self.state.iteration += n;

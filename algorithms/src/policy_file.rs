@@ -200,8 +200,11 @@ impl PolicyFile {
 /// information state, looked up by its key.
 #[derive(Clone, Debug, Default)]
 pub struct PolicyTable {
-    maps: [FxHashMap<Box<[Token]>, (Vec<Action>, Vec<f64>)>; NUM_PLAYERS],
+    maps: [FxHashMap<Box<[Token]>, Distribution>; NUM_PLAYERS],
 }
+
+/// Legal actions and their probabilities.
+type Distribution = (Vec<Action>, Vec<f64>);
 
 impl PolicyTable {
     pub fn new(file: &PolicyFile) -> PolicyTable {

@@ -158,7 +158,7 @@ pub struct EvalPoint {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SolverState {
     Tabular(CfrState),
-    MonteCarlo(McState),
+    MonteCarlo(Box<McState>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -273,7 +273,7 @@ impl<'t> Trainer<'t> {
                     CfrSolver::with_state(tree, state).ok_or(TrainError::WrongShape(ours))?,
                 )
             }
-            SolverState::MonteCarlo(state) => Engine::MonteCarlo(McSolver::new(game, state)),
+            SolverState::MonteCarlo(state) => Engine::MonteCarlo(McSolver::new(game, *state)),
         };
         Ok(Trainer {
             game,
@@ -365,7 +365,7 @@ impl<'t> Trainer<'t> {
     pub fn checkpoint(&self) -> Checkpoint {
         let solver = match &self.engine {
             Engine::Tabular(s) => SolverState::Tabular(s.state().clone()),
-            Engine::MonteCarlo(s) => SolverState::MonteCarlo(s.state().clone()),
+            Engine::MonteCarlo(s) => SolverState::MonteCarlo(Box::new(s.state().clone())),
         };
         Checkpoint {
             format: CHECKPOINT_FORMAT.to_string(),
