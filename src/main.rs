@@ -1,9 +1,13 @@
 //! The `darkhex` command line.
 
+mod exploit;
 mod info;
 mod output;
 mod play;
+mod plot;
+mod progress;
 mod tour;
+mod train;
 
 use std::process::ExitCode;
 
@@ -30,6 +34,10 @@ enum Command {
     Info(info::InfoArgs),
     /// Play against the random player, or replay a list of moves
     Play(play::PlayArgs),
+    /// Train a policy with a CFR-family algorithm
+    Train(train::TrainArgs),
+    /// Exact exploitability of a policy file
+    Exploit(exploit::ExploitArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -43,6 +51,8 @@ fn main() -> ExitCode {
         None => tour::run(),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Play(args)) => play::run(args),
+        Some(Command::Train(args)) => train::run(args),
+        Some(Command::Exploit(args)) => exploit::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,6 +30,10 @@ use darkhex_games::NUM_PLAYERS;
 const TASKS: usize = 256;
 /// Infoset groups for the per-infoset regret sums.
 const CHUNKS: usize = 64;
+/// Below this many histories a pass takes well under a millisecond, less
+/// than waking another thread costs, so it runs on the calling thread. The
+/// work is split the same way either way, so results are identical.
+const PARALLEL_FROM_NODES: usize = 50_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum CfrVariant {
@@ -187,6 +191,9 @@ impl Split {
             .map(|i| self.roots[i].1)
     }
 }
+
+/// One infoset group of a regret sum: its infoset range, regrets and policy.
+type ChunkWork<'a> = ((&'a (usize, usize), &'a mut [f64]), &'a mut [f64]);
 
 /// Cuts `data` into the given ascending, disjoint ranges.
 fn split_ranges<T>(
@@ -522,18 +529,23 @@ impl<'t> CfrSolver<'t> {
             })
         });
         // The task roots' subtrees, disjoint, in parallel.
-        let values: Vec<f64> = split
-            .tasks
-            .par_iter()
-            .zip(&reach_in)
-            .map(|(task, &reach)| {
-                if reach.opponent == 0.0 {
-                    0.0
-                } else {
-                    pass.value(task.root, reach, &pairs, &mut |_, _| None)
-                }
-            })
-            .collect();
+        let run_task = |(task, &reach): (&Task, &Reach)| {
+            if reach.opponent == 0.0 {
+                0.0
+            } else {
+                pass.value(task.root, reach, &pairs, &mut |_, _| None)
+            }
+        };
+        let values: Vec<f64> = if tree.num_nodes() >= PARALLEL_FROM_NODES {
+            split
+                .tasks
+                .par_iter()
+                .zip(&reach_in)
+                .map(run_task)
+                .collect()
+        } else {
+            split.tasks.iter().zip(&reach_in).map(run_task).collect()
+        };
         // The nodes above the tasks again, now with the tasks' values.
         pass.value(0, root, &pairs, &mut |n, _| {
             split.task_of(n).map(|t| values[t])
@@ -559,11 +571,8 @@ impl<'t> CfrSolver<'t> {
         };
         let regrets = split_ranges(&mut self.state.regrets[p], chunks.iter().map(slot_range));
         let current = split_ranges(&mut self.current[p], chunks.iter().map(slot_range));
-        chunks
-            .par_iter()
-            .zip(regrets)
-            .zip(current)
-            .for_each(|((&(a, b), regrets), current)| {
+        let finish =
+            |((&(a, b), regrets), current): ((&(usize, usize), &mut [f64]), &mut [f64])| {
                 let base = table.action_start[a] as usize;
                 for i in a..b {
                     let slots = table.slots(i);
@@ -583,7 +592,12 @@ impl<'t> CfrSolver<'t> {
                     variant.finish_regrets(r, t);
                     regret_matching(r, &mut current[local]);
                 }
-            });
+            };
+        if tree.num_nodes() >= PARALLEL_FROM_NODES {
+            chunks.par_iter().zip(regrets).zip(current).for_each(finish);
+        } else {
+            chunks.iter().zip(regrets).zip(current).for_each(finish);
+        }
     }
 
     /// The current policy from the regrets alone (when resuming).

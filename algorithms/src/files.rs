@@ -61,6 +61,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     fs::create_dir_all(dir).map_err(err)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
+    // Temporary files are private; results are ordinary files.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o644))
+            .map_err(err)?;
+    }
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())

@@ -289,6 +289,19 @@ impl<'t> Trainer<'t> {
         self.algorithm
     }
 
+    /// Runs stop only at multiples of this (Monte Carlo batches) for a
+    /// resumed run to retrace an uninterrupted one.
+    pub fn batch_size(&self) -> u64 {
+        match &self.engine {
+            Engine::Tabular(_) => 1,
+            Engine::MonteCarlo(s) => s.state().workers as u64 * crate::mccfr::ITERATIONS_PER_WORKER,
+        }
+    }
+
+    pub fn has_tree(&self) -> bool {
+        self.tree.is_some()
+    }
+
     pub fn iteration(&self) -> u64 {
         match &self.engine {
             Engine::Tabular(s) => s.iteration(),

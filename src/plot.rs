@@ -1,0 +1,87 @@
+//! SVG plots of training runs.
+
+use std::path::Path;
+
+use anyhow::{Result, anyhow, bail};
+use darkhex_algorithms::EvalPoint;
+use darkhex_algorithms::files::write_atomically;
+use plotters::coord::combinators::IntoLogRange;
+use plotters::prelude::*;
+
+/// At most three significant digits, no trailing zeros.
+fn short(x: f64) -> String {
+    if x >= 1000.0 {
+        return format!("{x:.0}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Exploitability against iterations (left) and seconds (right), both on log scales.
+pub fn convergence(path: &Path, game: &str, algo: &str, history: &[EvalPoint]) -> Result<()> {
+    let points: Vec<(f64, f64, f64)> = history
+        .iter()
+        .filter_map(|p| {
+            let e = p.exploitability?;
+            (p.iteration > 0 && e > 0.0).then_some((p.iteration as f64, p.seconds.max(1e-6), e))
+        })
+        .collect();
+    if points.len() < 2 {
+        bail!("--plot needs at least two evaluations: lower --eval-every");
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let (left, right) = root.split_horizontally(500);
+        let range = |f: fn(&(f64, f64, f64)) -> f64| {
+            let lo = points.iter().map(f).fold(f64::INFINITY, f64::min);
+            let hi = points.iter().map(f).fold(0.0, f64::max);
+            (lo * 0.8, hi * 1.25)
+        };
+        let (e_lo, e_hi) = range(|p| p.2);
+        for (area, x_of, x_desc) in [
+            (
+                &left,
+                (|p: &(f64, f64, f64)| p.0) as fn(&(f64, f64, f64)) -> f64,
+                "iterations",
+            ),
+            (&right, |p: &(f64, f64, f64)| p.1, "seconds"),
+        ] {
+            let (x_lo, x_hi) = range(x_of);
+            let mut chart = ChartBuilder::on(area)
+                .caption(format!("{algo} on {game}"), ("sans-serif", 14))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(70)
+                .build_cartesian_2d((x_lo..x_hi).log_scale(), (e_lo..e_hi).log_scale())
+                .map_err(|e| anyhow!("{e}"))?;
+            chart
+                .configure_mesh()
+                .light_line_style(WHITE)
+                .x_labels(6)
+                .y_labels(6)
+                .x_desc(x_desc)
+                .y_desc("exploitability")
+                .x_label_formatter(&|x| short(*x))
+                .y_label_formatter(&|y| format!("{y:.0e}"))
+                .draw()
+                .map_err(|e| anyhow!("{e}"))?;
+            let series = points.iter().map(|p| (x_of(p), p.2));
+            chart
+                .draw_series(LineSeries::new(series.clone(), &BLUE))
+                .map_err(|e| anyhow!("{e}"))?;
+            chart
+                .draw_series(series.map(|xy| Circle::new(xy, 2, BLUE.filled())))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    write_atomically(path, svg.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! Progress display: spinners and bars on stderr, hidden when it is not a terminal.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use darkhex_algorithms::{CompileOptions, GameTree, TreeError, tree::DEFAULT_MAX_BYTES};
+use darkhex_games::{AnyGame, with_game};
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub fn spinner(template_prefix: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    let style = ProgressStyle::with_template(&format!(
+        "{{spinner}} {template_prefix} {{human_pos}} histories"
+    ))
+    .unwrap_or_else(|_| ProgressStyle::default_spinner());
+    bar.set_style(style);
+    bar
+}
+
+pub fn bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    let style = ProgressStyle::with_template(
+        "{bar:32.cyan/blue} {human_pos}/{human_len} iterations  {msg}  [{elapsed_precise} < {eta}]",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// Memory limit for compiled trees, in GB, as the command line gives it.
+pub fn max_bytes(gb: Option<f64>) -> u64 {
+    gb.map_or(DEFAULT_MAX_BYTES, |g| (g * 1e9) as u64)
+}
+
+/// Compiles `game` with a spinner; returns the tree and the seconds it took.
+pub fn compile(game: &AnyGame, max_bytes: u64) -> Result<(GameTree, f64), TreeError> {
+    let bar = spinner("compiling the game tree:");
+    let progress = |n: u64| bar.set_position(n);
+    let options = CompileOptions {
+        max_bytes,
+        progress: Some(&progress),
+    };
+    let start = Instant::now();
+    let tree = with_game!(game, g => GameTree::build(g, &options));
+    bar.finish_and_clear();
+    Ok((tree?, start.elapsed().as_secs_f64()))
+}

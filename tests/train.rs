@@ -1,0 +1,217 @@
+//! `darkhex train` and `darkhex exploit` as a user runs them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn darkhex(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the darkhex binary runs")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn train_and_exploit_agree_with_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let v = json(&darkhex(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "cfr",
+            "--iterations",
+            "1000",
+            "--out",
+            "k.json",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["algo"], "cfr");
+    assert_eq!(v["iterations"], 1000);
+    let e = v["exploitability"].as_f64().unwrap();
+    assert!((e - 0.0009376166469929614).abs() < 1e-9, "{e}");
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+    let x = json(&darkhex(d, &["exploit", "kuhn_poker", "k.json", "--json"]));
+    assert_eq!(x["exploitability"].as_f64().unwrap(), e);
+    assert!((x["nash_conv"].as_f64().unwrap() - 2.0 * e).abs() < 1e-15);
+    assert!((x["value_p0"].as_f64().unwrap() + 1.0 / 18.0).abs() < 0.01);
+}
+
+#[test]
+fn every_algorithm_trains_and_writes_a_policy_exploit_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for algo in ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"] {
+        let out = format!("{algo}.bin");
+        let v = json(&darkhex(
+            d,
+            &[
+                "train",
+                "leduc_poker",
+                "--algo",
+                algo,
+                "--iterations",
+                "64",
+                "--out",
+                &out,
+                "--json",
+            ],
+        ));
+        let e = v["exploitability"].as_f64().unwrap();
+        assert!(e > 0.0 && e <= 13.0, "{algo}: {e}");
+        let x = json(&darkhex(d, &["exploit", "leduc_poker", &out, "--json"]));
+        assert!(
+            (x["exploitability"].as_f64().unwrap() - e).abs() < 1e-12,
+            "{algo}"
+        );
+    }
+}
+
+#[test]
+fn exploit_names_what_differs_and_refuses_bad_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(&darkhex(
+        d,
+        &[
+            "train",
+            "dark_hex(num_rows=2,num_cols=2)",
+            "--iterations",
+            "5",
+            "--out",
+            "p.json",
+            "--json",
+        ],
+    ));
+    let o = darkhex(
+        d,
+        &[
+            "exploit",
+            "dark_hex(num_rows=2,num_cols=2,gameversion=adh)",
+            "p.json",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("gameversion (default) vs adh"), "{err}");
+    std::fs::write(d.join("bad.json"), "{\"format\": 3").unwrap();
+    let o = darkhex(d, &["exploit", "kuhn_poker", "bad.json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("not a valid policy file") && !err.contains("panicked"),
+        "{err}"
+    );
+    let o = darkhex(d, &["exploit", "kuhn_poker", "missing.json"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read missing.json"));
+    let o = darkhex(d, &["train", "kuhn_poker", "--algo", "cfr++"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr")
+    );
+    let o = darkhex(d, &["train", "kuhn_poker", "--algo", "cfr", "--alpha", "2"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not take --alpha"));
+    let o = darkhex(
+        d,
+        &[
+            "train",
+            "dark_hex(num_rows=3,num_cols=3)",
+            "--algo",
+            "cfr+",
+            "--max-memory-gb",
+            "1",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("histories") && err.contains("mccfr"), "{err}");
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "leduc_poker";
+    let args = [
+        "train",
+        game,
+        "--algo",
+        "cfr+",
+        "--iterations",
+        "20000",
+        "--eval-every",
+        "500",
+    ];
+    let straight = json(&darkhex(
+        d,
+        &[&args[..], &["--out", "straight.json", "--json"]].concat(),
+    ));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .args(["--checkpoint", "run.ckpt", "--out", "resumed.json"])
+        .current_dir(d)
+        .spawn()
+        .unwrap();
+    // Kill it once it has saved a checkpoint and before it is done.
+    for _ in 0..200 {
+        if d.join("run.ckpt").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(d.join("run.ckpt").exists(), "no checkpoint was written");
+    let resumed = json(&darkhex(
+        d,
+        &[
+            &args[..],
+            &[
+                "--checkpoint",
+                "run.ckpt",
+                "--resume",
+                "--out",
+                "resumed.json",
+                "--json",
+            ],
+        ]
+        .concat(),
+    ));
+    assert_eq!(resumed["iterations"], 20000);
+    assert_eq!(resumed["exploitability"], straight["exploitability"]);
+    let a = std::fs::read(d.join("straight.json")).unwrap();
+    let b = std::fs::read(d.join("resumed.json")).unwrap();
+    assert!(
+        a == b,
+        "the resumed policy differs from the uninterrupted one"
+    );
+}
+
+#[test]
+fn plots_are_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(&darkhex(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--iterations",
+            "200",
+            "--eval-every",
+            "20",
+            "--plot",
+            "c.svg",
+            "--json",
+        ],
+    ));
+    let svg = std::fs::read_to_string(d.join("c.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("exploitability") && svg.contains("polyline"));
+}
