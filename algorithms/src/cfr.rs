@@ -571,28 +571,27 @@ impl<'t> CfrSolver<'t> {
         };
         let regrets = split_ranges(&mut self.state.regrets[p], chunks.iter().map(slot_range));
         let current = split_ranges(&mut self.current[p], chunks.iter().map(slot_range));
-        let finish =
-            |((&(a, b), regrets), current): ((&(usize, usize), &mut [f64]), &mut [f64])| {
-                let base = table.action_start[a] as usize;
-                for i in a..b {
-                    let slots = table.slots(i);
-                    let local = slots.start - base..slots.end - base;
-                    let r = &mut regrets[local.clone()];
-                    let n = r.len();
-                    let histories = tree.infoset_histories(p, i);
-                    let pairs = &contrib[tree.infoset_pairs(p, i)];
-                    // Visited histories in depth-first order, as OpenSpiel
-                    // adds them; the others contributed nothing.
-                    for_each_set_bit(visited, histories.clone(), |h| {
-                        let c = &pairs[(h - histories.start) * n..][..n];
-                        for (r, &c) in r.iter_mut().zip(c) {
-                            *r += c;
-                        }
-                    });
-                    variant.finish_regrets(r, t);
-                    regret_matching(r, &mut current[local]);
-                }
-            };
+        let finish = |((&(a, b), regrets), current): ChunkWork| {
+            let base = table.action_start[a] as usize;
+            for i in a..b {
+                let slots = table.slots(i);
+                let local = slots.start - base..slots.end - base;
+                let r = &mut regrets[local.clone()];
+                let n = r.len();
+                let histories = tree.infoset_histories(p, i);
+                let pairs = &contrib[tree.infoset_pairs(p, i)];
+                // Visited histories in depth-first order, as OpenSpiel
+                // adds them; the others contributed nothing.
+                for_each_set_bit(visited, histories.clone(), |h| {
+                    let c = &pairs[(h - histories.start) * n..][..n];
+                    for (r, &c) in r.iter_mut().zip(c) {
+                        *r += c;
+                    }
+                });
+                variant.finish_regrets(r, t);
+                regret_matching(r, &mut current[local]);
+            }
+        };
         if tree.num_nodes() >= PARALLEL_FROM_NODES {
             chunks.par_iter().zip(regrets).zip(current).for_each(finish);
         } else {
