@@ -6,6 +6,7 @@ mod output;
 mod play;
 mod plot;
 mod progress;
+mod solve;
 mod tour;
 mod train;
 
@@ -38,6 +39,8 @@ enum Command {
     Train(train::TrainArgs),
     /// Exact exploitability of a policy file
     Exploit(exploit::ExploitArgs),
+    /// Exact equilibrium of a small game by linear programming
+    Solve(solve::SolveArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Some(Command::Play(args)) => play::run(args),
         Some(Command::Train(args)) => train::run(args),
         Some(Command::Exploit(args)) => exploit::run(args),
+        Some(Command::Solve(args)) => solve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,10 +1,13 @@
-//! Progress display: spinners and bars on stderr, hidden when it is not a terminal.
+//! Progress display (spinners and bars on stderr, hidden when it is not a
+//! terminal) and what the long-running commands share: compiling with a
+//! spinner, default output paths.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
 use darkhex_algorithms::{CompileOptions, GameTree, TreeError, tree::DEFAULT_MAX_BYTES};
-use darkhex_games::{AnyGame, with_game};
+use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn spinner(template_prefix: &str) -> ProgressBar {
@@ -44,4 +47,22 @@ pub fn compile(game: &AnyGame, max_bytes: u64) -> Result<(GameTree, f64), TreeEr
     let tree = with_game!(game, g => GameTree::build(g, &options));
     bar.finish_and_clear();
     Ok((tree?, start.elapsed().as_secs_f64()))
+}
+
+/// `policies/<game>-<algo>.<ext>` with the game string made file-name safe.
+pub fn default_policy_path(game: &AnyGame, algo: &str, binary: bool) -> PathBuf {
+    let mut slug = String::new();
+    for c in game.game_string().chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('_') {
+            slug.push('_');
+        }
+    }
+    let slug = slug.trim_end_matches('_');
+    let algo = algo.replace('+', "plus");
+    PathBuf::from("policies").join(format!(
+        "{slug}-{algo}.{}",
+        if binary { "bin" } else { "json" }
+    ))
 }

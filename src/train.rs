@@ -14,7 +14,7 @@ use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, Train
 use darkhex_games::{AnyGame, Game, with_game};
 
 use crate::output::outln;
-use crate::progress::{bar, compile, max_bytes};
+use crate::progress::{bar, compile, default_policy_path, max_bytes};
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
 const EVAL_TREE_HISTORIES: f64 = 3e7;
@@ -70,24 +70,6 @@ pub struct TrainArgs {
     /// Refuse game trees that need more memory than this many GB (default 8.6)
     #[arg(long)]
     max_memory_gb: Option<f64>,
-}
-
-/// `policies/<game>-<algo>.<ext>` with the game string made file-name safe.
-fn default_policy_path(game: &AnyGame, algo: &str, binary: bool) -> PathBuf {
-    let mut slug = String::new();
-    for c in game.game_string().chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c);
-        } else if !slug.ends_with('_') {
-            slug.push('_');
-        }
-    }
-    let slug = slug.trim_end_matches('_');
-    let algo = algo.replace('+', "plus");
-    PathBuf::from("policies").join(format!(
-        "{slug}-{algo}.{}",
-        if binary { "bin" } else { "json" }
-    ))
 }
 
 fn set_threads(threads: Option<usize>) -> Result<()> {

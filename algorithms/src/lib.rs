@@ -20,9 +20,12 @@ pub mod best_response;
 pub mod cfr;
 pub mod files;
 pub mod info_table;
+pub mod lp;
 pub mod mccfr;
+pub mod normal_form;
 pub mod policy;
 pub mod policy_file;
+pub mod sequence_form;
 pub mod training;
 pub mod tree;
 
@@ -30,6 +33,7 @@ pub use best_response::{
     BestResponse, Exploitability, best_response, expected_value, exploitability,
 };
 pub use cfr::{CfrSolver, CfrState, CfrVariant};
+pub use lp::{LpBackend, LpError, LpOptions, LpSolution, solve_sequence_form};
 pub use mccfr::{McSolver, McState, Sampling};
 pub use policy::TreePolicy;
 pub use policy_file::{PolicyError, PolicyFile, PolicyTable, Provenance};

@@ -1,0 +1,210 @@
+//! `darkhex solve`: exact equilibria of small games by sequence-form or
+//! normal-form linear programming.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use darkhex_algorithms::lp::{LpBackend, LpOptions, LpSolution, solve_sequence_form};
+use darkhex_algorithms::normal_form::{
+    DEFAULT_MAX_STRATEGIES, NormalForm, normal_form, solve_normal_form,
+};
+use darkhex_algorithms::{GameTree, PolicyFile, Provenance};
+use darkhex_games::{AnyGame, Game};
+
+use crate::output::outln;
+use crate::progress::{compile, default_policy_path, max_bytes, spinner};
+
+#[derive(Args)]
+pub struct SolveArgs {
+    /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
+    #[arg(value_parser = crate::parse_game)]
+    game: AnyGame,
+    /// lp: sequence-form LP; nf-lp: the normal form as a matrix game (tiny games)
+    #[arg(long, default_value = "lp", value_parser = ["lp", "nf-lp"])]
+    method: String,
+    /// LP solver
+    #[arg(long, default_value = "clarabel", value_parser = LpBackend::NAMES)]
+    backend: String,
+    /// Solve the full sequence-form LPs, not restricted supports
+    #[arg(long)]
+    full: bool,
+    /// Policy file to write (default: policies/<game>-<method>.json)
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON object
+    #[arg(long)]
+    json: bool,
+    /// nf-lp: print the payoff matrix with strategy labels
+    #[arg(long)]
+    matrix: bool,
+    /// nf-lp: refuse games with more reduced pure strategies per player
+    #[arg(long, default_value_t = DEFAULT_MAX_STRATEGIES)]
+    max_strategies: usize,
+    /// Refuse game trees that need more memory than this many GB (default 8.6)
+    #[arg(long)]
+    max_memory_gb: Option<f64>,
+}
+
+/// A close simple fraction, when there is one: exact values of small games
+/// are rationals with small denominators.
+fn as_fraction(x: f64) -> Option<String> {
+    (1..=1000u32).find_map(|d| {
+        // `+ 0.0` turns a negative zero into zero.
+        let n = (x * d as f64).round() + 0.0;
+        ((x - n / d as f64).abs() < 1e-7).then(|| {
+            if d == 1 {
+                format!("{n}")
+            } else {
+                format!("{n}/{d}")
+            }
+        })
+    })
+}
+
+fn print_matrix(game: &AnyGame, tree: &GameTree, nf: &NormalForm) -> Result<()> {
+    let label = |p: usize, s: &Vec<(u32, u32)>| -> String {
+        let table = tree.infosets(p);
+        let parts: Vec<String> = s
+            .iter()
+            .map(|&(i, k)| {
+                let key: Vec<String> = table.keys[i as usize]
+                    .iter()
+                    .map(|&t| game.describe_token(t))
+                    .collect();
+                let at = if key.is_empty() {
+                    "start".to_string()
+                } else {
+                    key.join(", ")
+                };
+                format!(
+                    "[{at}] {}",
+                    game.action_name(table.actions_of(i as usize)[k as usize])
+                )
+            })
+            .collect();
+        parts.join("; ")
+    };
+    for p in 0..2 {
+        outln!("player {p}'s reduced pure strategies:");
+        for (i, s) in nf.strategies[p].iter().enumerate() {
+            outln!("  {}{i:<4} {}", if p == 0 { "r" } else { "c" }, label(p, s));
+        }
+    }
+    outln!("payoff to player 0 (rows: player 0, columns: player 1):");
+    let cols = nf.strategies[1].len();
+    let header: String = (0..cols)
+        .map(|j| format!("{:>6}", format!("c{j}")))
+        .collect();
+    outln!("       {header}");
+    for i in 0..nf.strategies[0].len() {
+        let row: String = (0..cols)
+            .map(|j| {
+                let v = nf.payoff(i, j);
+                format!("{:>6}", as_fraction(v).unwrap_or_else(|| format!("{v:.3}")))
+            })
+            .collect();
+        outln!("{:<7}{row}", format!("r{i}"));
+    }
+    Ok(())
+}
+
+pub fn run(args: SolveArgs) -> Result<()> {
+    let game = args.game;
+    let backend = LpBackend::from_name(&args.backend).unwrap_or(LpBackend::Clarabel);
+    let start = Instant::now();
+    let (tree, _) = compile(&game, max_bytes(args.max_memory_gb))?;
+    let bar = spinner("");
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}")?);
+    let progress = |m: &str| bar.set_message(m.to_string());
+    let solution: LpSolution = if args.method == "nf-lp" {
+        progress("enumerating reduced pure strategies");
+        let nf = normal_form(&tree, args.max_strategies)?;
+        progress(&format!(
+            "solving the {} x {} matrix game",
+            nf.strategies[0].len(),
+            nf.strategies[1].len()
+        ));
+        let s = solve_normal_form(&tree, &nf, backend)?;
+        if args.matrix {
+            bar.finish_and_clear();
+            print_matrix(&game, &tree, &nf)?;
+        }
+        s
+    } else {
+        solve_sequence_form(
+            &tree,
+            LpOptions {
+                backend,
+                full: args.full,
+            },
+            &progress,
+        )?
+    };
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let e = solution.exploitability.exploitability;
+    if e > 1e-6 {
+        eprintln!("warning: the solution's exploitability is {e:.2e}, above 1e-6");
+    }
+    let mut parameters = std::collections::BTreeMap::new();
+    parameters.insert("rounds".to_string(), solution.rounds as f64);
+    let provenance = Provenance {
+        algorithm: format!("{}/{}", args.method, backend.name()),
+        parameters,
+        iterations: 0,
+        exploitability: Some(e),
+    };
+    let path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_policy_path(&game, &args.method, false));
+    PolicyFile::from_tree(&tree, &solution.policy, provenance).save(&path)?;
+    if args.json {
+        let json = serde_json::json!({
+            "game": game.to_string(),
+            "method": args.method,
+            "backend": backend.name(),
+            "value_p0": solution.value_p0,
+            "exploitability": e,
+            "seconds": seconds,
+            "variables": solution.variables,
+            "constraints": solution.constraints,
+            "rounds": solution.rounds,
+            "policy": path.display().to_string(),
+        });
+        outln!("{json}");
+        return Ok(());
+    }
+    let exact = as_fraction(solution.value_p0)
+        .map(|f| format!(" (= {f})"))
+        .unwrap_or_default();
+    outln!("game             {game}");
+    outln!("method           {} ({})", args.method, backend.name());
+    outln!("value for p0     {:.9}{exact}", solution.value_p0);
+    outln!("exploitability   {e:.3e}");
+    outln!(
+        "LP size          {} variables, {} constraints (largest LP solved)",
+        solution.variables,
+        solution.constraints
+    );
+    if args.method == "lp" {
+        let [s0, s1] = solution.support;
+        outln!(
+            "supports         {} of {} and {} of {} sequences, {} round(s)",
+            s0.0,
+            s0.1,
+            s1.0,
+            s1.1,
+            solution.rounds
+        );
+    }
+    outln!(
+        "seconds          {seconds:.3} (LP build {:.3}, solve {:.3})",
+        solution.build_seconds,
+        solution.solve_seconds
+    );
+    outln!("policy           {}", path.display());
+    Ok(())
+}
