@@ -54,6 +54,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
         path: path.to_path_buf(),
         source,
     };
+    // A device or pipe (/dev/null, /dev/stdout) must not be replaced by a
+    // renamed file: write to it directly.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return fs::write(path, bytes).map_err(err);
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
