@@ -14,8 +14,9 @@
 //! p's sequences while every constraint of the opponent stays, so the
 //! restricted value is a true guarantee for p. When the two guarantees meet,
 //! the pair is an equilibrium of the whole game; otherwise each side's best
-//! response to the other is added to its support and the LPs are solved
-//! again. Equilibria of games like Dark Hex use a small fraction of the
+//! response to the other, and the sequences of the plan the other's LP found
+//! for it (the LP's duals), are added to its support and the LPs are solved
+//! again; after ten rounds the full LPs are solved instead. Equilibria of games like Dark Hex use a small fraction of the
 //! sequences, and the restricted LPs factorise far faster than the full ones.
 
 use std::time::Instant;
@@ -43,7 +44,9 @@ const WARM_START_ITERATIONS: u64 = 100;
 const WARM_START_WEIGHT: f64 = 1e-3;
 /// Restricted supports above this fraction of all sequences: solve the full LP.
 const RESTRICT_MAX_FRACTION: f64 = 0.6;
-const MAX_ROUNDS: usize = 50;
+const MAX_ROUNDS: usize = 10;
+/// Sequences an LP's dual plan weighs above this join the opponent's support.
+const DUAL_SUPPORT_WEIGHT: f64 = 1e-6;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LpBackend {
@@ -347,7 +350,10 @@ pub fn solve_sequence_form(
         }
     }
     let (min, max) = tree.utility_range();
+    // Interior-point values are accurate to about 1e-9; the checks allow
+    // 1e-6, the support search stops when the bounds meet to 1e-8.
     let slack = 1e-6 * (max - min).max(1.0);
+    let meet = 1e-8 * (max - min).max(1.0);
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -372,10 +378,7 @@ pub fn solve_sequence_form(
         // Each value is a guarantee: values[0] <= v* <= -values[1], with
         // equality exactly at an equilibrium.
         let gap = -(values[0] + values[1]);
-        let Some(s) = supports
-            .as_mut()
-            .filter(|_| gap > slack && rounds < MAX_ROUNDS)
-        else {
+        let Some(s) = supports.as_mut().filter(|_| gap > meet) else {
             return finish(
                 tree,
                 policy,
@@ -402,9 +405,23 @@ pub fn solve_sequence_form(
                 added += add_pure_strategy(tree.infosets(p), &br.actions, &mut s[p]);
             }
         }
-        if added == 0 {
-            // The best responses are inside the supports already: the gap is
-            // the solver's tolerance, and the full LP is the way to close it.
+        // And the opponent's plan in p's LP is a good answer to p's
+        // current options: its sequences join the opponent's support.
+        for p in 0..NUM_PLAYERS {
+            let Some(y) = &opponent_plans[p] else {
+                continue;
+            };
+            for (keep, &w) in s[1 - p].iter_mut().zip(y) {
+                if w > DUAL_SUPPORT_WEIGHT && !*keep {
+                    *keep = true;
+                    added += 1;
+                }
+            }
+        }
+        if added == 0 || rounds >= MAX_ROUNDS {
+            // The best responses are inside the supports already (the gap is
+            // the solver's tolerance), or the supports grow too slowly: the
+            // full LP closes the gap.
             supports = None;
         }
     }
