@@ -2,6 +2,7 @@
 
 mod exploit;
 mod info;
+mod league;
 mod output;
 mod play;
 mod plot;
@@ -41,6 +42,8 @@ enum Command {
     Exploit(exploit::ExploitArgs),
     /// Exact equilibrium of a small game by linear programming
     Solve(solve::SolveArgs),
+    /// Run a tournament between players and rate them
+    League(league::LeagueArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Some(Command::Train(args)) => train::run(args),
         Some(Command::Exploit(args)) => exploit::run(args),
         Some(Command::Solve(args)) => solve::run(args),
+        Some(Command::League(args)) => league::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@ use std::io::{self, BufReader};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use darkhex_games::{Action, AnyGame, AnyState, Game, State, Turn};
-use darkhex_players::{HumanPlayer, Player, RandomPlayer, play_game};
+use darkhex_players::{HumanPlayer, Player, play_game, prepare};
 
 use crate::output::{outln, side_by_side};
 
@@ -21,15 +21,38 @@ pub struct PlayArgs {
     /// Seed of the random opponent and of chance
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Your seat when playing: 0 moves first (Black, x), 1 second (White, o)
+    /// Your seat when playing the random player: 0 moves first (Black, x), 1 second (White, o)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     seat: u8,
+    /// Player 0 as a spec (random, lp, ismcts(sims=1000), policy(file=P), human, ...);
+    /// with only one of --p0/--p1, you play the other seat
+    #[arg(long, conflicts_with_all = ["moves", "seat"])]
+    p0: Option<String>,
+    /// Player 1 as a spec
+    #[arg(long, conflicts_with_all = ["moves", "seat"])]
+    p1: Option<String>,
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
-    match &args.moves {
-        Some(moves) => replay(&args.game, moves),
-        None => against_random(&args.game, args.seed, args.seat as usize),
+    match (&args.moves, &args.p0, &args.p1) {
+        (Some(moves), _, _) => replay(&args.game, moves),
+        (None, None, None) => {
+            let (human, random) = ("human".to_string(), "random".to_string());
+            let specs = if args.seat == 0 {
+                [&human, &random]
+            } else {
+                [&random, &human]
+            };
+            watch(&args.game, specs, args.seed)
+        }
+        (None, p0, p1) => {
+            let human = "human".to_string();
+            watch(
+                &args.game,
+                [p0.as_ref().unwrap_or(&human), p1.as_ref().unwrap_or(&human)],
+                args.seed,
+            )
+        }
     }
 }
 
@@ -129,31 +152,58 @@ fn replay(game: &AnyGame, moves: &str) -> Result<()> {
     Ok(())
 }
 
-fn against_random(game: &AnyGame, seed: u64, seat: usize) -> Result<()> {
-    let human: Box<dyn Player> = Box::new(HumanPlayer::new(
-        *game,
-        BufReader::new(io::stdin()),
-        io::stdout(),
-    ));
-    let random: Box<dyn Player> = Box::new(RandomPlayer::new(seed.wrapping_add(1)));
-    let mut players = if seat == 0 {
-        [human, random]
-    } else {
-        [random, human]
-    };
-    outln!(
-        "{game}: you are {} (seat {seat}); the random player has the other seat.",
-        mover_label(game, Turn::Player(seat))
-    );
-    let record = play_game(game, &mut players, seed, |_, _, _| {});
+/// A player from a spec, or a human at the terminal for `human`.
+fn make_player(spec: &str, game: &AnyGame, seat: usize, seed: u64) -> Result<Box<dyn Player>> {
+    if spec.trim() == "human" {
+        return Ok(Box::new(HumanPlayer::new(
+            *game,
+            BufReader::new(io::stdin()),
+            io::stdout(),
+        )));
+    }
+    Ok(prepare(spec, game)?.create(seat, seed))
+}
+
+/// Plays one game between two specs. Without a human at the table every
+/// move is shown with the real board; a human sees only their own view until the end.
+fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
+    let humans: Vec<usize> = (0..2).filter(|&p| specs[p].trim() == "human").collect();
+    let mut players = [
+        make_player(specs[0], game, 0, seed.wrapping_add(1))?,
+        make_player(specs[1], game, 1, seed.wrapping_add(2))?,
+    ];
+    for (p, spec) in specs.iter().enumerate() {
+        let you = if humans.contains(&p) { " (you)" } else { "" };
+        outln!(
+            "{} (seat {p}): {spec}{you}",
+            mover_label(game, Turn::Player(p))
+        );
+    }
+    let mut state = game.new_initial_state();
+    let mut shown = Ok(());
+    let record = play_game(game, &mut players, seed, |after, turn, action| {
+        let line = move_line(game, &state, action);
+        state = after.clone();
+        if humans.is_empty() && shown.is_ok() {
+            shown = (|| -> Result<()> {
+                outln!("{line}");
+                outln!("{}", render_state(game, after));
+                Ok(())
+            })();
+        }
+        let _ = turn;
+    });
+    shown?;
     let record = match record {
         Ok(r) => r,
         Err(darkhex_players::PlayerError::Quit) => bail!("you quit the game"),
         Err(e) => return Err(e.into()),
     };
     let (lines, state) = replay_history(game, &record.history);
-    outln!("\nmoves: {}", lines.join(", "));
-    outln!("{}", render_state(game, &state));
+    if !humans.is_empty() {
+        outln!("\nmoves: {}", lines.join(", "));
+        outln!("{}", render_state(game, &state));
+    }
     outln!("{}", outcome_line(game, &state));
     Ok(())
 }

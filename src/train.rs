@@ -72,7 +72,7 @@ pub struct TrainArgs {
     max_memory_gb: Option<f64>,
 }
 
-fn set_threads(threads: Option<usize>) -> Result<()> {
+pub fn set_threads(threads: Option<usize>) -> Result<()> {
     if let Some(t) = threads {
         if t == 0 {
             bail!("--threads must be at least 1");

@@ -9,7 +9,7 @@ pub enum GameError {
     #[error("unknown game '{name}': accepted games are {accepted}")]
     UnknownGame { name: String, accepted: String },
 
-    #[error("game '{game}' has no parameter '{param}': accepted parameters are {accepted}")]
+    #[error("'{game}' has no parameter '{param}': accepted parameters are {accepted}")]
     UnknownParameter {
         game: String,
         param: String,

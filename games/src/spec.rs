@@ -149,6 +149,28 @@ impl Spec {
     }
 }
 
+/// Splits a comma-separated list of specs, leaving commas inside
+/// parentheses alone: `random,mcts(sims=10,c=2)` is two specs.
+pub fn split_list(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut current) = (0i32, String::new());
+    for ch in text.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut current).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        current.push(ch);
+    }
+    out.push(current.trim().to_string());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +183,15 @@ mod tests {
         assert_eq!(s.get("gameversion"), Some("adh"));
         assert_eq!(Spec::parse("kuhn_poker").unwrap().params, vec![]);
         assert_eq!(Spec::parse("kuhn_poker()").unwrap().params, vec![]);
+    }
+
+    #[test]
+    fn lists_split_outside_parentheses() {
+        assert_eq!(
+            split_list("random, mcts(sims=10,c=2),lp"),
+            vec!["random", "mcts(sims=10,c=2)", "lp"]
+        );
+        assert_eq!(split_list(""), Vec::<String>::new());
     }
 
     #[test]

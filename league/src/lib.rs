@@ -1,2 +1,69 @@
-//! darkhex-league: runs round-robin and gauntlet tournaments between players,
-//! keeps an append-only results log that a rerun resumes, and rates players.
+//! darkhex-league: round-robin and gauntlet tournaments between players,
+//! played in parallel into an append-only results log that a rerun resumes,
+//! and rated with a Bradley-Terry fit on the Elo scale.
+//!
+//! ```no_run
+//! use std::sync::atomic::AtomicBool;
+//! use darkhex_league::{Tournament, run_league};
+//!
+//! let t = Tournament::new(
+//!     "dark_hex(num_rows=3,num_cols=3)",
+//!     &["random".to_string(), "ismcts(sims=500)".to_string()],
+//!     20,
+//!     1,
+//!     None,
+//! )?;
+//! let run = run_league(&t, "league-out".as_ref(), &|_| {}, &AtomicBool::new(false))?;
+//! println!("{}", run.report.markdown());
+//! # Ok::<(), darkhex_league::LeagueError>(())
+//! ```
+
+pub mod definition;
+pub mod log;
+pub mod ratings;
+pub mod report;
+pub mod runner;
+
+use std::path::PathBuf;
+
+use darkhex_algorithms::files::FileError;
+use darkhex_games::GameError;
+use darkhex_players::{PlayerError, SpecError};
+use thiserror::Error;
+
+pub use definition::{Entry, Format, Match, Tournament};
+pub use log::{GameResult, ResultsLog};
+pub use report::Report;
+pub use runner::{LeagueRun, Progress, run_league};
+
+#[derive(Debug, Error)]
+pub enum LeagueError {
+    #[error("tournament definition: {0}")]
+    Definition(String),
+    #[error(transparent)]
+    Game(#[from] GameError),
+    #[error("player '{name}': {source}")]
+    Player {
+        name: String,
+        source: Box<SpecError>,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error(
+        "{path} is not this tournament's results log: {reason}; it was left untouched (choose another --out)"
+    )]
+    ForeignLog { path: PathBuf, reason: String },
+    #[error("line {line} of {path} is damaged ({reason}); it was left untouched")]
+    MalformedLog {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    #[error("a game failed: {0}")]
+    Play(#[from] PlayerError),
+}

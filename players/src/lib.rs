@@ -5,12 +5,18 @@
 
 pub mod human;
 pub mod player;
+pub mod policy_player;
 pub mod random;
 pub mod referee;
+pub mod registry;
 pub mod rollout;
+pub mod sampler;
+pub mod search;
+pub mod search_players;
 
 pub use human::HumanPlayer;
 pub use player::{Player, PlayerError, PlayerView};
 pub use random::RandomPlayer;
 pub use referee::{GameRecord, play_game, sample_chance};
+pub use registry::{PLAYER_NAMES, PlayerFactory, SpecError, prepare};
 pub use rollout::random_playout;

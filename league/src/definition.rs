@@ -1,0 +1,192 @@
+//! What a tournament is: the game, the players, how many games each pair
+//! plays, the format and the base seed; read from TOML or built in code.
+
+use std::hash::{BuildHasher, Hash};
+
+use rustc_hash::FxBuildHasher;
+use serde::{Deserialize, Serialize};
+
+use crate::LeagueError;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The name in tables; defaults to the spec.
+    #[serde(default)]
+    pub name: String,
+    /// A player spec such as `ismcts(sims=1000)`.
+    pub spec: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every pair of players.
+    RoundRobin,
+    /// One player against each of the others.
+    Gauntlet,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tournament {
+    pub game: String,
+    pub players: Vec<Entry>,
+    /// Games each pair plays; seats alternate, so an even number is fair.
+    pub games_per_pair: u32,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "round_robin")]
+    pub format: Format,
+    /// The gauntlet's player (by name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenger: Option<String>,
+}
+
+fn round_robin() -> Format {
+    Format::RoundRobin
+}
+
+/// One game of a tournament: players `a` and `b` (indices), the `round`
+/// of their pairing; `a` sits first in even rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Match {
+    pub a: usize,
+    pub b: usize,
+    pub round: u32,
+}
+
+impl Match {
+    pub fn seats(&self) -> [usize; 2] {
+        if self.round.is_multiple_of(2) {
+            [self.a, self.b]
+        } else {
+            [self.b, self.a]
+        }
+    }
+}
+
+/// SplitMix64: spreads consecutive seeds over the whole range.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Tournament {
+    pub fn from_toml(text: &str) -> Result<Tournament, LeagueError> {
+        let mut t: Tournament = toml::from_str(text)
+            .map_err(|e| LeagueError::Definition(e.to_string().trim().replace('\n', " ")))?;
+        t.fill_names();
+        t.validate()?;
+        Ok(t)
+    }
+
+    pub fn new(
+        game: &str,
+        specs: &[String],
+        games_per_pair: u32,
+        seed: u64,
+        gauntlet: Option<String>,
+    ) -> Result<Tournament, LeagueError> {
+        let mut t = Tournament {
+            game: game.to_string(),
+            players: specs
+                .iter()
+                .map(|s| Entry {
+                    name: String::new(),
+                    spec: s.clone(),
+                })
+                .collect(),
+            games_per_pair,
+            seed,
+            format: if gauntlet.is_some() {
+                Format::Gauntlet
+            } else {
+                Format::RoundRobin
+            },
+            challenger: gauntlet,
+        };
+        t.fill_names();
+        t.validate()?;
+        Ok(t)
+    }
+
+    fn fill_names(&mut self) {
+        for p in &mut self.players {
+            if p.name.trim().is_empty() {
+                p.name = p.spec.trim().to_string();
+            }
+        }
+    }
+
+    fn validate(&self) -> Result<(), LeagueError> {
+        let bad = |m: String| Err(LeagueError::Definition(m));
+        if self.players.len() < 2 {
+            return bad(format!(
+                "a tournament needs at least two players, not {}",
+                self.players.len()
+            ));
+        }
+        if self.games_per_pair == 0 {
+            return bad("games_per_pair must be at least 1".into());
+        }
+        for (i, p) in self.players.iter().enumerate() {
+            if self.players[..i].iter().any(|q| q.name == p.name) {
+                return bad(format!(
+                    "two players are named '{}': give them different names",
+                    p.name
+                ));
+            }
+        }
+        match (&self.format, &self.challenger) {
+            (Format::Gauntlet, None) => bad("a gauntlet needs challenger = NAME".into()),
+            (Format::Gauntlet, Some(c)) if self.index_of(c).is_none() => {
+                let names: Vec<&str> = self.players.iter().map(|p| p.name.as_str()).collect();
+                bad(format!(
+                    "the challenger '{c}' is not a player: players are {}",
+                    names.join(", ")
+                ))
+            }
+            (Format::RoundRobin, Some(_)) => bad("challenger is for format = \"gauntlet\"".into()),
+            _ => Ok(()),
+        }
+    }
+
+    fn index_of(&self, name: &str) -> Option<usize> {
+        self.players.iter().position(|p| p.name == name)
+    }
+
+    /// The pairs that meet, in a fixed order.
+    pub fn pairs(&self) -> Vec<(usize, usize)> {
+        let n = self.players.len();
+        match self.format {
+            Format::RoundRobin => (0..n)
+                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                .collect(),
+            Format::Gauntlet => {
+                let c = self
+                    .challenger
+                    .as_deref()
+                    .and_then(|c| self.index_of(c))
+                    .unwrap_or(0);
+                (0..n).filter(|&b| b != c).map(|b| (c, b)).collect()
+            }
+        }
+    }
+
+    /// Every game, pair by pair, round by round.
+    pub fn schedule(&self) -> Vec<Match> {
+        self.pairs()
+            .into_iter()
+            .flat_map(|(a, b)| (0..self.games_per_pair).map(move |round| Match { a, b, round }))
+            .collect()
+    }
+
+    /// The seed of one game: depends on the base seed, the players' names
+    /// and the round, so adding a player leaves other games' seeds alone.
+    pub fn game_seed(&self, m: &Match) -> u64 {
+        let key = (&self.players[m.a].name, &self.players[m.b].name, m.round);
+        mix(self.seed ^ FxBuildHasher.hash_one(key))
+    }
+}

@@ -1,0 +1,163 @@
+//! Running a tournament: games in parallel, each appended to the results
+//! log as it finishes; a rerun of the same tournament plays only the games
+//! the log lacks.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use darkhex_games::{AnyGame, load_game};
+use darkhex_players::{PlayerFactory, play_game, prepare};
+use rayon::prelude::*;
+
+use crate::LeagueError;
+use crate::definition::{Match, Tournament, mix};
+use crate::log::{GameResult, ResultsLog};
+use crate::report::Report;
+
+/// Where a run stands, for progress displays.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    /// The player with the best mean score so far, and that score.
+    pub leader: Option<(String, f64)>,
+}
+
+pub struct LeagueRun {
+    pub results: Vec<GameResult>,
+    /// Games this run played (the others came from the log).
+    pub played: usize,
+    pub report: Report,
+    /// Whether the run stopped early (see `run_league`'s `stop`).
+    pub stopped: bool,
+}
+
+struct Shared {
+    log: ResultsLog,
+    results: Vec<GameResult>,
+    points: Vec<(f64, usize)>,
+}
+
+fn leader(t: &Tournament, points: &[(f64, usize)]) -> Option<(String, f64)> {
+    points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.1 > 0)
+        .map(|(i, p)| (i, p.0 / p.1 as f64))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, s)| (t.players[i].name.clone(), s))
+}
+
+/// Prepares every player of the tournament (loading files, solving LPs).
+pub fn prepare_players(
+    t: &Tournament,
+    game: &AnyGame,
+) -> Result<Vec<std::sync::Arc<dyn PlayerFactory>>, LeagueError> {
+    t.players
+        .iter()
+        .map(|p| {
+            prepare(&p.spec, game).map_err(|source| LeagueError::Player {
+                name: p.name.clone(),
+                source: Box::new(source),
+            })
+        })
+        .collect()
+}
+
+/// Plays the games of `t` that `out_dir/results.jsonl` lacks, in parallel,
+/// and writes the reports. `stop` ends the run early (finished games stay
+/// in the log); `on_progress` sees every finished game.
+pub fn run_league(
+    t: &Tournament,
+    out_dir: &Path,
+    on_progress: &(dyn Fn(&Progress) + Sync),
+    stop: &AtomicBool,
+) -> Result<LeagueRun, LeagueError> {
+    let game = load_game(&t.game)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| LeagueError::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let (log, done) = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
+    let factories = prepare_players(t, &game)?;
+    let key = |a: &str, b: &str, round: u32| (a.to_string(), b.to_string(), round);
+    let finished: std::collections::HashSet<_> =
+        done.iter().map(|r| key(&r.a, &r.b, r.round)).collect();
+    let schedule = t.schedule();
+    let missing: Vec<Match> = schedule
+        .iter()
+        .filter(|m| !finished.contains(&key(&t.players[m.a].name, &t.players[m.b].name, m.round)))
+        .copied()
+        .collect();
+    let mut points = vec![(0.0, 0); t.players.len()];
+    for r in &done {
+        if let (Some(a), Some(b)) = (
+            t.players.iter().position(|p| p.name == r.a),
+            t.players.iter().position(|p| p.name == r.b),
+        ) {
+            points[a].0 += r.score_a();
+            points[a].1 += 1;
+            points[b].0 += 1.0 - r.score_a();
+            points[b].1 += 1;
+        }
+    }
+    let total = schedule.len();
+    on_progress(&Progress {
+        done: done.len(),
+        total,
+        leader: leader(t, &points),
+    });
+    let shared = Mutex::new(Shared {
+        log,
+        results: done,
+        points,
+    });
+    missing
+        .par_iter()
+        .try_for_each(|m| -> Result<(), LeagueError> {
+            if stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            let seed = t.game_seed(m);
+            let seats = m.seats();
+            let mut players = [
+                factories[seats[0]].create(0, mix(seed ^ 1)),
+                factories[seats[1]].create(1, mix(seed ^ 2)),
+            ];
+            let record = play_game(&game, &mut players, seed, |_, _, _| {})?;
+            let result = GameResult {
+                a: t.players[m.a].name.clone(),
+                b: t.players[m.b].name.clone(),
+                round: m.round,
+                seats: seats.map(|i| t.players[i].name.clone()),
+                returns: record.returns,
+                moves: record.history.len(),
+                seed,
+            };
+            let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
+            s.log.append(&result)?;
+            let score = result.score_a();
+            s.points[m.a].0 += score;
+            s.points[m.a].1 += 1;
+            s.points[m.b].0 += 1.0 - score;
+            s.points[m.b].1 += 1;
+            s.results.push(result);
+            on_progress(&Progress {
+                done: s.results.len(),
+                total,
+                leader: leader(t, &s.points),
+            });
+            Ok(())
+        })?;
+    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let report = Report::new(t, &s.results);
+    report.write(out_dir)?;
+    let played = s.results.len() - finished.len();
+    Ok(LeagueRun {
+        stopped: s.results.len() < total,
+        results: s.results,
+        played,
+        report,
+    })
+}

@@ -1,0 +1,214 @@
+//! Player specs (`random`, `policy(file=P)`, `lp`, `mcts(sims=2000)`,
+//! `ismcts(sims=2000)`) and the factories that make players from them.
+//! Preparing a spec does the expensive work once (loading a file, solving an
+//! LP); a league then creates a fresh player for every game and seat.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
+use darkhex_algorithms::{
+    CompileOptions, GameTree, LpError, PolicyError, PolicyFile, PolicyTable, Provenance, TreeError,
+};
+use darkhex_games::spec::Spec;
+use darkhex_games::{AnyGame, GameError, with_game};
+use thiserror::Error;
+
+use crate::player::Player;
+use crate::policy_player::PolicyPlayer;
+use crate::random::RandomPlayer;
+use crate::search::SearchConfig;
+use crate::search_players::{IsmctsPlayer, MctsPlayer};
+
+/// Names `prepare` accepts.
+pub const PLAYER_NAMES: [&str; 5] = ["random", "policy", "lp", "mcts", "ismcts"];
+
+const DEFAULT_SIMULATIONS: usize = 1000;
+const DEFAULT_EXPLORATION: f64 = 1.4;
+
+#[derive(Debug, Error)]
+pub enum SpecError {
+    #[error(transparent)]
+    Syntax(#[from] GameError),
+    #[error("unknown player '{0}': accepted players are {names}", names = PLAYER_NAMES.join(", "))]
+    UnknownPlayer(String),
+    #[error("{player} cannot play {game}: {reason}")]
+    Unsupported {
+        player: String,
+        game: String,
+        reason: String,
+    },
+    #[error("{player}: {source}")]
+    Policy { player: String, source: PolicyError },
+    #[error("{player}: {source}")]
+    Lp { player: String, source: LpError },
+    #[error("{player}: {source}")]
+    Tree { player: String, source: TreeError },
+}
+
+/// Makes players of one spec for one game.
+pub trait PlayerFactory: Send + Sync {
+    /// The spec, as a name for tables.
+    fn label(&self) -> String;
+    fn create(&self, seat: usize, seed: u64) -> Box<dyn Player>;
+}
+
+struct Random;
+
+impl PlayerFactory for Random {
+    fn label(&self) -> String {
+        "random".into()
+    }
+    fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
+        Box::new(RandomPlayer::new(seed))
+    }
+}
+
+struct Policy {
+    label: String,
+    table: Arc<PolicyTable>,
+}
+
+impl PlayerFactory for Policy {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+    fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
+        Box::new(PolicyPlayer::new(
+            self.label.clone(),
+            self.table.clone(),
+            seed,
+        ))
+    }
+}
+
+struct Search {
+    label: String,
+    game: AnyGame,
+    config: SearchConfig,
+}
+
+impl PlayerFactory for Search {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+    fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
+        match self.game {
+            AnyGame::Hex(g) => Box::new(MctsPlayer::new(g, self.config, seed)),
+            AnyGame::DarkHex(g) => Box::new(IsmctsPlayer::new(g, self.config, seed)),
+            AnyGame::Kuhn(_) | AnyGame::Leduc(_) => unreachable!("refused when prepared"),
+        }
+    }
+}
+
+fn load_policy(label: &str, path: &str, game: &AnyGame) -> Result<Arc<PolicyTable>, SpecError> {
+    let wrap = |source| SpecError::Policy {
+        player: label.to_string(),
+        source,
+    };
+    let file = PolicyFile::load(Path::new(path)).map_err(wrap)?;
+    file.check_game(game).map_err(wrap)?;
+    Ok(Arc::new(PolicyTable::new(&file)))
+}
+
+/// Solves `game` by sequence-form LP: the equilibrium player's policy.
+pub fn equilibrium_policy(
+    game: &AnyGame,
+    backend: LpBackend,
+    label: &str,
+) -> Result<PolicyFile, SpecError> {
+    let tree = with_game!(game, g => GameTree::build(g, &CompileOptions::default())).map_err(
+        |source| SpecError::Tree {
+            player: label.to_string(),
+            source,
+        },
+    )?;
+    let solution = solve_sequence_form(
+        &tree,
+        LpOptions {
+            backend,
+            full: false,
+        },
+        &|_| {},
+    )
+    .map_err(|source| SpecError::Lp {
+        player: label.to_string(),
+        source,
+    })?;
+    let provenance = Provenance {
+        algorithm: format!("lp/{}", backend.name()),
+        exploitability: Some(solution.exploitability.exploitability),
+        ..Provenance::default()
+    };
+    Ok(PolicyFile::from_tree(&tree, &solution.policy, provenance))
+}
+
+/// Parses `spec` and prepares its factory for `game`.
+pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, SpecError> {
+    let s = Spec::parse(spec)?;
+    let label = spec.trim().to_string();
+    let unsupported = |reason: &str| SpecError::Unsupported {
+        player: label.clone(),
+        game: game.to_string(),
+        reason: reason.to_string(),
+    };
+    match s.name.as_str() {
+        "random" => {
+            s.check_params(&[])?;
+            Ok(Arc::new(Random))
+        }
+        "policy" => {
+            s.check_params(&["file"])?;
+            let path = s
+                .get("file")
+                .ok_or_else(|| unsupported("policy needs file=PATH"))?;
+            Ok(Arc::new(Policy {
+                table: load_policy(&label, path, game)?,
+                label,
+            }))
+        }
+        "lp" => {
+            s.check_params(&["file", "backend"])?;
+            let backend = s.get_choice(
+                "backend",
+                &LpBackend::NAMES,
+                LpBackend::from_name,
+                LpBackend::Clarabel,
+            )?;
+            let table = match s.get("file") {
+                Some(path) => load_policy(&label, path, game)?,
+                None => Arc::new(PolicyTable::new(&equilibrium_policy(
+                    game, backend, &label,
+                )?)),
+            };
+            Ok(Arc::new(Policy { label, table }))
+        }
+        "mcts" | "ismcts" => {
+            s.check_params(&["sims", "c"])?;
+            let config = SearchConfig {
+                simulations: s.get_usize("sims", 1..=10_000_000, DEFAULT_SIMULATIONS)? as u32,
+                exploration: s.get_f64("c", DEFAULT_EXPLORATION)?,
+            };
+            match (s.name.as_str(), game) {
+                ("mcts", AnyGame::Hex(_)) | ("ismcts", AnyGame::DarkHex(_)) => {}
+                ("mcts", AnyGame::DarkHex(_)) => {
+                    return Err(unsupported(
+                        "mcts needs the whole board; ismcts plays the dark games",
+                    ));
+                }
+                ("ismcts", AnyGame::Hex(_)) => {
+                    return Err(unsupported(
+                        "ismcts is for the dark games; mcts plays hex and rex",
+                    ));
+                }
+                _ => return Err(unsupported("the search players play the Hex family")),
+            }
+            Ok(Arc::new(Search {
+                label,
+                game: *game,
+                config,
+            }))
+        }
+        other => Err(SpecError::UnknownPlayer(other.to_string())),
+    }
+}

@@ -1,0 +1,104 @@
+//! `darkhex league` and `darkhex play --p0 --p1` as a user runs them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn darkhex(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the darkhex binary runs")
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn a_league_from_flags_writes_reports_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "league",
+        "--game",
+        "dark_hex(num_rows=3,num_cols=3)",
+        "--players",
+        "random,ismcts(sims=100,c=1.0)",
+        "--games",
+        "6",
+        "--out",
+        "out",
+    ];
+    let out = ok(&darkhex(d, &args));
+    assert!(out.contains("| rank | player | Elo"), "{out}");
+    assert!(out.contains("6 games (6 played now)"), "{out}");
+    for f in [
+        "results.jsonl",
+        "report.md",
+        "ratings.csv",
+        "crosstable.csv",
+        "report.json",
+        "ratings.svg",
+    ] {
+        assert!(d.join("out").join(f).exists(), "{f} missing");
+    }
+    let again = ok(&darkhex(d, &args));
+    assert!(again.contains("6 games (0 played now)"), "{again}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/report.json")).unwrap()).unwrap();
+    assert_eq!(json["games"], 6);
+}
+
+#[test]
+fn a_league_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("t.toml"),
+        "game = \"kuhn_poker\"\ngames_per_pair = 10\nseed = 4\n[[players]]\nname = \"nash\"\nspec = \"lp\"\n[[players]]\nspec = \"random\"\n",
+    )
+    .unwrap();
+    let out = ok(&darkhex(d, &["league", "t.toml", "--out", "k"]));
+    assert!(out.contains("nash") && out.contains("10 games"), "{out}");
+    let o = darkhex(d, &["league", "missing.toml"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read missing.toml"));
+    let o = darkhex(
+        d,
+        &[
+            "league",
+            "--game",
+            "kuhn_poker",
+            "--players",
+            "random,wizard",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("unknown player 'wizard'") && err.contains("ismcts"),
+        "{err}"
+    );
+}
+
+#[test]
+fn two_programs_play_one_game_in_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(&darkhex(
+        dir.path(),
+        &[
+            "play",
+            "hex(board_size=3)",
+            "--p0",
+            "mcts(sims=200)",
+            "--p1",
+            "random",
+            "--seed",
+            "2",
+        ],
+    ));
+    assert!(
+        out.contains("x (seat 0): mcts(sims=200)") && out.contains("wins"),
+        "{out}"
+    );
+}
