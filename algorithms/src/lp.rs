@@ -46,7 +46,7 @@ const WARM_START_WEIGHT: f64 = 1e-3;
 const RESTRICT_MAX_FRACTION: f64 = 0.6;
 const MAX_ROUNDS: usize = 10;
 /// Sequences an LP's dual plan weighs above this join the opponent's support.
-const DUAL_SUPPORT_WEIGHT: f64 = 1e-6;
+const DUAL_SUPPORT_WEIGHT: f64 = 1e-4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LpBackend {
@@ -289,6 +289,20 @@ fn support_of(table: &InfosetTable, probs: &[f64], min_weight: f64) -> Vec<bool>
     keep
 }
 
+/// The realization plan of the uniform strategy.
+fn uniform_plan(table: &InfosetTable) -> Vec<f64> {
+    let mut plan = vec![0.0; table.num_slots() + 1];
+    plan[0] = 1.0;
+    for i in 0..table.len() {
+        let slots = table.slots(i);
+        let share = plan[table.parent[i] as usize] / slots.len() as f64;
+        for s in slots {
+            plan[s + 1] = share;
+        }
+    }
+    plan
+}
+
 /// Adds the sequences of a pure strategy (one action index per infoset) to `keep`.
 fn add_pure_strategy(table: &InfosetTable, actions: &[u32], keep: &mut [bool]) -> usize {
     let mut reached = vec![false; table.num_slots() + 1];
@@ -350,10 +364,10 @@ pub fn solve_sequence_form(
         }
     }
     let (min, max) = tree.utility_range();
-    // Interior-point values are accurate to about 1e-9; the checks allow
-    // 1e-6, the support search stops when the bounds meet to 1e-8.
+    // Interior-point values are accurate to about 1e-8; the checks allow
+    // 1e-6, the support search stops when the bounds meet to 1e-7.
     let slack = 1e-6 * (max - min).max(1.0);
-    let meet = 1e-8 * (max - min).max(1.0);
+    let meet = 1e-7 * (max - min).max(1.0);
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -372,12 +386,26 @@ pub fn solve_sequence_form(
             values[p] = lp.value;
             plans[p] = lp.plan;
             opponent_plans[p] = lp.opponent_plan;
+            if p == 0 && values[0] >= max - meet {
+                // Player 0 wins surely: every strategy of player 1 is an
+                // equilibrium strategy, so player 1's LP is not needed.
+                progress("player 0 wins whatever player 1 does");
+                values[1] = -max;
+                plans[1] = uniform_plan(tree.infosets(1));
+                break;
+            }
         }
         let probs = std::array::from_fn(|p| behaviour_from_plan(tree.infosets(p), &plans[p]));
         let policy = TreePolicy { probs };
         // Each value is a guarantee: values[0] <= v* <= -values[1], with
         // equality exactly at an equilibrium.
-        let gap = -(values[0] + values[1]);
+        // The utility range bounds the value too, which settles games a
+        // player wins surely even when the other LP is a little off.
+        let (low, high) = (values[0].max(min), (-values[1]).min(max));
+        let gap = high - low;
+        progress(&format!(
+            "round {rounds}: the value lies in [{low:.9}, {high:.9}]"
+        ));
         let Some(s) = supports.as_mut().filter(|_| gap > meet) else {
             return finish(
                 tree,
