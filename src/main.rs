@@ -6,6 +6,7 @@ mod league;
 mod output;
 mod play;
 mod plot;
+mod pone;
 mod progress;
 mod solve;
 mod tour;
@@ -44,6 +45,8 @@ enum Command {
     Solve(solve::SolveArgs),
     /// Run a tournament between players and rate them
     League(league::LeagueArgs),
+    /// Decide whether a player wins a dark game with probability one
+    Pone(pone::PoneArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Some(Command::Exploit(args)) => exploit::run(args),
         Some(Command::Solve(args)) => solve::run(args),
         Some(Command::League(args)) => league::run(args),
+        Some(Command::Pone(args)) => pone::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

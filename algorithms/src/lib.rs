@@ -25,6 +25,7 @@ pub mod mccfr;
 pub mod normal_form;
 pub mod policy;
 pub mod policy_file;
+pub mod pone;
 pub mod sequence_form;
 pub mod training;
 pub mod tree;

@@ -39,19 +39,23 @@ impl Spec {
             ));
         }
         let mut params: Vec<(String, String)> = Vec::new();
-        for item in inner.unwrap_or("").split(',') {
+        let body = inner.unwrap_or("");
+        let items = if body.trim().is_empty() {
+            Vec::new()
+        } else {
+            split_top_level(body)
+        };
+        for item in items {
             let item = item.trim();
             if item.is_empty() {
-                if inner.is_some_and(|b| !b.trim().is_empty()) {
-                    return Err(syntax("empty parameter between commas"));
-                }
-                continue;
+                return Err(syntax("empty parameter between commas"));
             }
             let (k, v) = item
                 .split_once('=')
                 .ok_or_else(|| syntax(&format!("parameter '{item}' has no '=value'")))?;
             let (k, v) = (k.trim(), v.trim());
-            if k.is_empty() || v.is_empty() || v.contains(['(', ')']) {
+            // Values may be specs themselves, e.g. fallback=ismcts(sims=10).
+            if k.is_empty() || v.is_empty() || !balanced(v) {
                 return Err(syntax(&format!("parameter '{item}' is not key=value")));
             }
             if params.iter().any(|(pk, _)| pk == k) {
@@ -149,6 +153,41 @@ impl Spec {
     }
 }
 
+/// Splits at commas outside parentheses, keeping empty pieces.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// Whether every parenthesis closes, in order.
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    for ch in text.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
+
 /// Splits a comma-separated list of specs, leaving commas inside
 /// parentheses alone: `random,mcts(sims=10,c=2)` is two specs.
 pub fn split_list(text: &str) -> Vec<String> {
@@ -183,6 +222,8 @@ mod tests {
         assert_eq!(s.get("gameversion"), Some("adh"));
         assert_eq!(Spec::parse("kuhn_poker").unwrap().params, vec![]);
         assert_eq!(Spec::parse("kuhn_poker()").unwrap().params, vec![]);
+        let nested = Spec::parse("pone(fallback=ismcts(sims=10,c=2))").unwrap();
+        assert_eq!(nested.get("fallback"), Some("ismcts(sims=10,c=2)"));
     }
 
     #[test]

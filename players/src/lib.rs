@@ -6,6 +6,7 @@
 pub mod human;
 pub mod player;
 pub mod policy_player;
+pub mod pone_player;
 pub mod random;
 pub mod referee;
 pub mod registry;

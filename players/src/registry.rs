@@ -1,5 +1,6 @@
 //! Player specs (`random`, `policy(file=P)`, `lp`, `mcts(sims=2000)`,
-//! `ismcts(sims=2000)`) and the factories that make players from them.
+//! `ismcts(sims=2000)`, `pone(fallback=SPEC)`) and the factories that make
+//! players from them.
 //! Preparing a spec does the expensive work once (loading a file, solving an
 //! LP); a league then creates a fresh player for every game and seat.
 
@@ -7,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
+use darkhex_algorithms::pone::{self, search::Search as PoneSearch};
 use darkhex_algorithms::{
     CompileOptions, GameTree, LpError, PolicyError, PolicyFile, PolicyTable, Provenance, TreeError,
 };
@@ -16,12 +18,13 @@ use thiserror::Error;
 
 use crate::player::Player;
 use crate::policy_player::PolicyPlayer;
+use crate::pone_player::PonePlayer;
 use crate::random::RandomPlayer;
 use crate::search::SearchConfig;
 use crate::search_players::{IsmctsPlayer, MctsPlayer};
 
 /// Names `prepare` accepts.
-pub const PLAYER_NAMES: [&str; 5] = ["random", "policy", "lp", "mcts", "ismcts"];
+pub const PLAYER_NAMES: [&str; 6] = ["random", "policy", "lp", "mcts", "ismcts", "pone"];
 
 const DEFAULT_SIMULATIONS: usize = 1000;
 const DEFAULT_EXPLORATION: f64 = 1.4;
@@ -98,6 +101,25 @@ impl PlayerFactory for Search {
             AnyGame::DarkHex(g) => Box::new(IsmctsPlayer::new(g, self.config, seed)),
             AnyGame::Kuhn(_) | AnyGame::Leduc(_) => unreachable!("refused when prepared"),
         }
+    }
+}
+
+struct Pone {
+    label: String,
+    /// One search (and its table) per seat, shared by every game.
+    searches: [Arc<PoneSearch>; 2],
+    fallback: Arc<dyn PlayerFactory>,
+}
+
+impl PlayerFactory for Pone {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+    fn create(&self, seat: usize, seed: u64) -> Box<dyn Player> {
+        Box::new(PonePlayer::new(
+            self.searches[seat].clone(),
+            self.fallback.create(seat, seed),
+        ))
     }
 }
 
@@ -207,6 +229,23 @@ pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, Spe
                 label,
                 game: *game,
                 config,
+            }))
+        }
+        "pone" => {
+            s.check_params(&["fallback"])?;
+            let AnyGame::DarkHex(dark) = game else {
+                return Err(unsupported("pone plays the dark games"));
+            };
+            let fallback = prepare(s.get("fallback").unwrap_or("random"), game)?;
+            let search = |seat| -> Result<Arc<PoneSearch>, SpecError> {
+                let rules = pone::rules_for(dark, seat).map_err(|e| unsupported(&e.to_string()))?;
+                Ok(Arc::new(PoneSearch::new(rules)))
+            };
+            let searches = [search(0)?, search(1)?];
+            Ok(Arc::new(Pone {
+                label: label.clone(),
+                searches,
+                fallback,
             }))
         }
         other => Err(SpecError::UnknownPlayer(other.to_string())),

@@ -1,0 +1,187 @@
+//! Probability-one strategies written out: the owner's action at every
+//! information state the strategy can reach, keyed by the exact token
+//! sequence the game shows the owner.
+
+use std::path::Path;
+
+use darkhex_games::dark_hex::{DarkHexGame, token};
+use darkhex_games::{Action, Game, Token};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use super::knowledge::{Heard, Hearing, Knowledge, Rules};
+use super::search::Search;
+use crate::files::{self, FileError};
+
+pub const STRATEGY_FORMAT: &str = "darkhex-pone-strategy";
+pub const STRATEGY_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Strategy {
+    pub format: String,
+    pub version: u32,
+    pub game: String,
+    pub player: usize,
+    /// The information state the strategy starts from (empty: the game's start).
+    pub from: Vec<Token>,
+    /// (information state, action), sorted by information state.
+    pub moves: Vec<(Vec<Token>, Action)>,
+}
+
+impl Strategy {
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        files::save(path, self)
+    }
+
+    pub fn load(path: &Path) -> Result<Strategy, FileError> {
+        let s: Strategy = files::load(path, "PONE strategy")?;
+        if s.format != STRATEGY_FORMAT || s.version != STRATEGY_VERSION {
+            return Err(FileError::Malformed {
+                path: path.to_path_buf(),
+                what: "PONE strategy",
+                reason: format!("it is a '{} {}' file", s.format, s.version),
+            });
+        }
+        Ok(s)
+    }
+
+    /// The moves indexed by information state.
+    pub fn table(&self) -> FxHashMap<&[Token], Action> {
+        self.moves.iter().map(|(k, a)| (k.as_slice(), *a)).collect()
+    }
+}
+
+/// Token sequences the owner sees for one perceived opponent turn.
+fn turn_tokens(rules: &Rules, heard: Heard) -> Vec<Vec<Token>> {
+    let turn_marker: Vec<Token> = if rules.numturns {
+        vec![token::OPPONENT_TURN]
+    } else {
+        vec![]
+    };
+    let blind_collision_marker = turn_marker.clone();
+    // Collision tokens in every order the opponent could have made them.
+    let mut collision_orders: Vec<Vec<Token>> = vec![vec![]];
+    match rules.hearing {
+        Hearing::Cells => {
+            let cells: Vec<Token> = (0..64)
+                .filter(|c| heard.cells >> c & 1 == 1)
+                .map(|c| token::FLASH | c as Token)
+                .collect();
+            collision_orders = permutations(&cells);
+        }
+        Hearing::Count => {
+            let one = match rules.disclosure {
+                darkhex_games::dark_hex::Disclosure::None => token::OPPONENT_TURN,
+                _ => token::NOISE,
+            };
+            collision_orders = vec![vec![one; heard.count as usize]];
+        }
+        Hearing::Nothing => {}
+    }
+    if rules.abrupt && !heard.placed {
+        // One collision, and nothing else, this turn.
+        return if rules.hearing == Hearing::Nothing {
+            vec![blind_collision_marker]
+        } else {
+            collision_orders
+        };
+    }
+    collision_orders
+        .into_iter()
+        .map(|mut seq| {
+            seq.extend_from_slice(&turn_marker);
+            seq
+        })
+        .collect()
+}
+
+fn permutations(items: &[Token]) -> Vec<Vec<Token>> {
+    if items.is_empty() {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, first);
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Writes out the strategy a finished search found from `root` (whose
+/// information state is `from`): one entry per reachable information state.
+pub fn extract_strategy(
+    search: &Search,
+    game: &DarkHexGame,
+    from: &[Token],
+    root: &Knowledge,
+) -> Strategy {
+    let mut moves: FxHashMap<Vec<Token>, Action> = FxHashMap::default();
+    let mut stack: Vec<(Vec<Token>, Knowledge)> = vec![(from.to_vec(), *root)];
+    let rules = &search.rules;
+    while let Some((tokens, k)) = stack.pop() {
+        if moves.contains_key(&tokens) {
+            continue;
+        }
+        let Some(cell) = search.winning_move(&k) else {
+            // A state no hidden configuration fits is never reached.
+            continue;
+        };
+        moves.insert(tokens.clone(), cell as Action);
+        let worlds = k.worlds(rules);
+        let bit = 1u64 << cell;
+        let mut follow = |after: Knowledge, prefix: Vec<Token>, sets: Vec<u64>| {
+            let Some(branches) = search.opponent_branches(&after, &sets) else {
+                unreachable!("a winning move leaves the opponent no win");
+            };
+            for b in branches {
+                let next = after.after_opponent(rules, b.heard);
+                for seq in turn_tokens(rules, b.heard) {
+                    let mut t = prefix.clone();
+                    t.extend(seq);
+                    stack.push((t, next));
+                }
+            }
+        };
+        if worlds.intersection & bit == 0 && !rules.geometry.connected(k.own | bit, rules.owner) {
+            let mut t = tokens.clone();
+            t.push(token::PLACED | cell as Token);
+            let sets = worlds
+                .sets
+                .iter()
+                .copied()
+                .filter(|h| h & bit == 0)
+                .collect();
+            follow(k.after_own(cell, false), t, sets);
+        }
+        if worlds.union & bit != 0 {
+            let mut t = tokens.clone();
+            t.push(token::COLLIDED | cell as Token);
+            let after = k.after_own(cell, true);
+            if rules.abrupt {
+                let sets = worlds
+                    .sets
+                    .iter()
+                    .filter(|h| *h & bit != 0)
+                    .map(|h| h & !bit)
+                    .collect();
+                follow(after, t, sets);
+            } else {
+                stack.push((t, after));
+            }
+        }
+    }
+    let mut moves: Vec<(Vec<Token>, Action)> = moves.into_iter().collect();
+    moves.sort();
+    Strategy {
+        format: STRATEGY_FORMAT.into(),
+        version: STRATEGY_VERSION,
+        game: game.game_string(),
+        player: rules.owner,
+        from: from.to_vec(),
+        moves,
+    }
+}

@@ -1,0 +1,56 @@
+//! The PONE player: plays a probability-one winning move whenever its own
+//! information state has one, and its fallback player otherwise.
+
+use std::sync::Arc;
+
+use darkhex_algorithms::pone::knowledge;
+use darkhex_algorithms::pone::knowledge::Rules;
+use darkhex_algorithms::pone::search::Search;
+use darkhex_games::{Action, Token};
+
+use crate::player::{Player, PlayerError, PlayerView};
+
+pub struct PonePlayer {
+    search: Arc<Search>,
+    rules: Rules,
+    fallback: Box<dyn Player>,
+    /// Decisions taken by the probability-one strategy.
+    pub sure_moves: usize,
+}
+
+impl PonePlayer {
+    /// `search` is for this player's seat; it may be shared by many games.
+    pub fn new(search: Arc<Search>, fallback: Box<dyn Player>) -> Self {
+        PonePlayer {
+            rules: search.rules,
+            search,
+            fallback,
+            sure_moves: 0,
+        }
+    }
+
+    fn sure_move(&self, key: &[Token]) -> Option<Action> {
+        let k = knowledge(&self.rules, key)?;
+        self.search.winning_move(&k).map(|c| c as Action)
+    }
+}
+
+impl Player for PonePlayer {
+    fn name(&self) -> String {
+        format!("pone(fallback={})", self.fallback.name())
+    }
+
+    fn act(&mut self, view: &PlayerView) -> Result<Action, PlayerError> {
+        match self.sure_move(view.info_key) {
+            Some(a) if view.legal.contains(&a) => {
+                self.sure_moves += 1;
+                Ok(a)
+            }
+            _ => self.fallback.act(view),
+        }
+    }
+
+    fn game_over(&mut self, info_key: &[Token], returns: [f64; 2]) -> Result<(), PlayerError> {
+        self.fallback.game_over(info_key, returns)
+    }
+}

@@ -1,0 +1,123 @@
+//! `darkhex pone`: does a player win Dark Hex with probability one?
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use clap::Args;
+use darkhex_algorithms::pone::{self, extract_strategy, verify_strategy};
+use darkhex_games::{AnyGame, Game};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::output::outln;
+
+#[derive(Args)]
+pub struct PoneArgs {
+    /// A dark game, e.g. 'dark_hex(num_rows=3,num_cols=4)' or 'dark_rex(board_size=3,gameversion=adh)'
+    #[arg(value_parser = crate::parse_game)]
+    game: AnyGame,
+    /// The player to decide for: 0 moves first
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    player: u8,
+    /// Write the winning strategy (one move per information state) here
+    #[arg(long)]
+    strategy_out: Option<PathBuf>,
+    /// Check the strategy on every history of the game (exhaustive; small boards)
+    #[arg(long)]
+    verify: bool,
+    /// Stop the check after this many histories
+    #[arg(long, default_value_t = 100_000_000)]
+    verify_limit: u64,
+    /// Print one JSON object
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: PoneArgs) -> Result<()> {
+    let AnyGame::DarkHex(game) = args.game else {
+        bail!(
+            "pone decides dark games (dark_hex, dark_rex), not {}",
+            args.game
+        );
+    };
+    let player = args.player as usize;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")?);
+    bar.set_message("searching");
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    let (result, search) = pone::solve(&game, player, &[])?;
+    let names: Vec<String> = result
+        .winning_moves
+        .iter()
+        .map(|&c| game.dims().cell_name(c))
+        .collect();
+    let mut strategy_line = None;
+    let mut verified = None;
+    if result.wins && (args.strategy_out.is_some() || args.verify) {
+        bar.set_message("writing out the strategy");
+        let rules = pone::rules_for(&game, player)?;
+        let root = pone::knowledge(&rules, &result.from).expect("the search started from it");
+        let strategy = extract_strategy(&search, &game, &result.from, &root);
+        if let Some(path) = &args.strategy_out {
+            strategy.save(path)?;
+            strategy_line = Some(format!(
+                "{} ({} information states)",
+                path.display(),
+                strategy.moves.len()
+            ));
+        }
+        if args.verify {
+            bar.set_message("checking the strategy on every history");
+            let start = Instant::now();
+            let report = verify_strategy(&game, &strategy, args.verify_limit)?;
+            verified = Some((
+                report.histories,
+                report.terminals,
+                start.elapsed().as_secs_f64(),
+            ));
+        }
+    }
+    bar.finish_and_clear();
+    if args.json {
+        let mut json = serde_json::json!({
+            "game": game.game_string(),
+            "player": player,
+            "wins": result.wins,
+            "winning_moves": names,
+            "states": result.states,
+            "seconds": result.seconds,
+        });
+        if let Some((histories, terminals, _)) = verified {
+            json["verified_histories"] = histories.into();
+            json["verified_terminals"] = terminals.into();
+        }
+        if let Some(path) = &args.strategy_out {
+            json["strategy"] = path.display().to_string().into();
+        }
+        outln!("{json}");
+        return Ok(());
+    }
+    outln!("game             {}", game.game_string());
+    outln!(
+        "player           {player} ({})",
+        if player == 0 { "x, first" } else { "o, second" }
+    );
+    outln!(
+        "probability one  {}",
+        if result.wins { "yes" } else { "no" }
+    );
+    if result.wins {
+        outln!("winning moves    {}", names.join(", "));
+    }
+    outln!("states searched  {}", result.states);
+    outln!("seconds          {:.3}", result.seconds);
+    if let Some(line) = strategy_line {
+        outln!("strategy         {line}");
+    }
+    if let Some((histories, terminals, secs)) = verified {
+        outln!(
+            "verified         all {terminals} endings of {histories} histories are wins ({secs:.2} s)"
+        );
+    }
+    Ok(())
+}
