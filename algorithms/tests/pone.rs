@@ -166,3 +166,95 @@ fn bad_requests_are_refused() {
     assert!(pone::solve(&g, 2, &[]).is_err());
     assert!(pone::solve(&g, 0, &[0x7777]).is_err());
 }
+
+/// PONE by definition, over the real histories of each information state:
+/// some move wins every history it can meet. Independent of the knowledge
+/// abstraction; exponential, so for small boards only.
+struct BruteForce {
+    player: usize,
+    memo: std::collections::HashMap<Vec<u16>, bool>,
+}
+
+impl BruteForce {
+    /// All histories continuing `s` until `player` moves again (grouped by
+    /// what they show the player); false if one of them is a loss.
+    fn advance(
+        &self,
+        s: DarkHexState,
+        groups: &mut std::collections::HashMap<Vec<u16>, Vec<DarkHexState>>,
+    ) -> bool {
+        match s.current_player() {
+            Turn::Terminal => s.returns()[self.player] > 0.0,
+            Turn::Player(q) if q == self.player => {
+                groups.entry(s.info_key(q).to_vec()).or_default().push(s);
+                true
+            }
+            Turn::Player(_) => s.legal_actions().into_iter().all(|a| {
+                let mut t = s.clone();
+                t.apply(a);
+                self.advance(t, groups)
+            }),
+            Turn::Chance => unreachable!(),
+        }
+    }
+
+    fn wins(&mut self, states: &[DarkHexState]) -> bool {
+        let key = states[0].info_key(self.player).to_vec();
+        if let Some(&w) = self.memo.get(&key) {
+            return w;
+        }
+        let w = states[0].legal_actions().into_iter().any(|a| {
+            let mut groups = std::collections::HashMap::new();
+            let all_ok = states.iter().all(|s| {
+                let mut t = s.clone();
+                t.apply(a);
+                self.advance(t, &mut groups)
+            });
+            all_ok && groups.values().all(|g| self.wins(g))
+        });
+        self.memo.insert(key, w);
+        w
+    }
+}
+
+fn agrees_with_the_definition(name: &str) {
+    let g = dark(name);
+    for player in 0..2 {
+        let mut bf = BruteForce {
+            player,
+            memo: Default::default(),
+        };
+        let mut groups = std::collections::HashMap::new();
+        assert!(bf.advance(g.new_initial_state(), &mut groups));
+        let by_definition = groups.values().all(|states| bf.wins(states));
+        let (r, _) = pone::solve(&g, player, &[]).unwrap();
+        assert_eq!(r.wins, by_definition, "{name} player {player}");
+    }
+}
+
+/// The 3x3 variants whose brute force takes many seconds (Dark Rex with
+/// little disclosed); `pone_agrees_with_the_definition_everywhere` covers them.
+const SLOW: [&str; 3] = [
+    "dark_rex(num_rows=3,num_cols=3,gameversion=cdh,disclosure=none)",
+    "dark_rex(num_rows=3,num_cols=3,gameversion=adh,disclosure=none)",
+    "dark_rex(num_rows=3,num_cols=3,gameversion=adh,obstype=reveal-numturns)",
+];
+
+#[test]
+fn pone_agrees_with_the_definition_on_3x3_boards() {
+    for name in variants(3, 3)
+        .iter()
+        .filter(|n| !SLOW.contains(&n.as_str()))
+    {
+        agrees_with_the_definition(name);
+    }
+}
+
+/// About two minutes: `cargo test --release -p darkhex-algorithms --test pone -- --ignored`.
+#[test]
+#[ignore]
+fn pone_agrees_with_the_definition_everywhere() {
+    for name in SLOW {
+        agrees_with_the_definition(name);
+    }
+}
