@@ -8,8 +8,8 @@ mod play;
 mod plot;
 mod pone;
 mod progress;
+mod showcase;
 mod solve;
-mod tour;
 mod train;
 
 use std::process::ExitCode;
@@ -24,7 +24,8 @@ use darkhex_games::{AnyGame, load_game};
     version,
     about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league",
     long_about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league.\n\
-                  Run without arguments for a short tour."
+                  Run without arguments for the showcase: a small Dark Hex board solved,
+                  trained on and played in a league."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -57,7 +58,7 @@ pub fn parse_game(text: &str) -> Result<AnyGame, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => tour::run(),
+        None => showcase::run(),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Play(args)) => play::run(args),
         Some(Command::Train(args)) => train::run(args),

@@ -181,7 +181,7 @@ fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
     }
     let mut state = game.new_initial_state();
     let mut shown = Ok(());
-    let record = play_game(game, &mut players, seed, |after, turn, action| {
+    let record = play_game(game, &mut players, seed, |after, _turn, action| {
         let line = move_line(game, &state, action);
         state = after.clone();
         if humans.is_empty() && shown.is_ok() {
@@ -191,7 +191,6 @@ fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
                 Ok(())
             })();
         }
-        let _ = turn;
     });
     shown?;
     let record = match record {

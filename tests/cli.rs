@@ -182,10 +182,20 @@ fn bad_input_gives_one_clear_line() {
 }
 
 #[test]
-fn the_tour_plays_a_game() {
+fn the_showcase_solves_trains_and_rates() {
     let o = darkhex(&[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("real board") && out.contains("wins"), "{out}");
-    assert!(out.contains("104229 histories"), "{out}");
+    assert!(out.contains("0.818182 (9/11)"), "{out}");
+    assert!(
+        out.contains("CFR+ for 200 iterations: exploitability"),
+        "{out}"
+    );
+    for player in ["random", "ismcts", "cfr+ 200", "equilibrium"] {
+        assert!(
+            out.contains(&format!("| {player} |")),
+            "{player} missing from {out}"
+        );
+    }
+    assert!(out.contains("1200 games"), "{out}");
 }

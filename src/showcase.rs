@@ -88,7 +88,7 @@ pub fn run() -> Result<()> {
     outln!("{}", run.report.ratings_markdown());
     outln!("{}", run.report.cross_markdown());
     outln!(
-        "The whole tour took {:.1} s. Next:",
+        "The whole showcase took {:.1} s. Next:",
         start.elapsed().as_secs_f64()
     );
     let next = [
