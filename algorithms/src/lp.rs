@@ -434,16 +434,24 @@ pub fn solve_sequence_form(
             }
         }
         // And the opponent's plan in p's LP is a good answer to p's
-        // current options: its sequences join the opponent's support.
+        // current options: its heaviest sequences join the opponent's
+        // support, at most doubling it (the LP's factorisation grows fast).
         for p in 0..NUM_PLAYERS {
             let Some(y) = &opponent_plans[p] else {
                 continue;
             };
-            for (keep, &w) in s[1 - p].iter_mut().zip(y) {
-                if w > DUAL_SUPPORT_WEIGHT && !*keep {
-                    *keep = true;
-                    added += 1;
-                }
+            let support = &mut s[1 - p];
+            let mut candidates: Vec<(f64, usize)> = y
+                .iter()
+                .enumerate()
+                .filter(|&(i, &w)| w > DUAL_SUPPORT_WEIGHT && !support[i])
+                .map(|(i, &w)| (w, i))
+                .collect();
+            candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let room = support.iter().filter(|&&k| k).count();
+            for &(_, i) in candidates.iter().take(room) {
+                support[i] = true;
+                added += 1;
             }
         }
         if added == 0 || rounds >= MAX_ROUNDS {

@@ -236,6 +236,37 @@ impl Worker<'_> {
     }
 }
 
+/// Histories one external-sampling iteration visits, estimated by random
+/// probes (Knuth's estimator on the traversal tree: the traverser's nodes
+/// branch fully, the others once).
+pub fn external_sampling_cost<G: Game>(game: &G, probes: usize, seed: u64) -> f64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut total = 0.0;
+    for traverser in 0..NUM_PLAYERS {
+        for _ in 0..probes {
+            let mut state = game.new_initial_state();
+            let (mut width, mut sum) = (1.0, 1.0);
+            loop {
+                let actions: Vec<Action> = match state.current_player() {
+                    Turn::Terminal => break,
+                    Turn::Chance => state.chance_outcomes().into_iter().map(|o| o.0).collect(),
+                    Turn::Player(p) => {
+                        let legal = state.legal_actions();
+                        if p == traverser {
+                            width *= legal.len() as f64;
+                        }
+                        legal
+                    }
+                };
+                state.apply(actions[rng.random_range(0..actions.len())]);
+                sum += width;
+            }
+            total += sum / probes as f64;
+        }
+    }
+    total
+}
+
 /// A Monte Carlo CFR run on `game`.
 pub struct McSolver<G: Game> {
     game: G,

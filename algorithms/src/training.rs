@@ -4,19 +4,23 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use darkhex_games::{AnyGame, Game};
+use darkhex_games::{AnyGame, Game, with_game};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::{CfrSolver, CfrState, CfrVariant};
 use crate::files::{self, FileError};
-use crate::mccfr::{McSolver, McState, Sampling};
+use crate::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences};
 use crate::tree::GameTree;
 
 pub const CHECKPOINT_FORMAT: &str = "darkhex-checkpoint";
 pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// External sampling is refused on games where one iteration would visit
+/// more histories than this: its tables would not fit in memory for long.
+pub const MAX_EXTERNAL_SAMPLING_COST: f64 = 2e6;
 
 /// Names `Algorithm::parse` accepts.
 pub const ALGORITHM_NAMES: [&str; 6] = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"];
@@ -46,6 +50,10 @@ pub enum TrainError {
     BadExploration(f64),
     #[error("{0} needs the compiled game tree")]
     NeedsTree(&'static str),
+    #[error(
+        "es-mccfr would visit about {0:.1e} histories per iteration of {1} (it explores every action of the updating player); os-mccfr samples one history instead"
+    )]
+    TooWide(f64, String),
     #[error(transparent)]
     File(#[from] FileError),
     #[error(transparent)]
@@ -229,6 +237,12 @@ impl<'t> Trainer<'t> {
                 Engine::Tabular(CfrSolver::new(tree, v))
             }
             Algorithm::MonteCarlo(s) => {
+                if s == Sampling::External {
+                    let cost = with_game!(&game, g => external_sampling_cost(g, 64, seed));
+                    if cost > MAX_EXTERNAL_SAMPLING_COST {
+                        return Err(TrainError::TooWide(cost, game.game_string()));
+                    }
+                }
                 Engine::MonteCarlo(McSolver::new(game, McState::new(s, seed, workers)))
             }
         };
