@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use darkhex_algorithms::training::ALGORITHM_NAMES;
 use darkhex_algorithms::tree::estimate_histories;
-use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, Trainer};
+use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, PolicyFile, Trainer};
 use darkhex_games::{AnyGame, Game, with_game};
 
 use crate::output::outln;
@@ -37,7 +37,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Policy file to write: .json, or anything else for compact binary
-    /// (default: policies/<game>-<algo>.json)
+    /// (default: policies/<game>-<algo>.json, or .bin past 100000 information states)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Save the solver state here at every evaluation and at the end
@@ -70,6 +70,14 @@ pub struct TrainArgs {
     /// Refuse game trees that need more memory than this many GB (default 8.6)
     #[arg(long)]
     max_memory_gb: Option<f64>,
+}
+
+/// Policies with more information states than this default to the compact
+/// binary form rather than JSON.
+const JSON_MAX_INFOSETS: usize = 100_000;
+
+fn policy_is_large(policy: &PolicyFile) -> bool {
+    policy.infosets.iter().map(Vec::len).sum::<usize>() > JSON_MAX_INFOSETS
 }
 
 pub fn set_threads(threads: Option<usize>) -> Result<()> {
@@ -200,7 +208,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let path = args
         .out
         .clone()
-        .unwrap_or_else(|| default_policy_path(&game, algorithm.name(), tree.is_none()));
+        .unwrap_or_else(|| default_policy_path(&game, algorithm.name(), policy_is_large(&policy)));
     policy.save(&path)?;
     if let Some(plot) = &args.plot {
         crate::plot::convergence(
