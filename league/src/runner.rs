@@ -79,8 +79,9 @@ pub fn run_league(
         path: out_dir.to_path_buf(),
         source,
     })?;
-    let (log, done) = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
+    // Players first: a spec that fails must not leave a log behind.
     let factories = prepare_players(t, &game)?;
+    let (log, done) = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
     let key = |a: &str, b: &str, round: u32| (a.to_string(), b.to_string(), round);
     let finished: std::collections::HashSet<_> =
         done.iter().map(|r| key(&r.a, &r.b, r.round)).collect();
