@@ -63,6 +63,12 @@ fn pone_says_yes_exactly_when_the_lp_value_is_a_sure_win() {
         sure >= 10,
         "only {sure} sure wins: the check needs both answers"
     );
+    // The classic 2x4 and 4x2 boards: hours of LP (up to 22 GB), seconds of PONE.
+    let large = reference["large"].as_object().unwrap();
+    assert_eq!(large.len(), 6);
+    for (name, facts) in large {
+        check_against(name, facts["value_p0"].as_f64().unwrap());
+    }
     // And the LP run here, on the boards it solves in a moment.
     for name in variants(2, 2).iter().chain(&variants(2, 3)[..4]) {
         let g = dark(name);
