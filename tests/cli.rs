@@ -1,13 +1,15 @@
 //! The `darkhex` command as a user runs it: outputs and errors.
 
+mod common;
+
+use common::{json, ok, stderr, stdout};
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+/// Runs `darkhex args` where the tests run: these commands write no files.
 fn darkhex(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args(args)
-        .output()
-        .expect("the darkhex binary runs")
+    common::darkhex(Path::new("."), args)
 }
 
 fn darkhex_with_input(args: &[&str], input: &str) -> Output {
@@ -25,14 +27,6 @@ fn darkhex_with_input(args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A failure is a non-zero exit with an error line that mentions each of
@@ -54,13 +48,11 @@ fn assert_clean_failure(args: &[&str], needles: &[&str]) {
 
 #[test]
 fn info_json_has_the_documented_keys_and_values() {
-    let o = darkhex(&[
+    let v = json(&darkhex(&[
         "info",
         "dark_hex(num_rows=2,num_cols=2,gameversion=adh)",
         "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    ]));
     assert_eq!(v["game"], "dark_hex(board_size=2,gameversion=adh)");
     assert_eq!(v["histories"], 471);
     assert_eq!(v["terminals"], 234);
@@ -94,14 +86,12 @@ fn info_refuses_trees_over_the_limit() {
 
 #[test]
 fn replay_prints_views_and_the_result() {
-    let o = darkhex(&[
+    let out = ok(&darkhex(&[
         "play",
         "dark_hex(num_rows=2,num_cols=2)",
         "--moves",
         "a1,a1,b2,a2",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    ]));
     assert!(out.contains("2. o a1 (hit)"), "{out}");
     assert!(
         out.contains("x (player 0) sees") && out.contains("o (player 1) sees"),
@@ -183,9 +173,7 @@ fn bad_input_gives_one_clear_line() {
 
 #[test]
 fn the_showcase_solves_trains_and_rates() {
-    let o = darkhex(&[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = ok(&darkhex(&[]));
     assert!(out.contains("0.818182 (9/11)"), "{out}");
     assert!(
         out.contains("CFR+ for 200 iterations: exploitability"),

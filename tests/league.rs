@@ -1,20 +1,8 @@
 //! `darkhex league` and `darkhex play --p0 --p1` as a user runs them.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn darkhex(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the darkhex binary runs")
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{darkhex, ok, stderr};
 
 #[test]
 fn a_league_from_flags_writes_reports_and_resumes() {
@@ -63,7 +51,7 @@ fn a_league_from_a_file() {
     let out = ok(&darkhex(d, &["league", "t.toml", "--out", "k"]));
     assert!(out.contains("nash") && out.contains("10 games"), "{out}");
     let o = darkhex(d, &["league", "missing.toml"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read missing.toml"));
+    assert!(stderr(&o).contains("cannot read missing.toml"));
     let o = darkhex(
         d,
         &[
@@ -74,7 +62,7 @@ fn a_league_from_a_file() {
             "random,wizard",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(
         err.contains("unknown player 'wizard'") && err.contains("ismcts"),
         "{err}"

@@ -1,21 +1,14 @@
 //! `darkhex pone` as a user runs it.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn darkhex(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the darkhex binary runs")
-}
+use common::{darkhex, json, stderr, stdout};
 
 #[test]
 fn pone_answers_writes_and_verifies_a_strategy() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let o = darkhex(
+    let v = json(&darkhex(
         d,
         &[
             "pone",
@@ -25,9 +18,7 @@ fn pone_answers_writes_and_verifies_a_strategy() {
             "--verify",
             "--json",
         ],
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    ));
     assert_eq!(v["wins"], true);
     assert_eq!(v["player"], 0);
     assert_eq!(v["winning_moves"], serde_json::json!(["c1", "a3"]));
@@ -46,13 +37,13 @@ fn pone_answers_writes_and_verifies_a_strategy() {
             "1",
         ],
     );
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = stdout(&o);
     assert!(
         o.status.success() && out.contains("probability one  no"),
         "{out}"
     );
     let o = darkhex(d, &["pone", "hex(board_size=3)"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("dark games"));
+    assert!(stderr(&o).contains("dark games"));
     let o = darkhex(d, &["pone", "dark_hex(board_size=9)"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("64 cells"));
+    assert!(stderr(&o).contains("64 cells"));
 }

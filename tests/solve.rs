@@ -1,20 +1,8 @@
 //! `darkhex solve` as a user runs it.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn darkhex(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the darkhex binary runs")
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
+use common::{darkhex, json, ok, stderr};
 
 #[test]
 fn solve_reports_the_value_and_writes_a_policy_exploit_accepts() {
@@ -69,7 +57,7 @@ fn solve_reports_the_value_and_writes_a_policy_exploit_accepts() {
 #[test]
 fn the_normal_form_prints_its_matrix() {
     let dir = tempfile::tempdir().unwrap();
-    let o = darkhex(
+    let out = ok(&darkhex(
         dir.path(),
         &[
             "solve",
@@ -78,9 +66,7 @@ fn the_normal_form_prints_its_matrix() {
             "nf-lp",
             "--matrix",
         ],
-    );
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ));
     assert!(out.contains("player 0's reduced pure strategies"), "{out}");
     assert!(out.contains("r0    [start] a1"), "{out}");
     assert!(out.contains("payoff to player 0"), "{out}");
@@ -96,7 +82,7 @@ fn the_normal_form_prints_its_matrix() {
             "100",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(
         !o.status.success() && err.contains("more than 100") && err.contains("--method lp"),
         "{err}"

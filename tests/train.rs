@@ -1,21 +1,10 @@
 //! `darkhex train` and `darkhex exploit` as a user runs them.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+
+use common::{darkhex, json, stderr};
+use std::process::Command;
 use std::time::Duration;
-
-fn darkhex(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the darkhex binary runs")
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
 
 #[test]
 fn train_and_exploit_agree_with_the_reference() {
@@ -100,24 +89,22 @@ fn exploit_names_what_differs_and_refuses_bad_files() {
             "p.json",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(!o.status.success());
     assert!(err.contains("gameversion (default) vs adh"), "{err}");
     std::fs::write(d.join("bad.json"), "{\"format\": 3").unwrap();
     let o = darkhex(d, &["exploit", "kuhn_poker", "bad.json"]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(
         !o.status.success() && err.contains("not a valid policy file") && !err.contains("panicked"),
         "{err}"
     );
     let o = darkhex(d, &["exploit", "kuhn_poker", "missing.json"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read missing.json"));
+    assert!(stderr(&o).contains("cannot read missing.json"));
     let o = darkhex(d, &["train", "kuhn_poker", "--algo", "cfr++"]);
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr")
-    );
+    assert!(stderr(&o).contains("cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr"));
     let o = darkhex(d, &["train", "kuhn_poker", "--algo", "cfr", "--alpha", "2"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("does not take --alpha"));
+    assert!(stderr(&o).contains("does not take --alpha"));
     let o = darkhex(
         d,
         &[
@@ -129,7 +116,7 @@ fn exploit_names_what_differs_and_refuses_bad_files() {
             "1",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("histories") && err.contains("mccfr"), "{err}");
 }
 

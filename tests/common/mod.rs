@@ -1,0 +1,35 @@
+//! Running the `darkhex` binary the way a user does, for the CLI tests.
+
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs `darkhex args` in `dir`, where it reads and writes its files.
+pub fn darkhex(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the darkhex binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The standard output of a run that must have succeeded.
+pub fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", stderr(o));
+    stdout(o)
+}
+
+/// The `--json` object of a run that must have succeeded.
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&ok(o)).unwrap()
+}
