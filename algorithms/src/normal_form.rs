@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use darkhex_games::NUM_PLAYERS;
 use darkhex_games::analysis::InfosetTable;
-use good_lp::{Expression, ProblemVariables, Solution, SolverModel, Variable, variable};
+use good_lp::{
+    Constraint, Expression, ProblemVariables, Solution, SolverModel, Variable, variable,
+};
 use thiserror::Error;
 
 use crate::best_response::exploitability;
@@ -161,28 +163,28 @@ fn solve_matrix_game(
         constraints.push(e.geq(0.0));
     }
     let problem = vars.maximise(v);
-    let failed = |reason: String| LpError::Solver {
+    let solved = match backend {
+        LpBackend::Clarabel => optimum(problem.using(good_lp::clarabel), constraints, v, &p),
+        LpBackend::Microlp => optimum(problem.using(good_lp::microlp), constraints, v, &p),
+    };
+    solved.map_err(|reason| LpError::Solver {
         backend: backend.name(),
         reason,
-    };
-    match backend {
-        LpBackend::Clarabel => {
-            let s = problem
-                .using(good_lp::clarabel)
-                .with_all(constraints)
-                .solve()
-                .map_err(|e| failed(e.to_string()))?;
-            Ok((s.value(v), p.iter().map(|&x| s.value(x)).collect()))
-        }
-        LpBackend::Microlp => {
-            let s = problem
-                .using(good_lp::microlp)
-                .with_all(constraints)
-                .solve()
-                .map_err(|e| failed(e.to_string()))?;
-            Ok((s.value(v), p.iter().map(|&x| s.value(x)).collect()))
-        }
-    }
+    })
+}
+
+/// The value and the row player's mix, whichever backend `model` uses.
+fn optimum<M: SolverModel>(
+    model: M,
+    constraints: Vec<Constraint>,
+    v: Variable,
+    p: &[Variable],
+) -> Result<(f64, Vec<f64>), String> {
+    let s = model
+        .with_all(constraints)
+        .solve()
+        .map_err(|e| e.to_string())?;
+    Ok((s.value(v), p.iter().map(|&x| s.value(x)).collect()))
 }
 
 /// Solves the normal form as a matrix game for each player; the mixed
