@@ -235,6 +235,24 @@ impl HexBoard {
         cell
     }
 
+    /// Whether a stone of `player` on the empty `cell` would join the
+    /// player's sides, without placing it (searches that try many cells
+    /// need not copy the board).
+    pub fn would_join(&self, cell: usize, player: usize) -> bool {
+        let stone = player as u8 + 1;
+        let mut sides = self.dims.sides_touched(cell, player);
+        for n in self.dims.neighbours(cell) {
+            if self.slots[n].stone == stone {
+                let mut root = n;
+                while self.slots[root].parent as usize != root {
+                    root = self.slots[root].parent as usize;
+                }
+                sides |= self.slots[root].flags & SIDES;
+            }
+        }
+        sides == NORTH | SOUTH || sides == WEST | EAST
+    }
+
     /// Puts a stone of `player` on the empty `cell`; returns true when this
     /// stone's chain now touches both of the player's sides.
     pub fn place(&mut self, cell: usize, player: usize) -> bool {

@@ -94,6 +94,26 @@ proptest! {
     }
 
     #[test]
+    fn would_join_foretells_place_on_every_empty_cell(
+        (rows, cols) in dims_strategy(),
+        choices in prop::collection::vec(any::<u16>(), 81),
+    ) {
+        let game = load_game(&format!("hex(num_rows={rows},num_cols={cols})")).unwrap();
+        let mut state = game.new_initial_state();
+        for a in playout(&game, &choices) {
+            let AnyState::Hex(s) = &state else { unreachable!() };
+            let b = s.board();
+            for cell in (0..b.dims().cells()).filter(|&c| b.is_empty(c)) {
+                for player in [BLACK, WHITE] {
+                    let mut placed = b.clone();
+                    prop_assert_eq!(b.would_join(cell, player), placed.place(cell, player));
+                }
+            }
+            state.apply(a);
+        }
+    }
+
+    #[test]
     fn rex_and_dark_rex_swap_the_winner(
         (rows, cols) in (1usize..=6, 1usize..=6),
         variant in 0usize..DARK_VARIANTS.len(),

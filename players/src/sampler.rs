@@ -137,11 +137,8 @@ fn opponent_move(
         .iter()
         .enumerate()
         .any(|(k, &(d, _))| k + 1 >= chances_before(d));
-    let ends_game = |c: usize| {
-        let mut s = state.clone();
-        s.apply(c as Action);
-        s.is_terminal()
-    };
+    // The cells tried are empty, so the move places a stone of the mover.
+    let ends_game = |c: usize| board.would_join(c, 1 - seat);
     if tight {
         let (_, c) = deadlines[0];
         return (!ends_game(c)).then_some(c as Action);

@@ -47,6 +47,7 @@ pub fn search<S: State>(
         children: Vec::new(),
     }];
     let mut legal = Vec::new();
+    let mut untried = Vec::new();
     let mut buf = Vec::new();
     let mut path = Vec::new();
     for _ in 0..config.simulations {
@@ -67,7 +68,8 @@ pub fn search<S: State>(
                 Turn::Player(p) => p,
             };
             state.legal_actions_into(&mut legal);
-            let mut untried: Vec<Action> = legal.clone();
+            untried.clear();
+            untried.extend_from_slice(&legal);
             for k in 0..nodes[node].children.len() {
                 let c = nodes[node].children[k];
                 if let Some(i) = untried.iter().position(|&a| a == nodes[c as usize].action) {
