@@ -55,9 +55,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
     let mut verified = None;
     if result.wins && (args.strategy_out.is_some() || args.verify) {
         bar.set_message("writing out the strategy");
-        let rules = pone::rules_for(&game, player)?;
-        let root = pone::knowledge(&rules, &result.from).expect("the search started from it");
-        let strategy = extract_strategy(&search, &game, &result.from, &root);
+        let strategy = extract_strategy(&search, &game, &result.from);
         if let Some(path) = &args.strategy_out {
             strategy.save(path)?;
             strategy_line = Some(format!(

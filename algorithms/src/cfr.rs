@@ -165,7 +165,7 @@ impl Split {
             let mut chunks = Vec::new();
             let (mut start, mut load) = (0, 0);
             for i in 0..table.len() {
-                load += tree.infoset_nodes(p, i).len() * table.slots(i).len();
+                load += tree.infoset_pairs(p, i).len();
                 if load * CHUNKS >= total {
                     chunks.push((start, i + 1));
                     start = i + 1;

@@ -33,7 +33,9 @@ use thiserror::Error;
 use crate::best_response::{Exploitability, best_response, exploitability};
 use crate::cfr::{CfrSolver, CfrVariant};
 use crate::policy::TreePolicy;
-use crate::sequence_form::{SequencePayoffs, behaviour_from_plan, slot_infosets};
+use crate::sequence_form::{
+    SequencePayoffs, behaviour_from_plan, plan_from_behaviour, slot_infosets,
+};
 use crate::tree::GameTree;
 
 /// Games with fewer sequences (both players) are solved with the full LP.
@@ -268,15 +270,13 @@ fn solve_player(
 /// closed so that every infoset whose parent sequence is in keeps at least
 /// one action (its most likely one).
 fn support_of(table: &InfosetTable, probs: &[f64], min_weight: f64) -> Vec<bool> {
-    let mut plan = vec![0.0; table.num_slots() + 1];
+    let plan = plan_from_behaviour(table, probs);
     let mut keep = vec![false; table.num_slots() + 1];
-    plan[0] = 1.0;
     keep[0] = true;
     for i in 0..table.len() {
         let parent = table.parent[i] as usize;
         let slots = table.slots(i);
         for s in slots.clone() {
-            plan[s + 1] = plan[parent] * probs[s];
             keep[s + 1] = keep[parent] && plan[s + 1] >= min_weight;
         }
         if keep[parent] && !slots.clone().any(|s| keep[s + 1]) {

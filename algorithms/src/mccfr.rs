@@ -31,7 +31,11 @@ pub enum Sampling {
 }
 
 impl Sampling {
-    pub const OUTCOME_DEFAULT: Sampling = Sampling::Outcome { exploration: 0.6 };
+    /// Outcome sampling's exploration unless the user sets one.
+    pub const DEFAULT_EXPLORATION: f64 = 0.6;
+    pub const OUTCOME_DEFAULT: Sampling = Sampling::Outcome {
+        exploration: Sampling::DEFAULT_EXPLORATION,
+    };
 
     pub fn name(&self) -> &'static str {
         match self {
@@ -90,22 +94,13 @@ impl McState {
 }
 
 fn sample_index(probs: &[f64], rng: &mut impl Rng) -> usize {
-    let mut x: f64 = rng.random();
-    for (i, &p) in probs.iter().enumerate() {
-        if x < p {
-            return i;
-        }
-        x -= p;
-    }
-    // Rounding left x above the last cumulative sum: take the last positive.
-    probs.iter().rposition(|&p| p > 0.0).unwrap_or(0)
+    crate::policy::sample_index(probs.iter().copied(), rng).unwrap_or(0)
 }
 
 /// One worker's view: the frozen tables, and its own updates.
 struct Worker<'a> {
     frozen: &'a [InfoTable; NUM_PLAYERS],
     updates: [InfoTable; NUM_PLAYERS],
-    sampling: Sampling,
 }
 
 impl Worker<'_> {
@@ -290,10 +285,16 @@ impl<G: Game> McSolver<G> {
         self.state.iteration
     }
 
+    /// Iterations per parallel batch: each worker's share is fixed, so the
+    /// result depends on the seed and the worker count only.
+    pub fn batch_size(&self) -> u64 {
+        self.state.workers as u64 * ITERATIONS_PER_WORKER
+    }
+
     /// Runs `iterations` more iterations, a whole number of batches unless
     /// `iterations` ends mid-batch.
     pub fn run(&mut self, iterations: u64) {
-        let batch = self.state.workers as u64 * ITERATIONS_PER_WORKER;
+        let batch = self.batch_size();
         let mut left = iterations;
         while left > 0 {
             let n = left.min(batch);
@@ -313,7 +314,6 @@ impl<G: Game> McSolver<G> {
                 let mut worker = Worker {
                     frozen,
                     updates: Default::default(),
-                    sampling,
                 };
                 let (lo, hi) = (first + n * w / workers, first + n * (w + 1) / workers);
                 for it in lo..hi {
@@ -321,7 +321,7 @@ impl<G: Game> McSolver<G> {
                     rng.set_stream(it);
                     for player in 0..NUM_PLAYERS {
                         let root = game.new_initial_state();
-                        match worker.sampling {
+                        match sampling {
                             Sampling::External => {
                                 worker.external(&root, player, &mut rng);
                             }

@@ -2,6 +2,25 @@
 
 use crate::tree::GameTree;
 use darkhex_games::NUM_PLAYERS;
+use rand::Rng;
+
+/// Draws an index from the distribution `probs`. When rounding leaves the
+/// draw above the total it takes the last positive entry; None when no entry
+/// is positive.
+pub fn sample_index(probs: impl IntoIterator<Item = f64>, rng: &mut impl Rng) -> Option<usize> {
+    let mut x: f64 = rng.random();
+    let mut last_positive = None;
+    for (i, p) in probs.into_iter().enumerate() {
+        if x < p {
+            return Some(i);
+        }
+        x -= p;
+        if p > 0.0 {
+            last_positive = Some(i);
+        }
+    }
+    last_positive
+}
 
 /// A behaviour strategy profile aligned with a [`GameTree`]'s slots.
 #[derive(Clone, Debug, PartialEq)]

@@ -62,6 +62,11 @@ pub struct PolicyFile {
     pub infosets: [Vec<InfosetPolicy>; NUM_PLAYERS],
 }
 
+/// Whether `file_game`, a game string read from a file, names `game`.
+pub fn same_game(file_game: &str, game: &AnyGame) -> bool {
+    darkhex_games::load_game(file_game).is_ok_and(|g| g == *game)
+}
+
 /// What differs between two game strings, parameter by parameter.
 pub fn game_differences(a: &str, b: &str) -> String {
     let (Ok(sa), Ok(sb)) = (Spec::parse(a), Spec::parse(b)) else {
@@ -137,8 +142,7 @@ impl PolicyFile {
     /// Fails, naming the differences, unless the file is for `game`.
     pub fn check_game(&self, game: &AnyGame) -> Result<(), PolicyError> {
         let ours = game.game_string();
-        let same = darkhex_games::load_game(&self.game).is_ok_and(|g| g == *game);
-        if same {
+        if same_game(&self.game, game) {
             return Ok(());
         }
         Err(PolicyError::WrongGame {

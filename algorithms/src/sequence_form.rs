@@ -5,7 +5,6 @@
 use darkhex_games::NUM_PLAYERS;
 use darkhex_games::analysis::InfosetTable;
 
-use crate::policy::TreePolicy;
 use crate::tree::{CHANCE, GameTree, TERMINAL};
 
 /// Player 0's expected payoff split by the pair of sequences the players
@@ -107,15 +106,15 @@ pub fn behaviour_from_plan(table: &InfosetTable, plan: &[f64]) -> Vec<f64> {
     probs
 }
 
-/// The realization plan of a behaviour strategy (indexed by sequence).
-pub fn plan_from_behaviour(tree: &GameTree, policy: &TreePolicy, player: usize) -> Vec<f64> {
-    let table = tree.infosets(player);
+/// The realization plan (indexed by sequence) of one player's behaviour
+/// strategy `probs` (indexed by slot).
+pub fn plan_from_behaviour(table: &InfosetTable, probs: &[f64]) -> Vec<f64> {
     let mut plan = vec![0.0; table.num_slots() + 1];
     plan[0] = 1.0;
     for i in 0..table.len() {
         let parent = plan[table.parent[i] as usize];
         for s in table.slots(i) {
-            plan[s + 1] = parent * policy.probs[player][s];
+            plan[s + 1] = parent * probs[s];
         }
     }
     plan

@@ -12,7 +12,7 @@ use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::{CfrSolver, CfrState, CfrVariant};
 use crate::files::{self, FileError};
 use crate::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
-use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences};
+use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::tree::GameTree;
 
 pub const CHECKPOINT_FORMAT: &str = "darkhex-checkpoint";
@@ -107,7 +107,7 @@ impl Algorithm {
             }
             "es-mccfr" => Algorithm::MonteCarlo(Sampling::External),
             "os-mccfr" => {
-                let e = params.exploration.unwrap_or(0.6);
+                let e = params.exploration.unwrap_or(Sampling::DEFAULT_EXPLORATION);
                 if !(0.0..1.0).contains(&e) {
                     return Err(TrainError::BadExploration(e));
                 }
@@ -264,7 +264,7 @@ impl<'t> Trainer<'t> {
         requested: Option<Algorithm>,
     ) -> Result<Self, TrainError> {
         let ours = game.game_string();
-        if darkhex_games::load_game(&checkpoint.game).ok() != Some(game) {
+        if !same_game(&checkpoint.game, &game) {
             return Err(TrainError::WrongGame {
                 differences: game_differences(&checkpoint.game, &ours),
                 file_game: checkpoint.game,
@@ -308,7 +308,7 @@ impl<'t> Trainer<'t> {
     pub fn batch_size(&self) -> u64 {
         match &self.engine {
             Engine::Tabular(_) => 1,
-            Engine::MonteCarlo(s) => s.state().workers as u64 * crate::mccfr::ITERATIONS_PER_WORKER,
+            Engine::MonteCarlo(s) => s.batch_size(),
         }
     }
 

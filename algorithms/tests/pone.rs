@@ -91,9 +91,7 @@ fn every_strategy_up_to_3x3_survives_the_exhaustive_check() {
                 if !r.wins {
                     continue;
                 }
-                let rules = pone::rules_for(&g, player).unwrap();
-                let root = pone::knowledge(&rules, &r.from).unwrap();
-                let strategy = extract_strategy(&search, &g, &r.from, &root);
+                let strategy = extract_strategy(&search, &g, &r.from);
                 let report = verify_strategy(&g, &strategy, 100_000_000)
                     .unwrap_or_else(|e| panic!("{name} player {player}: {e}"));
                 assert!(report.terminals > 0);

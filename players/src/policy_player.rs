@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use darkhex_algorithms::PolicyTable;
+use darkhex_algorithms::policy::sample_index;
 use darkhex_games::Action;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -33,18 +34,7 @@ impl PolicyPlayer {
 
 /// Samples from `probs` over `actions`; the last action absorbs rounding.
 pub fn sample(actions: &[Action], probs: &[f64], rng: &mut impl Rng) -> Action {
-    let mut x: f64 = rng.random();
-    for (&a, &p) in actions.iter().zip(probs) {
-        if x < p {
-            return a;
-        }
-        x -= p;
-    }
-    let last = probs
-        .iter()
-        .rposition(|&p| p > 0.0)
-        .unwrap_or(actions.len() - 1);
-    actions[last]
+    actions[sample_index(probs.iter().copied(), rng).unwrap_or(actions.len() - 1)]
 }
 
 impl Player for PolicyPlayer {

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use darkhex_algorithms::pone::knowledge;
-use darkhex_algorithms::pone::knowledge::Rules;
 use darkhex_algorithms::pone::search::Search;
 use darkhex_games::{Action, Token};
 
@@ -12,7 +11,6 @@ use crate::player::{Player, PlayerError, PlayerView};
 
 pub struct PonePlayer {
     search: Arc<Search>,
-    rules: Rules,
     fallback: Box<dyn Player>,
     /// Decisions taken by the probability-one strategy.
     pub sure_moves: usize,
@@ -22,7 +20,6 @@ impl PonePlayer {
     /// `search` is for this player's seat; it may be shared by many games.
     pub fn new(search: Arc<Search>, fallback: Box<dyn Player>) -> Self {
         PonePlayer {
-            rules: search.rules,
             search,
             fallback,
             sure_moves: 0,
@@ -30,7 +27,7 @@ impl PonePlayer {
     }
 
     fn sure_move(&self, key: &[Token]) -> Option<Action> {
-        let k = knowledge(&self.rules, key)?;
+        let k = knowledge(&self.search.rules, key)?;
         self.search.winning_move(&k).map(|c| c as Action)
     }
 }

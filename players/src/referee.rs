@@ -1,5 +1,6 @@
 //! Runs one game between two players, telling each only its own observations.
 
+use darkhex_algorithms::policy::sample_index;
 use darkhex_games::{Action, Game, NUM_PLAYERS, State, Turn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -17,14 +18,10 @@ pub struct GameRecord {
 /// Samples an outcome of a chance node.
 pub fn sample_chance<S: State>(state: &S, rng: &mut impl Rng) -> Action {
     let outcomes = state.chance_outcomes();
-    let mut x: f64 = rng.random();
-    for &(a, p) in &outcomes {
-        if x < p {
-            return a;
-        }
-        x -= p;
+    match sample_index(outcomes.iter().map(|&(_, p)| p), rng) {
+        Some(i) => outcomes[i].0,
+        None => outcomes.last().map(|&(a, _)| a).unwrap_or_default(),
     }
-    outcomes.last().map(|&(a, _)| a).unwrap_or_default()
 }
 
 /// Plays `game` to the end. Chance nodes are sampled from `seed`; `on_move`

@@ -51,17 +51,12 @@ pub enum SpecError {
 
 /// Makes players of one spec for one game.
 pub trait PlayerFactory: Send + Sync {
-    /// The spec, as a name for tables.
-    fn label(&self) -> String;
     fn create(&self, seat: usize, seed: u64) -> Box<dyn Player>;
 }
 
 struct Random;
 
 impl PlayerFactory for Random {
-    fn label(&self) -> String {
-        "random".into()
-    }
     fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
         Box::new(RandomPlayer::new(seed))
     }
@@ -73,9 +68,6 @@ struct Policy {
 }
 
 impl PlayerFactory for Policy {
-    fn label(&self) -> String {
-        self.label.clone()
-    }
     fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
         Box::new(PolicyPlayer::new(
             self.label.clone(),
@@ -86,15 +78,11 @@ impl PlayerFactory for Policy {
 }
 
 struct Search {
-    label: String,
     game: AnyGame,
     config: SearchConfig,
 }
 
 impl PlayerFactory for Search {
-    fn label(&self) -> String {
-        self.label.clone()
-    }
     fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
         match self.game {
             AnyGame::Hex(g) => Box::new(MctsPlayer::new(g, self.config, seed)),
@@ -105,16 +93,12 @@ impl PlayerFactory for Search {
 }
 
 struct Pone {
-    label: String,
     /// One search (and its table) per seat, shared by every game.
     searches: [Arc<PoneSearch>; 2],
     fallback: Arc<dyn PlayerFactory>,
 }
 
 impl PlayerFactory for Pone {
-    fn label(&self) -> String {
-        self.label.clone()
-    }
     fn create(&self, seat: usize, seed: u64) -> Box<dyn Player> {
         Box::new(PonePlayer::new(
             self.searches[seat].clone(),
@@ -226,7 +210,6 @@ pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, Spe
                 _ => return Err(unsupported("the search players play the Hex family")),
             }
             Ok(Arc::new(Search {
-                label,
                 game: *game,
                 config,
             }))
@@ -242,11 +225,7 @@ pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, Spe
                 Ok(Arc::new(PoneSearch::new(rules)))
             };
             let searches = [search(0)?, search(1)?];
-            Ok(Arc::new(Pone {
-                label: label.clone(),
-                searches,
-                fallback,
-            }))
+            Ok(Arc::new(Pone { searches, fallback }))
         }
         other => Err(SpecError::UnknownPlayer(other.to_string())),
     }

@@ -95,6 +95,24 @@ pub struct Worlds {
     pub intersection: u64,
 }
 
+impl Worlds {
+    /// The configurations in which the owner's stone on `bit` is placed:
+    /// those where that cell is empty.
+    pub fn placing(&self, bit: u64) -> Vec<u64> {
+        self.sets.iter().copied().filter(|h| h & bit == 0).collect()
+    }
+
+    /// The configurations in which the owner runs into a hidden stone on
+    /// `bit`, with that stone no longer hidden.
+    pub fn hitting(&self, bit: u64) -> Vec<u64> {
+        self.sets
+            .iter()
+            .filter(|h| *h & bit != 0)
+            .map(|h| h & !bit)
+            .collect()
+    }
+}
+
 /// What the owner perceives of one opponent turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Heard {

@@ -74,7 +74,7 @@ pub fn solve(
     }
     let first = first_turn(game, player);
     let from = if from.is_empty() { &first[..] } else { from };
-    let rules = Rules::new(game, player).ok_or(PoneError::BoardTooLarge(game.dims().cells()))?;
+    let rules = rules_for(game, player)?;
     let bad = || PoneError::BadInfoState {
         player,
         game: game.game_string(),
@@ -105,8 +105,8 @@ pub fn solve(
     Ok((result, search))
 }
 
-/// The root knowledge of `player` and the search's rules, for callers that
-/// follow a strategy move by move.
+/// The search's rules for `player` on `game`, for callers that follow a
+/// strategy move by move.
 pub fn rules_for(game: &DarkHexGame, player: usize) -> Result<Rules, PoneError> {
     Rules::new(game, player).ok_or(PoneError::BoardTooLarge(game.dims().cells()))
 }

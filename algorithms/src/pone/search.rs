@@ -39,12 +39,6 @@ pub struct Search {
     order: Vec<u8>,
 }
 
-/// One way an opponent turn can go, as the owner perceives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Branch {
-    pub heard: Heard,
-}
-
 impl Search {
     pub fn new(rules: Rules) -> Search {
         // Central cells first: they take part in more chains.
@@ -85,10 +79,6 @@ impl Search {
         if r < *k { (r, true) } else { (*k, false) }
     }
 
-    fn rotate_cell(&self, cell: u8) -> u8 {
-        (self.rules.geometry.dims.cells() - 1 - cell as usize) as u8
-    }
-
     fn entry(&self, k: &Knowledge) -> Entry {
         let (key, rotated) = self.canonical(k);
         let known = self
@@ -98,7 +88,9 @@ impl Search {
             .get(&key)
             .copied();
         let turn = |e: Entry| match e {
-            Entry::Won(c) if rotated => Entry::Won(self.rotate_cell(c)),
+            Entry::Won(c) if rotated => {
+                Entry::Won(self.rules.geometry.dims.rotate180(c as usize) as u8)
+            }
             e => e,
         };
         match known {
@@ -154,13 +146,7 @@ impl Search {
                     return false;
                 }
             } else {
-                let empty_before: Vec<u64> = worlds
-                    .sets
-                    .iter()
-                    .copied()
-                    .filter(|h| h & bit == 0)
-                    .collect();
-                if !self.opponent_turn_wins(&k.after_own(cell, false), &empty_before) {
+                if !self.opponent_turn_wins(&k.after_own(cell, false), &worlds.placing(bit)) {
                     return false;
                 }
             }
@@ -168,13 +154,7 @@ impl Search {
         if worlds.union & bit != 0 {
             let after = k.after_own(cell, true);
             let ok = if rules.abrupt {
-                let hit: Vec<u64> = worlds
-                    .sets
-                    .iter()
-                    .filter(|h| *h & bit != 0)
-                    .map(|h| h & !bit)
-                    .collect();
-                self.opponent_turn_wins(&after, &hit)
+                self.opponent_turn_wins(&after, &worlds.hitting(bit))
             } else {
                 self.wins(&after)
             };
@@ -186,8 +166,9 @@ impl Search {
     }
 
     /// The ways the opponent's turn from `k` (with hidden configurations
-    /// `worlds`) can go; `None` if the opponent can win in one of them.
-    pub fn opponent_branches(&self, k: &Knowledge, worlds: &[u64]) -> Option<Vec<Branch>> {
+    /// `worlds`) can go, as the owner perceives them; `None` if the opponent
+    /// can win in one of them.
+    pub fn opponent_branches(&self, k: &Knowledge, worlds: &[u64]) -> Option<Vec<Heard>> {
         let rules = &self.rules;
         let g = &rules.geometry;
         let free = k.free(rules);
@@ -202,19 +183,15 @@ impl Search {
             // others continue the game.
             can_place |= empty & !joins != 0;
         }
-        let placement = |count: u8, cells: u64| Branch {
-            heard: Heard {
-                placed: true,
-                count,
-                cells,
-            },
+        let placement = |count: u8, cells: u64| Heard {
+            placed: true,
+            count,
+            cells,
         };
-        let collision = |count: u8, cells: u64| Branch {
-            heard: Heard {
-                placed: false,
-                count,
-                cells,
-            },
+        let collision = |count: u8, cells: u64| Heard {
+            placed: false,
+            count,
+            cells,
         };
         let left = k.collisions_left(rules);
         let mut out = Vec::new();
@@ -281,7 +258,7 @@ impl Search {
             None => false,
             Some(branches) => branches
                 .iter()
-                .all(|b| self.wins(&k.after_opponent(&self.rules, b.heard))),
+                .all(|&heard| self.wins(&k.after_opponent(&self.rules, heard))),
         }
     }
 }

@@ -9,7 +9,7 @@ use darkhex_games::{Action, Game, Token};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::knowledge::{Heard, Hearing, Knowledge, Rules};
+use super::knowledge::{Heard, Hearing, Knowledge, Rules, knowledge_of};
 use super::search::Search;
 use crate::files::{self, FileError};
 
@@ -58,7 +58,6 @@ fn turn_tokens(rules: &Rules, heard: Heard) -> Vec<Vec<Token>> {
     } else {
         vec![]
     };
-    let blind_collision_marker = turn_marker.clone();
     // Collision tokens in every order the opponent could have made them.
     let mut collision_orders: Vec<Vec<Token>> = vec![vec![]];
     match rules.hearing {
@@ -79,12 +78,9 @@ fn turn_tokens(rules: &Rules, heard: Heard) -> Vec<Vec<Token>> {
         Hearing::Nothing => {}
     }
     if rules.abrupt && !heard.placed {
-        // One collision, and nothing else, this turn.
-        return if rules.hearing == Hearing::Nothing {
-            vec![blind_collision_marker]
-        } else {
-            collision_orders
-        };
+        // One heard collision, and nothing else, this turn. (Unheard, a
+        // collision looks like a placement: opponent_branches reports it so.)
+        return collision_orders;
     }
     collision_orders
         .into_iter()
@@ -111,17 +107,16 @@ fn permutations(items: &[Token]) -> Vec<Vec<Token>> {
     out
 }
 
-/// Writes out the strategy a finished search found from `root` (whose
-/// information state is `from`): one entry per reachable information state.
-pub fn extract_strategy(
-    search: &Search,
-    game: &DarkHexGame,
-    from: &[Token],
-    root: &Knowledge,
-) -> Strategy {
-    let mut moves: FxHashMap<Vec<Token>, Action> = FxHashMap::default();
-    let mut stack: Vec<(Vec<Token>, Knowledge)> = vec![(from.to_vec(), *root)];
+/// Writes out the strategy a finished search found from the information
+/// state `from`: one entry per reachable information state (none if `from`
+/// is not one of the search's player's).
+pub fn extract_strategy(search: &Search, game: &DarkHexGame, from: &[Token]) -> Strategy {
     let rules = &search.rules;
+    let mut moves: FxHashMap<Vec<Token>, Action> = FxHashMap::default();
+    let mut stack: Vec<(Vec<Token>, Knowledge)> = knowledge_of(rules, from)
+        .map(|root| (from.to_vec(), root))
+        .into_iter()
+        .collect();
     while let Some((tokens, k)) = stack.pop() {
         if moves.contains_key(&tokens) {
             continue;
@@ -137,9 +132,9 @@ pub fn extract_strategy(
             let Some(branches) = search.opponent_branches(&after, &sets) else {
                 unreachable!("a winning move leaves the opponent no win");
             };
-            for b in branches {
-                let next = after.after_opponent(rules, b.heard);
-                for seq in turn_tokens(rules, b.heard) {
+            for heard in branches {
+                let next = after.after_opponent(rules, heard);
+                for seq in turn_tokens(rules, heard) {
                     let mut t = prefix.clone();
                     t.extend(seq);
                     stack.push((t, next));
@@ -149,26 +144,14 @@ pub fn extract_strategy(
         if worlds.intersection & bit == 0 && !rules.geometry.connected(k.own | bit, rules.owner) {
             let mut t = tokens.clone();
             t.push(token::PLACED | cell as Token);
-            let sets = worlds
-                .sets
-                .iter()
-                .copied()
-                .filter(|h| h & bit == 0)
-                .collect();
-            follow(k.after_own(cell, false), t, sets);
+            follow(k.after_own(cell, false), t, worlds.placing(bit));
         }
         if worlds.union & bit != 0 {
             let mut t = tokens.clone();
             t.push(token::COLLIDED | cell as Token);
             let after = k.after_own(cell, true);
             if rules.abrupt {
-                let sets = worlds
-                    .sets
-                    .iter()
-                    .filter(|h| *h & bit != 0)
-                    .map(|h| h & !bit)
-                    .collect();
-                follow(after, t, sets);
+                follow(after, t, worlds.hitting(bit));
             } else {
                 stack.push((t, after));
             }

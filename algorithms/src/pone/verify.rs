@@ -4,11 +4,12 @@
 //! the strategy file, nothing of the search.
 
 use darkhex_games::dark_hex::DarkHexGame;
-use darkhex_games::{Action, Game, State, Token, Turn};
+use darkhex_games::{Action, AnyGame, Game, State, Token, Turn};
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 use super::strategy::Strategy;
+use crate::policy_file::same_game;
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum VerifyError {
@@ -47,6 +48,13 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Whether the owner's information state `key` leads to or lies below
+    /// the starting one.
+    fn on_path(&self, key: &[Token]) -> bool {
+        let n = key.len().min(self.from.len());
+        key[..n] == self.from[..n]
+    }
+
     fn visit(&mut self, state: &darkhex_games::dark_hex::DarkHexState) -> Result<(), VerifyError> {
         self.report.histories += 1;
         if self.report.histories > self.limit {
@@ -91,9 +99,7 @@ impl Walk<'_> {
                 let mut next = state.clone();
                 next.apply(action);
                 // Histories that leave the starting information state are not the strategy's.
-                let k = next.info_key(p);
-                let n = k.len().min(self.from.len());
-                if k[..n] != self.from[..n] {
+                if !self.on_path(next.info_key(p)) {
                     return Ok(());
                 }
                 self.visit(&next)
@@ -102,9 +108,7 @@ impl Walk<'_> {
                 for a in state.legal_actions() {
                     let mut next = state.clone();
                     next.apply(a);
-                    let k = next.info_key(self.owner);
-                    let n = k.len().min(self.from.len());
-                    if k[..n] != self.from[..n] {
+                    if !self.on_path(next.info_key(self.owner)) {
                         continue;
                     }
                     self.visit(&next)?;
@@ -123,9 +127,7 @@ pub fn verify_strategy(
     strategy: &Strategy,
     limit: u64,
 ) -> Result<VerifyReport, VerifyError> {
-    if darkhex_games::load_game(&strategy.game).ok() != Some(darkhex_games::AnyGame::DarkHex(*game))
-        || strategy.player > 1
-    {
+    if !same_game(&strategy.game, &AnyGame::DarkHex(*game)) || strategy.player > 1 {
         return Err(VerifyError::WrongGame {
             file: strategy.game.clone(),
             game: game.game_string(),
