@@ -1,8 +1,6 @@
 //! `darkhex league`: run a tournament from a TOML file or from flags.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -11,6 +9,7 @@ use darkhex_league::{Tournament, run_league};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::output::outln;
+use crate::progress::interrupt_flag;
 
 #[derive(Args)]
 pub struct LeagueArgs {
@@ -65,11 +64,7 @@ pub fn run(args: LeagueArgs) -> Result<()> {
         "{bar:32.cyan/blue} {pos}/{len} games  {msg}  [{elapsed_precise} < {eta}]",
     )?);
     bar.set_message("preparing players");
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let flag = stop.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
+    let stop = interrupt_flag();
     let progress = |p: &darkhex_league::Progress| {
         bar.set_position(p.done as u64);
         if let Some((name, score)) = &p.leader {

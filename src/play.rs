@@ -81,20 +81,6 @@ pub fn move_line(game: &AnyGame, before: &AnyState, action: Action) -> String {
     format!("{} {name}{hit}", mover_label(game, turn))
 }
 
-/// The move lines of a whole history, and the final state.
-pub fn replay_history(game: &AnyGame, history: &[Action]) -> (Vec<String>, AnyState) {
-    let mut state = game.new_initial_state();
-    let lines = history
-        .iter()
-        .map(|&a| {
-            let line = move_line(game, &state, a);
-            state.apply(a);
-            line
-        })
-        .collect();
-    (lines, state)
-}
-
 /// The real state and, for dark games, what each player sees.
 pub fn render_state(game: &AnyGame, state: &impl State) -> String {
     if matches!(game, AnyGame::DarkHex(_)) {
@@ -180,6 +166,7 @@ fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
         );
     }
     let mut state = game.new_initial_state();
+    let mut lines = Vec::new();
     let mut shown = Ok(());
     let record = play_game(game, &mut players, seed, |after, _turn, action| {
         let line = move_line(game, &state, action);
@@ -191,14 +178,14 @@ fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
                 Ok(())
             })();
         }
+        lines.push(line);
     });
     shown?;
-    let record = match record {
-        Ok(r) => r,
+    match record {
+        Ok(_) => {}
         Err(darkhex_players::PlayerError::Quit) => bail!("you quit the game"),
         Err(e) => return Err(e.into()),
-    };
-    let (lines, state) = replay_history(game, &record.history);
+    }
     if !humans.is_empty() {
         outln!("\nmoves: {}", lines.join(", "));
         outln!("{}", render_state(game, &state));

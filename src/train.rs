@@ -2,8 +2,7 @@
 //! evaluation, checkpoints, a policy file and a convergence plot.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -14,7 +13,7 @@ use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, Polic
 use darkhex_games::{AnyGame, Game, with_game};
 
 use crate::output::outln;
-use crate::progress::{bar, compile, default_policy_path, max_bytes};
+use crate::progress::{bar, compile, default_policy_path, interrupt_flag, max_bytes};
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
 const EVAL_TREE_HISTORIES: f64 = 3e7;
@@ -154,12 +153,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .div_ceil(batch)
         * batch;
 
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        // A second handler cannot be installed; then Ctrl-C just ends the process.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
+    let interrupted = interrupt_flag();
     let progress = bar(target);
     progress.set_position(trainer.iteration().min(target));
     if trainer.iteration() == 0 && trainer.has_tree() {

@@ -191,23 +191,12 @@ fn balanced(text: &str) -> bool {
 /// Splits a comma-separated list of specs, leaving commas inside
 /// parentheses alone: `random,mcts(sims=10,c=2)` is two specs.
 pub fn split_list(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut depth, mut current) = (0i32, String::new());
-    for ch in text.chars() {
-        match ch {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut current).trim().to_string());
-                continue;
-            }
-            _ => {}
-        }
-        current.push(ch);
-    }
-    out.push(current.trim().to_string());
-    out.retain(|s| !s.is_empty());
-    out
+    split_top_level(text)
+        .into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 #[cfg(test)]

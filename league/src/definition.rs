@@ -153,7 +153,8 @@ impl Tournament {
         }
     }
 
-    fn index_of(&self, name: &str) -> Option<usize> {
+    /// The position of the player called `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
         self.players.iter().position(|p| p.name == name)
     }
 

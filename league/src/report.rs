@@ -67,13 +67,12 @@ pub struct Report {
 
 impl Report {
     pub fn new(tournament: &Tournament, results: &[GameResult]) -> Report {
-        let index = |name: &str| tournament.players.iter().position(|p| p.name == name);
         let outcomes: Vec<Outcome> = results
             .iter()
             .filter_map(|r| {
                 Some(Outcome {
-                    a: index(&r.a)?,
-                    b: index(&r.b)?,
+                    a: tournament.index_of(&r.a)?,
+                    b: tournament.index_of(&r.b)?,
                     score_a: r.score_a(),
                 })
             })

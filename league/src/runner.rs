@@ -39,6 +39,14 @@ struct Shared {
     points: Vec<(f64, usize)>,
 }
 
+/// Adds one game to both players' (points, games): `score` to `a`, the rest to `b`.
+fn credit(points: &mut [(f64, usize)], a: usize, b: usize, score: f64) {
+    points[a].0 += score;
+    points[a].1 += 1;
+    points[b].0 += 1.0 - score;
+    points[b].1 += 1;
+}
+
 fn leader(t: &Tournament, points: &[(f64, usize)]) -> Option<(String, f64)> {
     points
         .iter()
@@ -93,14 +101,8 @@ pub fn run_league(
         .collect();
     let mut points = vec![(0.0, 0); t.players.len()];
     for r in &done {
-        if let (Some(a), Some(b)) = (
-            t.players.iter().position(|p| p.name == r.a),
-            t.players.iter().position(|p| p.name == r.b),
-        ) {
-            points[a].0 += r.score_a();
-            points[a].1 += 1;
-            points[b].0 += 1.0 - r.score_a();
-            points[b].1 += 1;
+        if let (Some(a), Some(b)) = (t.index_of(&r.a), t.index_of(&r.b)) {
+            credit(&mut points, a, b, r.score_a());
         }
     }
     let total = schedule.len();
@@ -138,11 +140,7 @@ pub fn run_league(
             };
             let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
             s.log.append(&result)?;
-            let score = result.score_a();
-            s.points[m.a].0 += score;
-            s.points[m.a].1 += 1;
-            s.points[m.b].0 += 1.0 - score;
-            s.points[m.b].1 += 1;
+            credit(&mut s.points, m.a, m.b, result.score_a());
             s.results.push(result);
             on_progress(&Progress {
                 done: s.results.len(),

@@ -25,7 +25,7 @@ impl<G: Game, R: BufRead + Send, W: Write + Send> HumanPlayer<G, R, W> {
     }
 
     /// Tells the human what they observed since they last looked.
-    fn show_news(&mut self, seat: usize, key: &[Token]) -> Result<(), PlayerError> {
+    fn write_news(&mut self, key: &[Token]) -> Result<(), PlayerError> {
         let news: Vec<String> = key[self.shown.min(key.len())..]
             .iter()
             .map(|&t| self.game.describe_token(t))
@@ -34,6 +34,12 @@ impl<G: Game, R: BufRead + Send, W: Write + Send> HumanPlayer<G, R, W> {
         if !news.is_empty() {
             writeln!(self.output, "you observed: {}", news.join(", "))?;
         }
+        Ok(())
+    }
+
+    /// The news, then the board as the human knows it.
+    fn show_news(&mut self, seat: usize, key: &[Token]) -> Result<(), PlayerError> {
+        self.write_news(key)?;
         write!(self.output, "{}", self.game.render_info_state(seat, key))?;
         Ok(())
     }
@@ -84,13 +90,7 @@ impl<G: Game, R: BufRead + Send, W: Write + Send> Player for HumanPlayer<G, R, W
     }
 
     fn game_over(&mut self, info_key: &[Token], returns: [f64; 2]) -> Result<(), PlayerError> {
-        let news: Vec<String> = info_key[self.shown.min(info_key.len())..]
-            .iter()
-            .map(|&t| self.game.describe_token(t))
-            .collect();
-        if !news.is_empty() {
-            writeln!(self.output, "you observed: {}", news.join(", "))?;
-        }
+        self.write_news(info_key)?;
         writeln!(
             self.output,
             "game over: returns {} / {}",
