@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::info_table::{InfoTable, key_hash};
 use crate::policy::{normalise, regret_matching};
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
+use crate::tree::knuth_probe;
 
 /// Iterations each worker runs per batch.
 pub const ITERATIONS_PER_WORKER: u64 = 8;
@@ -239,23 +240,7 @@ pub fn external_sampling_cost<G: Game>(game: &G, probes: usize, seed: u64) -> f6
     let mut total = 0.0;
     for traverser in 0..NUM_PLAYERS {
         for _ in 0..probes {
-            let mut state = game.new_initial_state();
-            let (mut width, mut sum) = (1.0, 1.0);
-            loop {
-                let actions: Vec<Action> = match state.current_player() {
-                    Turn::Terminal => break,
-                    Turn::Chance => state.chance_outcomes().into_iter().map(|o| o.0).collect(),
-                    Turn::Player(p) => {
-                        let legal = state.legal_actions();
-                        if p == traverser {
-                            width *= legal.len() as f64;
-                        }
-                        legal
-                    }
-                };
-                state.apply(actions[rng.random_range(0..actions.len())]);
-                sum += width;
-            }
+            let sum = knuth_probe(game, &mut rng, |t| t == Turn::Player(traverser));
             total += sum / probes as f64;
         }
     }

@@ -93,30 +93,47 @@ pub struct GameTree {
 /// paths, of the sum of products of branching factors along the path.
 pub fn estimate_histories<G: Game>(game: &G, probes: usize, seed: u64) -> f64 {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut legal = Vec::new();
     let mut total = 0.0;
     for _ in 0..probes {
-        let mut state = game.new_initial_state();
-        let (mut width, mut sum) = (1.0, 1.0);
-        loop {
-            match state.current_player() {
-                Turn::Terminal => break,
-                Turn::Chance => {
-                    let outcomes = state.chance_outcomes();
-                    width *= outcomes.len() as f64;
-                    state.apply(outcomes[rng.random_range(0..outcomes.len())].0);
-                }
-                Turn::Player(_) => {
-                    state.legal_actions_into(&mut legal);
-                    width *= legal.len() as f64;
-                    state.apply(legal[rng.random_range(0..legal.len())]);
-                }
-            }
-            sum += width;
-        }
-        total += sum;
+        total += knuth_probe(game, &mut rng, |_| true);
     }
     total / probes as f64
+}
+
+/// One probe of Knuth's estimator: a uniformly random root-to-leaf path,
+/// and the sum over its nodes of the product of the branching factors of
+/// the nodes above where `branches(turn)` says the tree branches fully
+/// (elsewhere it follows one child).
+pub(crate) fn knuth_probe<G: Game>(
+    game: &G,
+    rng: &mut impl Rng,
+    branches: impl Fn(Turn) -> bool,
+) -> f64 {
+    let mut state = game.new_initial_state();
+    let mut legal = Vec::new();
+    let (mut width, mut sum) = (1.0, 1.0);
+    loop {
+        let turn = state.current_player();
+        match turn {
+            Turn::Terminal => break,
+            Turn::Chance => {
+                let outcomes = state.chance_outcomes();
+                if branches(turn) {
+                    width *= outcomes.len() as f64;
+                }
+                state.apply(outcomes[rng.random_range(0..outcomes.len())].0);
+            }
+            Turn::Player(_) => {
+                state.legal_actions_into(&mut legal);
+                if branches(turn) {
+                    width *= legal.len() as f64;
+                }
+                state.apply(legal[rng.random_range(0..legal.len())]);
+            }
+        }
+        sum += width;
+    }
+    sum
 }
 
 struct Builder {
