@@ -4,13 +4,25 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
+use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::analysis::{WalkOptions, tree_stats};
 use darkhex_games::{AnyGame, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::help;
 use crate::output::outln;
 
+/// Random probes behind the size estimate made before counting.
+const ESTIMATE_PROBES: usize = 2000;
+/// Histories a second a full count walks on one core of a 2-core machine.
+const WALK_RATE: f64 = 15e6;
+
 #[derive(Args)]
+#[command(after_help = help::after(&[
+    "darkhex info 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'",
+    "darkhex info leduc_poker --json",
+    "darkhex info 'dark_hex(num_rows=3,num_cols=3)'        (too large to count: prints an estimate)",
+], &[help::GAMES]))]
 pub struct InfoArgs {
     /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
     #[arg(value_parser = crate::parse_game)]
@@ -18,12 +30,53 @@ pub struct InfoArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
-    /// Stop with an error after this many histories (trees grow fast)
+    /// Count only trees of at most this many histories (estimated first);
+    /// larger ones get an estimate
     #[arg(long, default_value_t = 100_000_000)]
     max_histories: u64,
 }
 
+/// "13 s", "4.2 min", "3.1 h".
+pub fn duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 5400.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
 pub fn run(args: InfoArgs) -> Result<()> {
+    // Knuth's estimator: exact on trees whose branching depends only on depth,
+    // within a small factor on these; it decides before any long walk.
+    let estimate = with_game!(&args.game, g => estimate_histories(g, ESTIMATE_PROBES, 0));
+    if estimate > args.max_histories as f64 {
+        let game = args.game.to_string();
+        let seconds = estimate / WALK_RATE;
+        if args.json {
+            let json = serde_json::json!({
+                "game": game,
+                "estimated_histories": estimate,
+                "counted": false,
+                "estimated_count_seconds": seconds,
+            });
+            outln!("{json}");
+            return Ok(());
+        }
+        outln!("game              {game}");
+        outln!(
+            "histories         about {estimate:.2e} (Knuth's estimate from {ESTIMATE_PROBES} random paths)"
+        );
+        outln!(
+            "not counted       a full count would take about {} at {:.0} million histories a second; \
+             rerun with --max-histories {:.0} to count anyway",
+            duration(seconds),
+            WALK_RATE / 1e6,
+            (estimate * 2.0).max(1.0)
+        );
+        return Ok(());
+    }
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template(
         "{spinner} {human_pos} histories, {per_sec}",

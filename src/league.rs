@@ -1,27 +1,63 @@
-//! `darkhex league`: run a tournament from a TOML file or from flags.
+//! `darkhex league`: run a tournament from a TOML file or from flags, and
+//! `darkhex league show ID`: replay one of its games from the results log.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
+use clap::{Args, Subcommand};
+use darkhex_games::load_game;
 use darkhex_games::spec::split_list;
-use darkhex_league::{Tournament, run_league};
+use darkhex_league::{ResultsLog, Tournament, run_league};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::set_threads;
+use crate::help;
 use crate::output::outln;
 use crate::progress::interrupt_flag;
 
 #[derive(Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = help::after(&[
+        "darkhex league --game 'dark_hex(num_rows=3,num_cols=3)' --players 'random,ismcts(sims=1000)' --games 100 --out league-dh33",
+        "darkhex league tournament.toml --out league-adh      (rerun to resume, or to extend with more games or players)",
+        "darkhex league show 17 --out league-dh33             (replay game 17 of the log)",
+    ], &[help::TOURNAMENT, help::PLAYERS, help::GAMES])
+)]
 pub struct LeagueArgs {
+    #[command(subcommand)]
+    command: Option<LeagueCommand>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum LeagueCommand {
+    /// Replay one game of a league's results log, move by move
+    Show(ShowArgs),
+}
+
+#[derive(Args)]
+struct ShowArgs {
+    /// The game's id (its number in results.jsonl, shown by the reports)
+    id: u64,
+    /// The league's output directory
+    #[arg(long, default_value = "league-results")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct RunArgs {
     /// Tournament file (TOML); or give --game and --players instead
     file: Option<PathBuf>,
     /// Game string
     #[arg(long, conflicts_with = "file")]
     game: Option<String>,
-    /// Player specs, comma-separated: random,ismcts(sims=500),policy(file=p.json),lp
+    /// Player specs, comma-separated: random,ismcts(sims=500),policy(file=p.json),lp;
+    /// a spec given twice is named spec#1, spec#2
     #[arg(long, conflicts_with = "file")]
     players: Option<String>,
-    /// Games per pair of players (seats alternate)
+    /// Games per pair of players (seats alternate); raise it to extend a finished league
     #[arg(long, default_value_t = 20, conflicts_with = "file")]
     games: u32,
     /// Base seed of the games
@@ -31,20 +67,16 @@ pub struct LeagueArgs {
     #[arg(long, conflicts_with = "file")]
     gauntlet: Option<String>,
     /// Directory for the results log and the reports (rerunning resumes)
-    #[arg(long, default_value = "league")]
+    #[arg(long, default_value = "league-results")]
     out: PathBuf,
     /// Worker threads (default: all cores)
     #[arg(long)]
     threads: Option<usize>,
 }
 
-pub fn tournament(args: &LeagueArgs) -> Result<Tournament> {
+fn tournament(args: &RunArgs) -> Result<Tournament> {
     match (&args.file, &args.game, &args.players) {
-        (Some(file), _, _) => {
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            Ok(Tournament::from_toml(&text).with_context(|| file.display().to_string())?)
-        }
+        (Some(file), _, _) => Ok(Tournament::from_toml_file(file)?),
         (None, Some(game), Some(players)) => Ok(Tournament::new(
             game,
             &split_list(players),
@@ -57,8 +89,15 @@ pub fn tournament(args: &LeagueArgs) -> Result<Tournament> {
 }
 
 pub fn run(args: LeagueArgs) -> Result<()> {
-    crate::train::set_threads(args.threads)?;
-    let t = tournament(&args)?;
+    match args.command {
+        Some(LeagueCommand::Show(show_args)) => show(&show_args),
+        None => run_tournament(&args.run),
+    }
+}
+
+fn run_tournament(args: &RunArgs) -> Result<()> {
+    set_threads(args.threads)?;
+    let t = tournament(args)?;
     let bar = ProgressBar::new(t.schedule().len() as u64);
     bar.set_style(ProgressStyle::with_template(
         "{bar:32.cyan/blue} {pos}/{len} games  {msg}  [{elapsed_precise} < {eta}]",
@@ -73,15 +112,58 @@ pub fn run(args: LeagueArgs) -> Result<()> {
     };
     let run = run_league(&t, &args.out, &progress, &stop)?;
     bar.finish_and_clear();
+    for w in &run.warnings {
+        eprintln!("note: {w}");
+    }
     outln!("{}", run.report.markdown());
     outln!(
-        "{} games ({} played now); results and reports in {}",
+        "{} games ({} played now); results and reports in {}; `darkhex league show ID --out {}` replays a game",
         run.results.len(),
         run.played,
+        args.out.display(),
         args.out.display()
     );
     if run.stopped {
         bail!("stopped before the end: rerun the same command to play the missing games");
     }
+    Ok(())
+}
+
+fn show(args: &ShowArgs) -> Result<()> {
+    let path = args.out.join("results.jsonl");
+    let (t, games) = ResultsLog::read(&path)
+        .with_context(|| format!("cannot read the league in {}", args.out.display()))?;
+    let Some(g) = games.iter().find(|g| g.id == args.id) else {
+        let last = games.iter().map(|g| g.id).max().unwrap_or(0);
+        bail!(
+            "{} has no game {}: its games are numbered 1 to {last}",
+            path.display(),
+            args.id
+        );
+    };
+    if g.history.is_empty() {
+        bail!(
+            "game {} was logged before darkhex kept the moves of games; only its result is known",
+            g.id
+        );
+    }
+    let game = load_game(&t.game)?;
+    outln!(
+        "game {} of {}: {} (first) against {} (second), round {} of {} vs {}, seed {}",
+        g.id,
+        t.game,
+        g.seats[0],
+        g.seats[1],
+        g.round,
+        g.a,
+        g.b,
+        g.seed
+    );
+    crate::play::replay(&game, &g.history)?;
+    outln!(
+        "replay it with: darkhex play '{}' --moves {}",
+        t.game,
+        g.history
+    );
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The `darkhex` command line.
 
+mod args;
 mod exploit;
+mod help;
 mod info;
 mod league;
 mod output;
@@ -22,6 +24,12 @@ use darkhex_games::{AnyGame, load_game};
 #[command(
     name = "darkhex",
     version,
+    after_help = help::after(&[
+        "darkhex                                      (the showcase: solve, train and rate on a small board)",
+        "darkhex train leduc_poker --iterations 1000",
+        "darkhex solve 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'",
+        "darkhex league --game 'dark_hex(num_rows=3,num_cols=3)' --players 'random,ismcts(sims=500)'",
+    ], &[help::GAMES]),
     about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league",
     long_about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league.\n\
                   Run without arguments for the showcase: a small Dark Hex board solved,
@@ -71,9 +79,30 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("{}", error_lines(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// An error as at most two lines: what failed, then why. Causes that the
+/// message above them already quotes are left out, and a message's own
+/// line breaks are kept.
+fn error_lines(e: &anyhow::Error) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !shown.iter().any(|s| s.contains(text.trim())) {
+            shown.push(text);
+        }
+    }
+    let (what, why) = shown
+        .split_first()
+        .map_or((String::new(), &[][..]), |(w, r)| (w.clone(), r));
+    if why.is_empty() {
+        format!("error: {what}")
+    } else {
+        format!("error: {what}\n  because: {}", why.join(": "))
     }
 }
 

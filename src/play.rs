@@ -7,9 +7,15 @@ use clap::Args;
 use darkhex_games::{Action, AnyGame, AnyState, Game, State, Turn};
 use darkhex_players::{HumanPlayer, Player, play_game, prepare};
 
+use crate::help;
 use crate::output::{outln, side_by_side};
 
 #[derive(Args)]
+#[command(after_help = help::after(&[
+    "darkhex play 'dark_hex(num_rows=3,num_cols=3)' --seat 1 --seed 7             (you against random)",
+    "darkhex play 'hex(board_size=5)' --p0 'mcts(sims=2000)' --p1 random            (watch)",
+    "darkhex play 'dark_hex(num_rows=2,num_cols=2)' --moves a1,a1,b2,a2               (replay)",
+], &[help::PLAYERS, help::GAMES]))]
 pub struct PlayArgs {
     /// Game string, e.g. 'dark_hex(num_rows=3,num_cols=3)'
     #[arg(value_parser = crate::parse_game)]
@@ -119,7 +125,7 @@ pub fn outcome_line(game: &AnyGame, state: &impl State) -> String {
     }
 }
 
-fn replay(game: &AnyGame, moves: &str) -> Result<()> {
+pub fn replay(game: &AnyGame, moves: &str) -> Result<()> {
     let mut state = game.new_initial_state();
     for (i, text) in moves.split(',').enumerate() {
         let text = text.trim();
@@ -147,7 +153,11 @@ fn make_player(spec: &str, game: &AnyGame, seat: usize, seed: u64) -> Result<Box
             io::stdout(),
         )));
     }
-    Ok(prepare(spec, game)?.create(seat, seed))
+    let factory = prepare(spec, game)?;
+    for note in factory.notes() {
+        eprintln!("note: {note}");
+    }
+    Ok(factory.create(seat, seed))
 }
 
 /// Plays one game between two specs. Without a human at the table every
@@ -181,15 +191,25 @@ fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
         lines.push(line);
     });
     shown?;
-    match record {
-        Ok(_) => {}
+    let record = match record {
+        Ok(r) => r,
         Err(darkhex_players::PlayerError::Quit) => bail!("you quit the game"),
         Err(e) => return Err(e.into()),
-    }
+    };
     if !humans.is_empty() {
         outln!("\nmoves: {}", lines.join(", "));
         outln!("{}", render_state(game, &state));
     }
     outln!("{}", outcome_line(game, &state));
+    for seat in 0..2 {
+        if record.uniform_fallbacks[seat] > 0 {
+            outln!(
+                "{} played uniformly at {} of its {} decisions: its policy has no entry there",
+                mover_label(game, Turn::Player(seat)),
+                record.uniform_fallbacks[seat],
+                record.decisions[seat]
+            );
+        }
+    }
     Ok(())
 }

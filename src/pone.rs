@@ -5,13 +5,19 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::pone::{self, extract_strategy, verify_strategy};
+use darkhex_algorithms::pone::{self, Strategy, extract_strategy, verify_strategy};
 use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::help;
 use crate::output::outln;
 
 #[derive(Args)]
+#[command(after_help = help::after(&[
+    "darkhex pone 'dark_hex(num_rows=3,num_cols=3)' --strategy-out dh33.json --verify",
+    "darkhex pone 'dark_rex(num_rows=3,num_cols=3)' --player 1 --json",
+    "darkhex pone 'dark_hex(num_rows=3,num_cols=3)' --check-strategy dh33.json",
+], &[help::GAMES]))]
 pub struct PoneArgs {
     /// A dark game, e.g. 'dark_hex(num_rows=3,num_cols=4)' or 'dark_rex(board_size=3,gameversion=adh)'
     #[arg(value_parser = crate::parse_game)]
@@ -25,6 +31,10 @@ pub struct PoneArgs {
     /// Check the strategy on every history of the game (exhaustive; small boards)
     #[arg(long)]
     verify: bool,
+    /// Check a strategy file written by --strategy-out against every history
+    /// of the game, instead of searching
+    #[arg(long, conflicts_with_all = ["strategy_out", "verify"])]
+    check_strategy: Option<PathBuf>,
     /// Stop the check after this many histories
     #[arg(long, default_value_t = 100_000_000)]
     verify_limit: u64,
@@ -41,6 +51,21 @@ pub fn run(args: PoneArgs) -> Result<()> {
         );
     };
     let player = args.player as usize;
+    if let Some(path) = &args.check_strategy {
+        let strategy = Strategy::load(path)?;
+        let start = Instant::now();
+        let report = verify_strategy(&game, &strategy, args.verify_limit)?;
+        outln!(
+            "{}: player {}'s strategy for {} wins all {} endings of {} histories ({:.2} s)",
+            path.display(),
+            strategy.player,
+            strategy.game,
+            report.terminals,
+            report.histories,
+            start.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")?);
     bar.set_message("searching");

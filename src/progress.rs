@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
-use darkhex_algorithms::{CompileOptions, GameTree, TreeError, tree::DEFAULT_MAX_BYTES};
+use darkhex_algorithms::{CompileOptions, GameTree, TreeError};
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -40,11 +40,6 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
     // A second handler cannot be installed; then Ctrl-C just ends the process.
     let _ = ctrlc::set_handler(move || raised.store(true, Ordering::SeqCst));
     flag
-}
-
-/// Memory limit for compiled trees, in GB, as the command line gives it.
-pub fn max_bytes(gb: Option<f64>) -> u64 {
-    gb.map_or(DEFAULT_MAX_BYTES, |g| (g * 1e9) as u64)
 }
 
 /// Compiles `game` with a spinner; returns the tree and the seconds it took.

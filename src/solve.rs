@@ -2,6 +2,7 @@
 //! normal-form linear programming.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -13,10 +14,17 @@ use darkhex_algorithms::normal_form::{
 use darkhex_algorithms::{GameTree, PolicyFile, Provenance};
 use darkhex_games::{AnyGame, Game};
 
+use crate::args::{max_bytes, memory_gb};
+use crate::help;
 use crate::output::outln;
-use crate::progress::{compile, default_policy_path, max_bytes, spinner};
+use crate::progress::{compile, default_policy_path, spinner};
 
 #[derive(Args)]
+#[command(after_help = help::after(&[
+    "darkhex solve 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'",
+    "darkhex solve kuhn_poker --json",
+    "darkhex solve 'dark_hex(num_rows=2,num_cols=2,gameversion=adh)' --method nf-lp --matrix",
+], &[help::GAMES]))]
 pub struct SolveArgs {
     /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
     #[arg(value_parser = crate::parse_game)]
@@ -42,8 +50,8 @@ pub struct SolveArgs {
     /// nf-lp: refuse games with more reduced pure strategies per player
     #[arg(long, default_value_t = DEFAULT_MAX_STRATEGIES)]
     max_strategies: usize,
-    /// Refuse game trees that need more memory than this many GB (default 8.6)
-    #[arg(long)]
+    /// Refuse game trees and LPs that need more memory than this many GB (default 8.6)
+    #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
 }
 
@@ -114,10 +122,39 @@ pub fn run(args: SolveArgs) -> Result<()> {
     let game = args.game;
     let backend = LpBackend::from_name(&args.backend).unwrap_or(LpBackend::Clarabel);
     let start = Instant::now();
-    let (tree, _) = compile(&game, max_bytes(args.max_memory_gb))?;
+    let limit = max_bytes(args.max_memory_gb);
+    let (tree, _) = compile(&game, limit)?;
     let bar = spinner("");
-    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}")?);
-    let progress = |m: &str| bar.set_message(m.to_string());
+    bar.set_style(indicatif::ProgressStyle::with_template(
+        "{spinner} {msg} [{elapsed}]",
+    )?);
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    // Ctrl-C stops the solver wherever it is and says how far it got.
+    // (the step under way, the bounds on the value found so far)
+    let status = Arc::new(Mutex::new((String::new(), None::<String>)));
+    {
+        let status = status.clone();
+        let bar = bar.clone();
+        let _ = ctrlc::set_handler(move || {
+            bar.finish_and_clear();
+            let (step, bounds) = status.lock().map(|s| s.clone()).unwrap_or_default();
+            eprintln!(
+                "stopped by Ctrl-C during: {step}\n{}",
+                bounds.unwrap_or_else(|| "no LP had finished".into())
+            );
+            std::process::exit(130);
+        });
+    }
+    let progress = |m: &str| {
+        bar.set_message(m.to_string());
+        if let Ok(mut s) = status.lock() {
+            if m.starts_with("after") {
+                s.1 = Some(m.to_string());
+            } else {
+                s.0 = m.to_string();
+            }
+        }
+    };
     let solution: LpSolution = if args.method == "nf-lp" {
         progress("enumerating reduced pure strategies");
         let nf = normal_form(&tree, args.max_strategies)?;
@@ -138,6 +175,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
             LpOptions {
                 backend,
                 full: args.full,
+                max_bytes: limit.saturating_sub(tree.memory_bytes() as u64),
             },
             &progress,
         )?

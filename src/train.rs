@@ -7,18 +7,26 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use darkhex_algorithms::files::check_writable;
 use darkhex_algorithms::training::ALGORITHM_NAMES;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, PolicyFile, Trainer};
 use darkhex_games::{AnyGame, Game, with_game};
 
+use crate::args::{max_bytes, memory_gb, number_in, set_threads};
+use crate::help;
 use crate::output::outln;
-use crate::progress::{bar, compile, default_policy_path, interrupt_flag, max_bytes};
+use crate::progress::{bar, compile, default_policy_path, interrupt_flag};
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
 const EVAL_TREE_HISTORIES: f64 = 3e7;
 
 #[derive(Args)]
+#[command(after_help = help::after(&[
+    "darkhex train leduc_poker --algo cfr+ --iterations 1000 --plot leduc.svg",
+    "darkhex train 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)' --algo dcfr --iterations 5000 --checkpoint adh.ckpt --resume --out adh.json",
+    "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo os-mccfr --iterations 1000000 --out dh3.bin",
+], &[help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
     #[arg(value_parser = crate::parse_game)]
@@ -29,7 +37,8 @@ pub struct TrainArgs {
     /// Total iterations to reach (a resumed run continues up to this)
     #[arg(long, default_value_t = 1000)]
     iterations: u64,
-    /// Worker threads (default: all cores); full-width results do not depend on it
+    /// Worker threads (default: all cores); full-width results do not depend
+    /// on it, Monte Carlo results do (each thread samples its own share)
     #[arg(long)]
     threads: Option<usize>,
     /// Seed of the Monte Carlo samplers
@@ -40,6 +49,7 @@ pub struct TrainArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Save the solver state here at every evaluation and at the end
+    /// (always the checksummed binary form, whatever the name)
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// Continue from --checkpoint if it exists
@@ -54,20 +64,20 @@ pub struct TrainArgs {
     /// Print one JSON object at the end
     #[arg(long)]
     json: bool,
-    /// DCFR: discount of positive regrets (default 1.5)
-    #[arg(long)]
+    /// DCFR: discount of positive regrets, t^alpha/(t^alpha+1); 0 to 10 (default 1.5)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 10.0, false))]
     alpha: Option<f64>,
-    /// DCFR: discount of negative regrets (default 0)
-    #[arg(long)]
+    /// DCFR: discount of negative regrets, t^beta/(t^beta+1); -10 to 10 (default 0)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(-10.0, 10.0, false))]
     beta: Option<f64>,
-    /// DCFR: weight of the average policy (default 2)
-    #[arg(long)]
+    /// DCFR: weight t^gamma of iteration t in the average policy; 0 to 10 (default 2)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 10.0, false))]
     gamma: Option<f64>,
-    /// Outcome sampling: exploration of the updating player (default 0.6)
-    #[arg(long)]
+    /// Outcome sampling: exploration of the updating player, 0 to 1 exclusive (default 0.6)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1.0, true))]
     exploration: Option<f64>,
     /// Refuse game trees that need more memory than this many GB (default 8.6)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
 }
 
@@ -77,19 +87,6 @@ const JSON_MAX_INFOSETS: usize = 100_000;
 
 fn policy_is_large(policy: &PolicyFile) -> bool {
     policy.infosets.iter().map(Vec::len).sum::<usize>() > JSON_MAX_INFOSETS
-}
-
-pub fn set_threads(threads: Option<usize>) -> Result<()> {
-    if let Some(t) = threads {
-        if t == 0 {
-            bail!("--threads must be at least 1");
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .context("setting up the worker threads")?;
-    }
-    Ok(())
 }
 
 pub fn run(args: TrainArgs) -> Result<()> {
@@ -105,6 +102,17 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .as_deref()
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
+    // Every output is checked before the first iteration: a run must not
+    // end with nowhere to put its result.
+    for path in [&args.out, &args.checkpoint, &args.plot]
+        .into_iter()
+        .flatten()
+    {
+        check_writable(path)?;
+    }
+    if args.out.is_none() {
+        check_writable(&default_policy_path(&args.game, "probe", true))?;
+    }
     let checkpoint = match (&args.checkpoint, args.resume) {
         (Some(path), true) if path.exists() => Some(Checkpoint::load(path)?),
         (Some(path), true) => {
@@ -128,7 +136,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let tree: Option<GameTree> = if wants_tree {
         match compile(&game, limit) {
             Ok((t, _)) => Some(t),
-            Err(e) if algorithm.needs_tree() => return Err(e.into()),
+            Err(e) if algorithm.needs_tree() => {
+                return Err(anyhow::Error::new(e).context(format!(
+                    "{} needs the compiled tree; os-mccfr and es-mccfr train without it",
+                    algorithm.name()
+                )));
+            }
             Err(_) => None,
         }
     } else {
@@ -179,23 +192,25 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 progress.set_message(format!("exploitability {:.3e}", e.exploitability));
             }
             if let Some(path) = &args.checkpoint {
-                trainer.checkpoint().save(path)?;
+                save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
             }
         }
     }
     progress.finish_and_clear();
     if let Some(path) = &args.checkpoint {
-        trainer.checkpoint().save(path)?;
+        save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
     }
     if interrupted.load(Ordering::SeqCst) {
-        let saved = match &args.checkpoint {
-            Some(p) => format!(
-                "; the checkpoint {} holds it: rerun with --resume to continue",
-                p.display()
-            ),
-            None => "; use --checkpoint FILE --resume to make runs resumable".to_string(),
+        let written = rescue_policy(&trainer, &args.out, &game)?;
+        let resume = match &args.checkpoint {
+            Some(p) => format!("rerun with --resume to continue from {}", p.display()),
+            None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
         };
-        bail!("interrupted at iteration {}{saved}", trainer.iteration());
+        bail!(
+            "interrupted at iteration {}: the average policy so far is in {}\n{resume}",
+            trainer.iteration(),
+            written.display()
+        );
     }
     let e = trainer.evaluate()?;
     let policy = trainer.policy();
@@ -220,6 +235,49 @@ pub fn run(args: TrainArgs) -> Result<()> {
     )
 }
 
+/// Saves a checkpoint; when that fails, the average policy is written
+/// instead (see [`rescue_policy`]) and the run stops, saying where it went.
+fn save_checkpoint(
+    trainer: &Trainer,
+    path: &Path,
+    out: &Option<PathBuf>,
+    game: &AnyGame,
+    progress: &indicatif::ProgressBar,
+) -> Result<()> {
+    let Err(e) = trainer.checkpoint().save(path) else {
+        return Ok(());
+    };
+    progress.finish_and_clear();
+    let written = rescue_policy(trainer, out, game)?;
+    bail!(
+        "{e}\nstopped at iteration {}: the average policy so far is in {}",
+        trainer.iteration(),
+        written.display()
+    )
+}
+
+/// Writes the current average policy to `--out` (or the default path), or
+/// failing that to the system's temporary directory; returns where.
+fn rescue_policy(trainer: &Trainer, out: &Option<PathBuf>, game: &AnyGame) -> Result<PathBuf> {
+    let policy = trainer.policy();
+    let name = trainer.algorithm().name();
+    let path = out
+        .clone()
+        .unwrap_or_else(|| default_policy_path(game, name, policy_is_large(&policy)));
+    if policy.save(&path).is_ok() {
+        return Ok(path);
+    }
+    let fallback = std::env::temp_dir().join(
+        default_policy_path(game, name, true)
+            .file_name()
+            .context("a policy file name")?,
+    );
+    policy
+        .save(&fallback)
+        .with_context(|| format!("cannot write the policy to {} either", path.display()))?;
+    Ok(fallback)
+}
+
 fn report(
     args: &TrainArgs,
     trainer: &Trainer,
@@ -236,6 +294,7 @@ fn report(
             "exploitability": eval.map(|e| e.0),
             "value_p0": eval.map(|e| e.1),
             "seconds": trainer.seconds(),
+            "threads": trainer.workers(),
             "policy": path.display().to_string(),
         });
         outln!("{json}");
@@ -252,6 +311,12 @@ fn report(
         None => outln!("exploitability   not computed: the game tree is too large"),
     }
     outln!("seconds          {:.3}", trainer.seconds());
+    if let Some(workers) = trainer.workers() {
+        outln!(
+            "threads          {workers} (Monte Carlo results depend on it: --threads {workers} --seed {} reproduces them)",
+            args.seed
+        );
+    }
     outln!("policy           {}", path.display());
     if let Some(plot) = &args.plot {
         outln!("plot             {}", plot.display());

@@ -1,13 +1,79 @@
-//! Writing result files atomically, and reading them back as JSON or
-//! MessagePack (the compact binary form) by their content.
+//! The files darkhex writes (policies, checkpoints, PONE strategies, league
+//! logs): how each kind is recognised, written atomically and read back.
+//!
+//! A JSON file names its kind in a `format` field. A binary file starts with
+//! one JSON line, `{"format":…,"version":…,"game":…,"bytes":N,"crc32":C}`,
+//! followed by N bytes of MessagePack whose CRC-32 is C: a truncated or
+//! damaged file is refused instead of loading wrong numbers, and `head -1`
+//! shows what the file is.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+/// Every kind of file darkhex writes and reads back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Policy,
+    Checkpoint,
+    PoneStrategy,
+    LeagueLog,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 4] = [
+        FileKind::Policy,
+        FileKind::Checkpoint,
+        FileKind::PoneStrategy,
+        FileKind::LeagueLog,
+    ];
+
+    /// The `format` field that names the kind.
+    pub fn format(self) -> &'static str {
+        match self {
+            FileKind::Policy => "darkhex-policy",
+            FileKind::Checkpoint => "darkhex-checkpoint",
+            FileKind::PoneStrategy => "darkhex-pone-strategy",
+            FileKind::LeagueLog => "darkhex-league-log",
+        }
+    }
+
+    pub fn from_format(format: &str) -> Option<FileKind> {
+        FileKind::ALL.into_iter().find(|k| k.format() == format)
+    }
+
+    /// What a user calls it.
+    pub fn what(self) -> &'static str {
+        match self {
+            FileKind::Policy => "policy",
+            FileKind::Checkpoint => "training checkpoint",
+            FileKind::PoneStrategy => "PONE strategy",
+            FileKind::LeagueLog => "league results log",
+        }
+    }
+
+    /// The commands that read this kind.
+    pub fn read_by(self) -> &'static str {
+        match self {
+            FileKind::Policy => {
+                "`darkhex exploit GAME FILE` and the player `policy(file=FILE)` of play and league read it"
+            }
+            FileKind::Checkpoint => {
+                "`darkhex train GAME --checkpoint FILE --resume` continues it; `darkhex train` writes the policy"
+            }
+            FileKind::PoneStrategy => {
+                "`darkhex pone GAME --player P --check-strategy FILE` checks it against every history of the game"
+            }
+            FileKind::LeagueLog => {
+                "`darkhex league --out DIR` resumes it and `darkhex league show` replays its games"
+            }
+        }
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum FileError {
@@ -27,13 +93,43 @@ pub enum FileError {
         what: &'static str,
         reason: String,
     },
+    #[error("{path} is a darkhex {found}, not a {expected}: {read_by}", found = found.what(), expected = expected.what(), read_by = found.read_by())]
+    WrongKind {
+        path: PathBuf,
+        found: FileKind,
+        expected: FileKind,
+    },
+    #[error("{path} is not a darkhex {what}: {reason}")]
+    Unrecognised {
+        path: PathBuf,
+        what: &'static str,
+        reason: String,
+    },
+    #[error(
+        "{path} is a version {found} {what}; this darkhex reads version {supported} (write it again with this version)"
+    )]
+    Version {
+        path: PathBuf,
+        what: &'static str,
+        found: u32,
+        supported: u32,
+    },
+    #[error("{path} is damaged: {reason}; it cannot be trusted (write it again)")]
+    Damaged { path: PathBuf, reason: String },
+}
+
+/// A document darkhex writes: it names its kind, version and game.
+pub trait Document: Serialize + DeserializeOwned {
+    const KIND: FileKind;
+    const VERSION: u32;
+    fn game(&self) -> &str;
 }
 
 /// The encoding of a result file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
     Json,
-    /// MessagePack: compact, exact for every f64.
+    /// A header line and MessagePack: compact, exact for every f64, checksummed.
     Binary,
 }
 
@@ -47,22 +143,43 @@ impl Encoding {
     }
 }
 
+/// The first line of a binary file.
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+    game: String,
+    bytes: u64,
+    crc32: u32,
+}
+
+/// What every darkhex document holds, read without the rest.
+#[derive(Debug, Deserialize)]
+struct Probe {
+    format: Option<String>,
+    version: Option<u32>,
+}
+
 /// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it
 /// over `path`: a reader sees the old file or the new one, never a torn one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let err = |source| FileError::Write {
+    let err = |source: std::io::Error| FileError::Write {
         path: path.to_path_buf(),
-        source,
+        // The temporary file's name in tempfile's messages means nothing to a user.
+        source: std::io::Error::new(source.kind(), plain_io_message(&source)),
     };
     // A device or pipe (/dev/null, /dev/stdout) must not be replaced by a
     // renamed file: write to it directly.
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         return fs::write(path, bytes).map_err(err);
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    if path.is_dir() {
+        return Err(err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        )));
+    }
+    let dir = parent_dir(path);
     fs::create_dir_all(dir).map_err(err)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
@@ -79,36 +196,336 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     Ok(())
 }
 
-/// Serialises `value` in the encoding `path` asks for and writes it atomically.
-pub fn save<T: Serialize>(path: &Path, value: &T) -> Result<(), FileError> {
-    let bytes = match Encoding::for_path(path) {
-        Encoding::Json => serde_json::to_vec(value).map_err(|e| FileError::Write {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?,
-        Encoding::Binary => rmp_serde::to_vec_named(value).map_err(|e| FileError::Write {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?,
+/// Fails, saying why, unless a file can be written at `path` (its directory
+/// is created if needed): long runs check their outputs before they start.
+pub fn check_writable(path: &Path) -> Result<(), FileError> {
+    let err = |source: std::io::Error| FileError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(source.kind(), plain_io_message(&source)),
+    };
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map(|_| ())
+            .map_err(err);
+    }
+    if path.is_dir() {
+        return Err(err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        )));
+    }
+    let dir = parent_dir(path);
+    fs::create_dir_all(dir).map_err(err)?;
+    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(err)
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// An I/O error's message without the paths and codes libraries append.
+fn plain_io_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = text.split(" at path ").next().unwrap_or(&text);
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// Serialises `doc` in `encoding` and writes it atomically.
+pub fn save<D: Document>(path: &Path, doc: &D, encoding: Encoding) -> Result<(), FileError> {
+    let failed = |e: String| FileError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    let bytes = match encoding {
+        Encoding::Json => serde_json::to_vec(doc).map_err(|e| failed(e.to_string()))?,
+        Encoding::Binary => {
+            let payload = rmp_serde::to_vec_named(doc).map_err(|e| failed(e.to_string()))?;
+            let header = Header {
+                format: D::KIND.format().to_string(),
+                version: D::VERSION,
+                game: doc.game().to_string(),
+                bytes: payload.len() as u64,
+                crc32: crc32fast::hash(&payload),
+            };
+            let mut bytes = serde_json::to_vec(&header).map_err(|e| failed(e.to_string()))?;
+            bytes.push(b'\n');
+            bytes.extend_from_slice(&payload);
+            bytes
+        }
     };
     write_atomically(path, &bytes)
 }
 
-/// Reads a file written by [`save`], recognising JSON by its first byte.
-pub fn load<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, FileError> {
-    let bytes = fs::read(path).map_err(|source| FileError::Read {
+/// Reads a text file; the error names the path once and the reason plainly.
+pub fn read_text(path: &Path) -> Result<String, FileError> {
+    let bytes = read(path)?;
+    String::from_utf8(bytes).map_err(|_| FileError::Malformed {
         path: path.to_path_buf(),
-        source,
-    })?;
+        what: "text",
+        reason: "it is not UTF-8 text".into(),
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, FileError> {
+    fs::read(path).map_err(|source| FileError::Read {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(source.kind(), plain_io_message(&source)),
+    })
+}
+
+/// How a file's bytes are laid out.
+enum Layout<'a> {
+    /// A header line and its checked payload.
+    Binary {
+        header: Header,
+        payload: &'a [u8],
+    },
+    Json,
+    /// MessagePack without a header, as darkhex wrote binary files before
+    /// they carried checksums.
+    Legacy,
+}
+
+fn layout<'a>(path: &Path, bytes: &'a [u8]) -> Result<Layout<'a>, FileError> {
+    let first = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    if first.is_none_or(|i| bytes[i] != b'{') {
+        return Ok(Layout::Legacy);
+    }
+    let line_end = bytes.iter().position(|&b| b == b'\n');
+    if let Some(end) = line_end
+        && let Ok(header) = serde_json::from_slice::<Header>(&bytes[..end])
+    {
+        let payload = &bytes[end + 1..];
+        let damaged = |reason: String| FileError::Damaged {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if payload.len() as u64 != header.bytes {
+            return Err(damaged(format!(
+                "its header announces {} bytes of data and {} follow{}",
+                header.bytes,
+                payload.len(),
+                if (payload.len() as u64) < header.bytes {
+                    " (the file was cut short)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        if crc32fast::hash(payload) != header.crc32 {
+            return Err(damaged(
+                "its checksum does not match its contents (bytes were changed after darkhex wrote it)"
+                    .into(),
+            ));
+        }
+        return Ok(Layout::Binary { header, payload });
+    }
+    Ok(Layout::Json)
+}
+
+/// The kind of darkhex file at `path`, if it is one.
+pub fn identify(path: &Path) -> Option<FileKind> {
+    let bytes = fs::read(path).ok()?;
+    identify_bytes(&bytes)
+}
+
+fn identify_bytes(bytes: &[u8]) -> Option<FileKind> {
+    let format = match layout(Path::new(""), bytes) {
+        Ok(Layout::Binary { header, .. }) => Some(header.format),
+        Ok(Layout::Legacy) => rmp_serde::from_slice::<Probe>(bytes).ok()?.format,
+        Ok(Layout::Json) | Err(_) => {
+            let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+            serde_json::from_slice::<Probe>(first_line)
+                .or_else(|_| serde_json::from_slice::<Probe>(bytes))
+                .ok()?
+                .format
+        }
+    };
+    FileKind::from_format(&format?)
+}
+
+/// Reads a document written by [`save`]: refuses files of another kind
+/// (saying which they are), of another version, and damaged ones.
+pub fn load<D: Document>(path: &Path) -> Result<D, FileError> {
+    let bytes = read(path)?;
+    let what = D::KIND.what();
     let malformed = |reason: String| FileError::Malformed {
         path: path.to_path_buf(),
         what,
         reason,
     };
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'{') {
-        serde_json::from_slice(&bytes).map_err(|e| malformed(e.to_string()))
-    } else {
-        rmp_serde::from_slice(&bytes).map_err(|e| malformed(e.to_string()))
+    let (probe, decoded): (Probe, Result<D, String>) = match layout(path, &bytes)? {
+        Layout::Binary { header, payload } => (
+            Probe {
+                format: Some(header.format),
+                version: Some(header.version),
+            },
+            rmp_serde::from_slice(payload).map_err(|e| e.to_string()),
+        ),
+        Layout::Json => {
+            let probe =
+                serde_json::from_slice::<Probe>(&bytes).map_err(|e| {
+                    match identify_bytes(&bytes) {
+                        Some(found) if found != D::KIND => FileError::WrongKind {
+                            path: path.to_path_buf(),
+                            found,
+                            expected: D::KIND,
+                        },
+                        _ => malformed(e.to_string()),
+                    }
+                })?;
+            (
+                probe,
+                serde_json::from_slice(&bytes).map_err(|e| e.to_string()),
+            )
+        }
+        Layout::Legacy => {
+            let probe =
+                rmp_serde::from_slice::<Probe>(&bytes).map_err(|_| FileError::Unrecognised {
+                    path: path.to_path_buf(),
+                    what,
+                    reason: "it is neither JSON nor a darkhex binary file".into(),
+                })?;
+            (
+                probe,
+                rmp_serde::from_slice(&bytes).map_err(|e| e.to_string()),
+            )
+        }
+    };
+    let Some(format) = probe.format else {
+        return Err(FileError::Unrecognised {
+            path: path.to_path_buf(),
+            what,
+            reason: format!(
+                "it has no \"format\" field (a {what} has \"format\": \"{}\")",
+                D::KIND.format()
+            ),
+        });
+    };
+    match FileKind::from_format(&format) {
+        Some(k) if k == D::KIND => {}
+        Some(found) => {
+            return Err(FileError::WrongKind {
+                path: path.to_path_buf(),
+                found,
+                expected: D::KIND,
+            });
+        }
+        None => {
+            return Err(FileError::Unrecognised {
+                path: path.to_path_buf(),
+                what,
+                reason: format!("its format is '{format}', not '{}'", D::KIND.format()),
+            });
+        }
+    }
+    if let Some(v) = probe.version
+        && v != D::VERSION
+    {
+        return Err(FileError::Version {
+            path: path.to_path_buf(),
+            what,
+            found: v,
+            supported: D::VERSION,
+        });
+    }
+    decoded.map_err(malformed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Doc {
+        format: String,
+        version: u32,
+        game: String,
+        values: Vec<f64>,
+    }
+
+    impl Document for Doc {
+        const KIND: FileKind = FileKind::Policy;
+        const VERSION: u32 = 1;
+        fn game(&self) -> &str {
+            &self.game
+        }
+    }
+
+    fn doc() -> Doc {
+        Doc {
+            format: "darkhex-policy".into(),
+            version: 1,
+            game: "kuhn_poker".into(),
+            values: vec![0.25, 1.0 / 3.0, f64::MIN_POSITIVE],
+        }
+    }
+
+    #[test]
+    fn binary_files_round_trip_and_refuse_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.bin");
+        save(&path, &doc(), Encoding::Binary).unwrap();
+        assert_eq!(load::<Doc>(&path).unwrap(), doc());
+        assert_eq!(identify(&path), Some(FileKind::Policy));
+        let good = fs::read(&path).unwrap();
+        // One flipped bit in the payload.
+        let mut bad = good.clone();
+        let last = bad.len() - 3;
+        bad[last] ^= 0x10;
+        fs::write(&path, &bad).unwrap();
+        let e = load::<Doc>(&path).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
+        // Cut short.
+        fs::write(&path, &good[..good.len() - 5]).unwrap();
+        let e = load::<Doc>(&path).unwrap_err().to_string();
+        assert!(e.contains("cut short"), "{e}");
+    }
+
+    #[test]
+    fn other_kinds_are_named_with_the_command_that_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        fs::write(
+            &path,
+            r#"{"format":"darkhex-pone-strategy","version":1,"game":"dark_hex(board_size=2)","player":0,"from":[],"moves":[]}"#,
+        )
+        .unwrap();
+        let e = load::<Doc>(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("PONE strategy") && e.contains("darkhex pone"),
+            "{e}"
+        );
+        fs::write(&path, r#"{"values":[1]}"#).unwrap();
+        let e = load::<Doc>(&path).unwrap_err().to_string();
+        assert!(e.contains("no \"format\" field"), "{e}");
+        let mut d = doc();
+        d.version = 7;
+        save(&path, &d, Encoding::Json).unwrap();
+        let e = load::<Doc>(&path).unwrap_err().to_string();
+        assert!(e.contains("version 7"), "{e}");
+    }
+
+    #[test]
+    fn unwritable_paths_are_found_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(check_writable(&dir.path().join("sub/out.json")).is_ok());
+        let e = check_writable(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("directory"), "{e}");
+        let e = check_writable(Path::new("/proc/none/x.bin"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("cannot write /proc/none/x.bin") && !e.contains("os error"),
+            "{e}"
+        );
     }
 }

@@ -67,6 +67,13 @@ impl McState {
         }
     }
 
+    /// Whether every regret and average weight is a finite number.
+    pub fn is_finite(&self) -> bool {
+        self.tables
+            .iter()
+            .all(|t| t.regrets.iter().chain(&t.average).all(|x| x.is_finite()))
+    }
+
     /// Rebuilds indexes after deserialising.
     pub fn reindex(&mut self) {
         for t in &mut self.tables {

@@ -4,25 +4,27 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use darkhex_games::analysis::{NodeView, TreeVisitor, WalkOptions, walk};
 use darkhex_games::spec::Spec;
-use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Token};
+use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, State, Token, with_game};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::files::{self, FileError};
+use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy::TreePolicy;
 use crate::tree::GameTree;
 
 pub const POLICY_FORMAT: &str = "darkhex-policy";
 pub const POLICY_VERSION: u32 = 1;
 
+/// Probabilities of an information state may miss a total of 1 by this much.
+const SUM_TOLERANCE: f64 = 1e-6;
+
 #[derive(Debug, Error)]
 pub enum PolicyError {
     #[error(transparent)]
     File(#[from] FileError),
-    #[error("{path} is a '{format}' file, not a darkhex policy (version {POLICY_VERSION})")]
-    NotAPolicy { path: String, format: String },
     #[error("the policy is for {file_game}, not {game}: {differences}")]
     WrongGame {
         file_game: String,
@@ -124,19 +126,75 @@ impl PolicyFile {
         PolicyFile::new(tree.game(), provenance, infosets)
     }
 
+    /// Writes JSON when the name ends in `.json`, else the checksummed binary form.
     pub fn save(&self, path: &Path) -> Result<(), PolicyError> {
-        Ok(files::save(path, self)?)
+        Ok(files::save(path, self, Encoding::for_path(path))?)
     }
 
+    /// Reads a policy file and checks that every information state holds a
+    /// probability distribution over sorted, distinct actions, once.
     pub fn load(path: &Path) -> Result<PolicyFile, PolicyError> {
-        let file: PolicyFile = files::load(path, "policy")?;
-        if file.format != POLICY_FORMAT || file.version != POLICY_VERSION {
-            return Err(PolicyError::NotAPolicy {
-                path: path.display().to_string(),
-                format: format!("{} {}", file.format, file.version),
-            });
-        }
+        let file: PolicyFile = files::load(path)?;
+        file.check_distributions().map_err(|reason| {
+            PolicyError::File(FileError::Malformed {
+                path: path.to_path_buf(),
+                what: "policy",
+                reason,
+            })
+        })?;
         Ok(file)
+    }
+
+    /// Reads a policy file for `game`: [`PolicyFile::load`], then the game
+    /// and every information state's actions checked against the game.
+    /// Every consumer of policy files goes through this.
+    pub fn load_for(path: &Path, game: &AnyGame) -> Result<PolicyFile, PolicyError> {
+        let file = PolicyFile::load(path)?;
+        file.check_game(game)?;
+        file.check_actions(game)?;
+        Ok(file)
+    }
+
+    fn check_distributions(&self) -> Result<(), String> {
+        let game = darkhex_games::load_game(&self.game).ok();
+        let describe = |key: &[Token]| match &game {
+            Some(g) => g.describe_info_state(key),
+            None => format!("{key:?}"),
+        };
+        for (p, entries) in self.infosets.iter().enumerate() {
+            let mut keys = std::collections::HashSet::new();
+            for e in entries {
+                let at = || format!("player {p} at {}", describe(&e.key));
+                if !keys.insert(e.key.as_slice()) {
+                    return Err(format!("{} appears twice", at()));
+                }
+                if e.actions.is_empty() || e.probs.len() != e.actions.len() {
+                    return Err(format!(
+                        "{}: {} actions and {} probabilities",
+                        at(),
+                        e.actions.len(),
+                        e.probs.len()
+                    ));
+                }
+                if !e.actions.is_sorted_by(|a, b| a < b) {
+                    return Err(format!(
+                        "{}: the actions are not ascending and distinct",
+                        at()
+                    ));
+                }
+                let sum: f64 = e.probs.iter().sum();
+                if e.probs.iter().any(|x| !x.is_finite() || *x < 0.0)
+                    || (sum - 1.0).abs() > SUM_TOLERANCE
+                {
+                    return Err(format!(
+                        "{}: probabilities {:?} are not a distribution (each in [0, 1], summing to 1)",
+                        at(),
+                        e.probs
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Fails, naming the differences, unless the file is for `game`.
@@ -150,6 +208,60 @@ impl PolicyFile {
             game: ours.clone(),
             differences: game_differences(&self.game, &ours),
         })
+    }
+
+    /// Fails unless every information state is one of its player's decision
+    /// points in `game` and lists exactly the legal actions there.
+    pub fn check_actions(&self, game: &AnyGame) -> Result<(), PolicyError> {
+        for (p, entries) in self.infosets.iter().enumerate() {
+            for e in entries {
+                let at = || format!("player {p} at {}", game.describe_info_state(&e.key));
+                let legal =
+                    game.info_state_actions(p, &e.key)
+                        .map_err(|why| PolicyError::Mismatch {
+                            game: game.game_string(),
+                            reason: format!("{} is not a decision of the game: {why}", at()),
+                        })?;
+                if legal != e.actions {
+                    let names = |a: &[Action]| {
+                        a.iter()
+                            .map(|&x| game.action_name(x))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    };
+                    return Err(PolicyError::Mismatch {
+                        game: game.game_string(),
+                        reason: format!(
+                            "{} lists actions {} where the legal ones are {}",
+                            at(),
+                            names(&e.actions),
+                            names(&legal)
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// How many of each player's information states the file lacks (they
+    /// play uniformly), when the game tree has at most `max_histories`
+    /// histories to enumerate them; `None` when it is larger.
+    pub fn uncovered(&self, game: &AnyGame, max_histories: u64) -> Option<[usize; NUM_PLAYERS]> {
+        let options = WalkOptions {
+            max_histories,
+            progress: None,
+        };
+        let summary = with_game!(game, g => walk(g, &options, &mut Nothing)).ok()?;
+        Some(std::array::from_fn(|p| {
+            let listed: std::collections::HashSet<&[Token]> =
+                self.infosets[p].iter().map(|e| e.key.as_slice()).collect();
+            summary.infosets[p]
+                .keys
+                .iter()
+                .filter(|k| !listed.contains(&***k))
+                .count()
+        }))
     }
 
     /// The policy on `tree`'s infosets. Infosets the file lacks (never
@@ -183,14 +295,6 @@ impl PolicyFile {
                         "player {p}: the actions of an information state differ"
                     )));
                 }
-                if entry.probs.iter().any(|x| !(0.0..=1.0 + 1e-9).contains(x))
-                    || (entry.probs.iter().sum::<f64>() - 1.0).abs() > 1e-6
-                {
-                    return Err(mismatch(format!(
-                        "player {p}: probabilities {:?} are not a distribution",
-                        entry.probs
-                    )));
-                }
                 policy.probs[p][table.slots(i)].copy_from_slice(&entry.probs);
                 covered += 1;
             }
@@ -198,6 +302,22 @@ impl PolicyFile {
         }
         Ok((policy, missing))
     }
+}
+
+impl Document for PolicyFile {
+    const KIND: FileKind = FileKind::Policy;
+    const VERSION: u32 = POLICY_VERSION;
+    fn game(&self) -> &str {
+        &self.game
+    }
+}
+
+/// A walk visitor that keeps nothing: the walk's own infoset tables suffice.
+struct Nothing;
+
+impl<S: State> TreeVisitor<S> for Nothing {
+    type Node = ();
+    fn visit(&mut self, _: &NodeView<S>, _: Option<((), usize)>) {}
 }
 
 /// A policy file indexed for play: the action distribution at an

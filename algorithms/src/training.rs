@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::{CfrSolver, CfrState, CfrVariant};
-use crate::files::{self, FileError};
+use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::tree::GameTree;
@@ -58,8 +58,8 @@ pub enum TrainError {
     File(#[from] FileError),
     #[error(transparent)]
     Policy(#[from] PolicyError),
-    #[error("{path} is not a darkhex checkpoint (found format '{format}')")]
-    NotACheckpoint { path: String, format: String },
+    #[error("{path} holds {what} that are not finite numbers; it cannot be resumed")]
+    NotFinite { path: String, what: &'static str },
     #[error("the checkpoint is for {file_game}, not {game}: {differences}")]
     WrongGame {
         file_game: String,
@@ -179,17 +179,33 @@ pub struct Checkpoint {
     pub seconds: f64,
 }
 
+impl Document for Checkpoint {
+    const KIND: FileKind = FileKind::Checkpoint;
+    const VERSION: u32 = CHECKPOINT_VERSION;
+    fn game(&self) -> &str {
+        &self.game
+    }
+}
+
 impl Checkpoint {
+    /// Checkpoints are always the checksummed binary form, whatever the name.
     pub fn save(&self, path: &Path) -> Result<(), TrainError> {
-        Ok(files::save(path, self)?)
+        Ok(files::save(path, self, Encoding::Binary)?)
     }
 
     pub fn load(path: &Path) -> Result<Checkpoint, TrainError> {
-        let mut c: Checkpoint = files::load(path, "checkpoint")?;
-        if c.format != CHECKPOINT_FORMAT || c.version != CHECKPOINT_VERSION {
-            return Err(TrainError::NotACheckpoint {
+        let mut c: Checkpoint = files::load(path)?;
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let ok = match &c.solver {
+            SolverState::Tabular(s) => {
+                s.regrets.iter().all(|v| finite(v)) && s.cumulative.iter().all(|v| finite(v))
+            }
+            SolverState::MonteCarlo(s) => s.is_finite(),
+        };
+        if !ok {
+            return Err(TrainError::NotFinite {
                 path: path.display().to_string(),
-                format: format!("{} {}", c.format, c.version),
+                what: "regrets or average weights",
             });
         }
         if let SolverState::MonteCarlo(s) = &mut c.solver {
@@ -309,6 +325,15 @@ impl<'t> Trainer<'t> {
         match &self.engine {
             Engine::Tabular(_) => 1,
             Engine::MonteCarlo(s) => s.batch_size(),
+        }
+    }
+
+    /// The Monte Carlo batch's worker count, on which sampled results
+    /// depend; `None` for full-width algorithms, whose results do not.
+    pub fn workers(&self) -> Option<usize> {
+        match &self.engine {
+            Engine::Tabular(_) => None,
+            Engine::MonteCarlo(s) => Some(s.state().workers),
         }
     }
 

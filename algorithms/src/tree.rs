@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_BYTES: u64 = 8 << 30;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum TreeError {
     #[error(
-        "{game} has about {histories:.3e} histories ({how}), about {gb:.1} GB compiled, over the limit of {limit_gb:.1} GB; Monte Carlo CFR (es-mccfr, os-mccfr) runs on games this size"
+        "{game} has about {histories:.3e} histories ({how}), about {gb:.1} GB compiled, over the limit of {limit_gb:.1} GB (--max-memory-gb)"
     )]
     TooLarge {
         game: String,

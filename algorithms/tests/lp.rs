@@ -21,6 +21,7 @@ fn lp(t: &GameTree, full: bool) -> darkhex_algorithms::LpSolution {
     let options = LpOptions {
         backend: LpBackend::Clarabel,
         full,
+        ..LpOptions::default()
     };
     solve_sequence_form(t, options, &|_| {}).unwrap()
 }
@@ -116,6 +117,7 @@ fn the_normal_form_and_the_simplex_agree() {
             LpOptions {
                 backend: LpBackend::Microlp,
                 full: true,
+                ..LpOptions::default()
             },
             &|_| {},
         )
@@ -187,6 +189,12 @@ impl Game for Forgetful {
     }
     fn describe_token(&self, token: Token) -> String {
         token.to_string()
+    }
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        match (player, key) {
+            (0, []) => Ok(vec![0, 1]),
+            _ => Err("player 0 sees nothing; player 1 never moves".into()),
+        }
     }
 }
 

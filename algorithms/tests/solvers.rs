@@ -221,7 +221,7 @@ fn trees_over_the_memory_limit_are_refused_with_an_estimate() {
     };
     let e = GameTree::build(&game, &options).unwrap_err().to_string();
     assert!(
-        e.contains("histories") && e.contains("GB") && e.contains("mccfr"),
+        e.contains("histories") && e.contains("GB") && e.contains("--max-memory-gb"),
         "{e}"
     );
 }

@@ -35,7 +35,16 @@ fn lp(c: &mut Criterion) {
         );
         group.bench_function(label, |b| {
             b.iter(|| {
-                solve_sequence_form(&tree, LpOptions { backend, full }, &|_| {}).expect("solved")
+                solve_sequence_form(
+                    &tree,
+                    LpOptions {
+                        backend,
+                        full,
+                        ..LpOptions::default()
+                    },
+                    &|_| {},
+                )
+                .expect("solved")
             })
         });
     }

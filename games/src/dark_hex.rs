@@ -222,6 +222,51 @@ impl Game for DarkHexGame {
         }
     }
 
+    /// Checks that each observation is one this game shows (turn tokens
+    /// only with turn counts, noise and flash tokens only with that
+    /// disclosure, a flash only on the player's own stone, no cell seen
+    /// twice); the legal cells are those empty in the player's view.
+    fn info_state_actions(&self, _player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        let cells = self.dims.cells();
+        let mut seen = vec![false; cells];
+        let mut own = vec![false; cells];
+        for (i, &t) in key.iter().enumerate() {
+            let cell = (t & token::CELL_MASK) as usize;
+            let bad = |why: &str| {
+                Err(format!(
+                    "observation {} ({}) {why}",
+                    i + 1,
+                    self.describe_token(t)
+                ))
+            };
+            match t & token::KIND_MASK {
+                token::PLACED | token::COLLIDED if cell >= cells => {
+                    return bad(&format!("names a cell outside the {cells} cells"));
+                }
+                token::PLACED | token::COLLIDED if seen[cell] => {
+                    return bad("names a cell the player already knows");
+                }
+                token::PLACED | token::COLLIDED => {
+                    seen[cell] = true;
+                    own[cell] = t & token::KIND_MASK == token::PLACED;
+                }
+                token::OPPONENT_TURN if self.obstype == ObsType::RevealNumTurns => {}
+                token::NOISE if self.disclosure == Disclosure::Noise => {}
+                token::FLASH
+                    if self.disclosure == Disclosure::Flash && cell < cells && own[cell] => {}
+                _ => return bad("is not one this game shows"),
+            }
+        }
+        let legal: Vec<Action> = (0..cells)
+            .filter(|&c| !seen[c])
+            .map(|c| c as Action)
+            .collect();
+        if legal.is_empty() {
+            return Err("the player sees no empty cell there".to_string());
+        }
+        Ok(legal)
+    }
+
     fn render_info_state(&self, player: usize, key: &[Token]) -> String {
         let mut view = vec![None; self.dims.cells()];
         for &t in key {

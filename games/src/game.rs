@@ -64,6 +64,20 @@ pub trait Game: Clone + Send + Sync + fmt::Debug {
     /// Human-readable form of one token of an information state.
     fn describe_token(&self, token: Token) -> String;
 
+    /// The legal actions at `player`'s information state `key`, worked out
+    /// from the key alone (ascending); the error says why `key` is not a
+    /// state at which `player` moves. Policy files are checked with this.
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String>;
+
+    /// An information state in words, for messages.
+    fn describe_info_state(&self, key: &[Token]) -> String {
+        if key.is_empty() {
+            return "the start".to_string();
+        }
+        let parts: Vec<String> = key.iter().map(|&t| self.describe_token(t)).collect();
+        format!("[{}]", parts.join(", "))
+    }
+
     /// Draws what `player` knows from their information state alone (board
     /// games draw the player's view of the board).
     fn render_info_state(&self, _player: usize, key: &[Token]) -> String {

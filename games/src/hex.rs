@@ -98,6 +98,21 @@ impl Game for HexGame {
         self.action_name(token)
     }
 
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        let mut state = self.new_initial_state();
+        for (i, &a) in key.iter().enumerate() {
+            state
+                .check_action(a)
+                .map_err(|e| format!("move {} of the key: {e}", i + 1))?;
+            state.apply(a);
+        }
+        match state.current_player() {
+            Turn::Player(p) if p == player => Ok(state.legal_actions()),
+            Turn::Player(p) => Err(format!("player {p} is to move there, not player {player}")),
+            _ => Err("the game is over there".to_string()),
+        }
+    }
+
     fn render_info_state(&self, _player: usize, key: &[Token]) -> String {
         let mut state = self.new_initial_state();
         for &a in key {

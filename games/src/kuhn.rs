@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use crate::error::GameError;
 use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
-use crate::poker::{Log, NO_CARD, PRIVATE_CARD, parse_named, settle};
+use crate::poker::{Log, NO_CARD, PRIVATE_CARD, parse_named, replay_info_state, settle};
 
 pub const PASS: Action = 0;
 pub const BET: Action = 1;
@@ -73,11 +73,15 @@ impl Game for KuhnGame {
     }
 
     fn describe_token(&self, t: Token) -> String {
-        if t >= PRIVATE_CARD {
-            format!("dealt {}", CARDS[(t - PRIVATE_CARD) as usize])
-        } else {
-            self.action_name(t)
+        match CARDS.get(t.wrapping_sub(PRIVATE_CARD) as usize) {
+            Some(card) => format!("dealt {card}"),
+            None if t <= BET => self.action_name(t),
+            None => format!("token {t:#x}"),
         }
+    }
+
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        replay_info_state(self, player, key, CARDS.len()).map(|s| s.legal_actions())
     }
 }
 

@@ -9,7 +9,9 @@ use smallvec::SmallVec;
 
 use crate::error::GameError;
 use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
-use crate::poker::{Log, NO_CARD, PRIVATE_CARD, PUBLIC_CARD, parse_named, settle};
+use crate::poker::{
+    Log, NO_CARD, PRIVATE_CARD, PUBLIC_CARD, parse_named, replay_info_state, settle,
+};
 
 pub const FOLD: Action = 0;
 pub const CALL: Action = 1;
@@ -97,13 +99,20 @@ impl Game for LeducGame {
     }
 
     fn describe_token(&self, t: Token) -> String {
-        if t >= PUBLIC_CARD {
-            format!("public {}", CARDS[(t - PUBLIC_CARD) as usize])
-        } else if t >= PRIVATE_CARD {
-            format!("dealt {}", CARDS[(t - PRIVATE_CARD) as usize])
-        } else {
+        let card = |base: Token| CARDS.get(t.wrapping_sub(base) as usize);
+        if let Some(c) = card(PUBLIC_CARD) {
+            format!("public {c}")
+        } else if let Some(c) = card(PRIVATE_CARD) {
+            format!("dealt {c}")
+        } else if t <= RAISE {
             self.action_name(t)
+        } else {
+            format!("token {t:#x}")
         }
+    }
+
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        replay_info_state(self, player, key, DECK).map(|s| s.legal_actions())
     }
 }
 

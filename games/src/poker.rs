@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use crate::game::{NUM_PLAYERS, Token};
+use crate::game::{Game, NUM_PLAYERS, State, Token, Turn};
 
 /// Token of a private card dealt to the observer.
 pub const PRIVATE_CARD: Token = 0x100;
@@ -59,4 +59,56 @@ pub fn parse_named(
             max_id - 1
         ),
     })
+}
+
+/// A history that shows `player` exactly `key`: the player's own card as the
+/// key says, the opponent's the lowest card nobody else holds, then the
+/// key's public cards and actions. Betting depends only on what both see,
+/// so its legal actions are those of the information state.
+pub fn replay_info_state<G: Game>(
+    game: &G,
+    player: usize,
+    key: &[Token],
+    deck: usize,
+) -> Result<G::State, String> {
+    let card_of = |t: Token, base: Token| {
+        let c = t.wrapping_sub(base) as usize;
+        (c < deck).then_some(c as u16)
+    };
+    let own = key
+        .first()
+        .and_then(|&t| card_of(t, PRIVATE_CARD))
+        .ok_or("an information state starts with the player's own card")?;
+    let public: Vec<u16> = key
+        .iter()
+        .filter_map(|&t| card_of(t, PUBLIC_CARD))
+        .collect();
+    let other = (0..deck as u16)
+        .find(|c| *c != own && !public.contains(c))
+        .ok_or("no card is left for the opponent")?;
+    let mut state = game.new_initial_state();
+    let deal = if player == 0 {
+        [own, other]
+    } else {
+        [other, own]
+    };
+    for card in deal {
+        state.check_action(card).map_err(|e| e.to_string())?;
+        state.apply(card);
+    }
+    for (i, &t) in key.iter().enumerate().skip(1) {
+        let action = match (state.current_player(), card_of(t, PUBLIC_CARD)) {
+            (Turn::Chance, Some(card)) => card,
+            (Turn::Player(_), None) if card_of(t, PRIVATE_CARD).is_none() => t,
+            _ => return Err(format!("observation {} does not fit the game there", i + 1)),
+        };
+        state
+            .check_action(action)
+            .map_err(|e| format!("observation {}: {e}", i + 1))?;
+        state.apply(action);
+    }
+    if state.current_player() != Turn::Player(player) || state.info_key(player) != key {
+        return Err(format!("player {player} does not move there"));
+    }
+    Ok(state)
 }

@@ -220,6 +220,10 @@ impl Game for AnyGame {
     fn render_info_state(&self, player: usize, key: &[Token]) -> String {
         with_game!(self, g => g.render_info_state(player, key))
     }
+
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        with_game!(self, g => g.info_state_actions(player, key))
+    }
 }
 
 impl State for AnyState {

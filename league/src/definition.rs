@@ -2,6 +2,7 @@
 //! plays, the format and the base seed; read from TOML or built in code.
 
 use std::hash::{BuildHasher, Hash};
+use std::path::{Path, PathBuf};
 
 use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,7 @@ pub enum Format {
     Gauntlet,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tournament {
     pub game: String,
@@ -40,6 +41,21 @@ pub struct Tournament {
     /// The gauntlet's player (by name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub challenger: Option<String>,
+    /// Where relative file paths in player specs start: the tournament
+    /// file's directory. Not part of what the tournament is.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+impl PartialEq for Tournament {
+    fn eq(&self, other: &Self) -> bool {
+        self.game == other.game
+            && self.players == other.players
+            && self.games_per_pair == other.games_per_pair
+            && self.seed == other.seed
+            && self.format == other.format
+            && self.challenger == other.challenger
+    }
 }
 
 fn round_robin() -> Format {
@@ -74,6 +90,14 @@ pub fn mix(mut z: u64) -> u64 {
 }
 
 impl Tournament {
+    /// Reads a tournament file; player files are found relative to it.
+    pub fn from_toml_file(path: &Path) -> Result<Tournament, LeagueError> {
+        let text = darkhex_algorithms::files::read_text(path)?;
+        let mut t = Tournament::from_toml(&text)?;
+        t.base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(t)
+    }
+
     pub fn from_toml(text: &str) -> Result<Tournament, LeagueError> {
         let mut t: Tournament = toml::from_str(text)
             .map_err(|e| LeagueError::Definition(e.to_string().trim().replace('\n', " ")))?;
@@ -106,17 +130,43 @@ impl Tournament {
                 Format::RoundRobin
             },
             challenger: gauntlet,
+            base_dir: PathBuf::new(),
         };
         t.fill_names();
         t.validate()?;
         Ok(t)
     }
 
+    /// Unnamed players are named by their spec; the same spec twice
+    /// becomes `spec#1`, `spec#2`, ...
     fn fill_names(&mut self) {
+        let unnamed: Vec<String> = self
+            .players
+            .iter()
+            .filter(|p| p.name.trim().is_empty())
+            .map(|p| p.spec.trim().to_string())
+            .collect();
+        let mut seen: std::collections::HashMap<String, usize> = Default::default();
         for p in &mut self.players {
             if p.name.trim().is_empty() {
-                p.name = p.spec.trim().to_string();
+                let spec = p.spec.trim().to_string();
+                p.name = if unnamed.iter().filter(|s| **s == spec).count() > 1 {
+                    let k = seen.entry(spec.clone()).or_insert(0);
+                    *k += 1;
+                    format!("{spec}#{k}")
+                } else {
+                    spec
+                };
             }
+        }
+    }
+
+    /// "round-robin", or "gauntlet of NAME".
+    pub fn format_name(&self) -> String {
+        match (&self.format, &self.challenger) {
+            (Format::Gauntlet, Some(c)) => format!("gauntlet of {c}"),
+            (Format::Gauntlet, None) => "gauntlet".into(),
+            (Format::RoundRobin, _) => "round-robin".into(),
         }
     }
 

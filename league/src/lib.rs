@@ -34,7 +34,7 @@ use thiserror::Error;
 pub use definition::{Entry, Format, Match, Tournament};
 pub use log::{GameResult, ResultsLog};
 pub use report::Report;
-pub use runner::{LeagueRun, Progress, run_league};
+pub use runner::{LeagueRun, Progress, move_names, run_league};
 
 #[derive(Debug, Error)]
 pub enum LeagueError {

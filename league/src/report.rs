@@ -17,6 +17,12 @@ pub struct PlayerRow {
     pub name: String,
     pub spec: String,
     pub rating: Rating,
+    /// Decisions the player took, and how many of them uniformly at random
+    /// because its policy had no entry there.
+    #[serde(default)]
+    pub decisions: u64,
+    #[serde(default)]
+    pub uniform_fallbacks: u64,
 }
 
 /// A score with its number of games and Wilson 95% interval.
@@ -82,10 +88,23 @@ impl Report {
             .players
             .iter()
             .zip(rated)
-            .map(|(p, rating)| PlayerRow {
-                name: p.name.clone(),
-                spec: p.spec.clone(),
-                rating,
+            .map(|(p, rating)| {
+                let (mut decisions, mut uniform_fallbacks) = (0, 0);
+                for r in results {
+                    for seat in 0..2 {
+                        if r.seats[seat] == p.name {
+                            decisions += u64::from(r.decisions[seat]);
+                            uniform_fallbacks += u64::from(r.uniform_fallbacks[seat]);
+                        }
+                    }
+                }
+                PlayerRow {
+                    name: p.name.clone(),
+                    spec: p.spec.clone(),
+                    rating,
+                    decisions,
+                    uniform_fallbacks,
+                }
             })
             .collect();
         players.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
@@ -187,9 +206,33 @@ impl Report {
         s
     }
 
+    /// One line per player that played uniformly where its policy had no entry.
+    pub fn fallback_lines(&self) -> Vec<String> {
+        self.players
+            .iter()
+            .filter(|p| p.uniform_fallbacks > 0)
+            .map(|p| {
+                format!(
+                    "{} played uniformly at {} of its {} decisions ({:.1}%): its policy has no entry for those information states",
+                    p.name,
+                    p.uniform_fallbacks,
+                    p.decisions,
+                    100.0 * p.uniform_fallbacks as f64 / p.decisions.max(1) as f64
+                )
+            })
+            .collect()
+    }
+
     pub fn markdown(&self) -> String {
+        let mut fallbacks = String::new();
+        for line in self.fallback_lines() {
+            fallbacks += &format!("- {line}\n");
+        }
+        if !fallbacks.is_empty() {
+            fallbacks.insert(0, '\n');
+        }
         format!(
-            "# {} after {} games\n\n## Ratings (Bradley-Terry, Elo scale)\n\n{}\n## Cross-table\n\n{}",
+            "# {} after {} games\n\n## Ratings (Bradley-Terry, Elo scale)\n\n{}{fallbacks}\n## Cross-table\n\n{}",
             self.game,
             self.games,
             self.ratings_markdown(),

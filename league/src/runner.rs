@@ -6,8 +6,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use darkhex_games::{AnyGame, load_game};
-use darkhex_players::{PlayerFactory, play_game, prepare};
+use darkhex_games::{AnyGame, Game, State, Turn, load_game};
+use darkhex_players::{PlayerFactory, play_game, prepare_in};
 use rayon::prelude::*;
 
 use crate::LeagueError;
@@ -25,12 +25,16 @@ pub struct Progress {
 }
 
 pub struct LeagueRun {
+    /// Every finished game, in schedule order (pair by pair, round by round).
     pub results: Vec<GameResult>,
     /// Games this run played (the others came from the log).
     pub played: usize,
     pub report: Report,
     /// Whether the run stopped early (see `run_league`'s `stop`).
     pub stopped: bool,
+    /// What the log and the players' preparation had to say (duplicate
+    /// lines skipped, a grown tournament, policies lacking states).
+    pub warnings: Vec<String>,
 }
 
 struct Shared {
@@ -65,7 +69,7 @@ pub fn prepare_players(
     t.players
         .iter()
         .map(|p| {
-            prepare(&p.spec, game).map_err(|source| LeagueError::Player {
+            prepare_in(&p.spec, game, &t.base_dir).map_err(|source| LeagueError::Player {
                 name: p.name.clone(),
                 source: Box::new(source),
             })
@@ -89,16 +93,19 @@ pub fn run_league(
     })?;
     // Players first: a spec that fails must not leave a log behind.
     let factories = prepare_players(t, &game)?;
-    let (log, done) = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
-    let key = |a: &str, b: &str, round: u32| (a.to_string(), b.to_string(), round);
-    let finished: std::collections::HashSet<_> =
-        done.iter().map(|r| key(&r.a, &r.b, r.round)).collect();
+    let opened = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
+    let (log, done) = (opened.log, opened.done);
+    let mut warnings = opened.warnings;
+    warnings.extend(factories.iter().flat_map(|f| f.notes()));
+    let finished: std::collections::HashSet<(&str, &str, u32)> =
+        done.iter().map(GameResult::key).collect();
     let schedule = t.schedule();
     let missing: Vec<Match> = schedule
         .iter()
-        .filter(|m| !finished.contains(&key(&t.players[m.a].name, &t.players[m.b].name, m.round)))
+        .filter(|m| !finished.contains(&(&*t.players[m.a].name, &*t.players[m.b].name, m.round)))
         .copied()
         .collect();
+    let already = finished.len();
     let mut points = vec![(0.0, 0); t.players.len()];
     for r in &done {
         if let (Some(a), Some(b)) = (t.index_of(&r.a), t.index_of(&r.b)) {
@@ -113,7 +120,7 @@ pub fn run_league(
     });
     let shared = Mutex::new(Shared {
         log,
-        results: done,
+        results: done.clone(),
         points,
     });
     missing
@@ -129,17 +136,21 @@ pub fn run_league(
                 factories[seats[1]].create(1, mix(seed ^ 2)),
             ];
             let record = play_game(&game, &mut players, seed, |_, _, _| {})?;
-            let result = GameResult {
+            let mut result = GameResult {
+                id: 0,
                 a: t.players[m.a].name.clone(),
                 b: t.players[m.b].name.clone(),
                 round: m.round,
                 seats: seats.map(|i| t.players[i].name.clone()),
                 returns: record.returns,
                 moves: record.history.len(),
+                history: move_names(&game, &record.history),
                 seed,
+                decisions: record.decisions,
+                uniform_fallbacks: record.uniform_fallbacks,
             };
             let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
-            s.log.append(&result)?;
+            s.log.append(&mut result)?;
             credit(&mut s.points, m.a, m.b, result.score_a());
             s.results.push(result);
             on_progress(&Progress {
@@ -149,14 +160,40 @@ pub fn run_league(
             });
             Ok(())
         })?;
-    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    let report = Report::new(t, &s.results);
+    let mut results = shared
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .results;
+    // Games finish in any order; the report must not depend on it.
+    let order: std::collections::HashMap<(&str, &str, u32), usize> = schedule
+        .iter()
+        .enumerate()
+        .map(|(i, m)| ((&*t.players[m.a].name, &*t.players[m.b].name, m.round), i))
+        .collect();
+    results.sort_by_key(|r| order.get(&r.key()).copied().unwrap_or(usize::MAX));
+    let report = Report::new(t, &results);
     report.write(out_dir)?;
-    let played = s.results.len() - finished.len();
     Ok(LeagueRun {
-        stopped: s.results.len() < total,
-        results: s.results,
-        played,
+        stopped: results.len() < total,
+        played: results.len() - already,
+        results,
         report,
+        warnings,
     })
+}
+
+/// A game's actions as `darkhex play --moves` reads them: cell or action
+/// names, and card names for chance outcomes.
+pub fn move_names<G: Game>(game: &G, history: &[darkhex_games::Action]) -> String {
+    let mut state = game.new_initial_state();
+    let mut names = Vec::with_capacity(history.len());
+    for &a in history {
+        names.push(if state.current_player() == Turn::Chance {
+            game.chance_outcome_name(a)
+        } else {
+            game.action_name(a)
+        });
+        state.apply(a);
+    }
+    names.join(",")
 }

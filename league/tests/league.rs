@@ -125,8 +125,9 @@ fn foreign_or_damaged_logs_are_reported_and_left_alone() {
     run_league(&t, dir.path(), &|_| {}, &AtomicBool::new(false)).unwrap();
     let log = dir.path().join("results.jsonl");
 
-    let other = Tournament::new("kuhn_poker", &specs(&["random", "random"]), 4, 0, None);
-    assert!(other.is_err(), "two players with one name are refused");
+    let twins = Tournament::new("kuhn_poker", &specs(&["random", "random"]), 4, 0, None).unwrap();
+    let names: Vec<&str> = twins.players.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["random#1", "random#2"]);
     let other = Tournament::new("leduc_poker", &specs(&["random", "lp"]), 4, 0, None).unwrap();
     let before = std::fs::read(&log).unwrap();
     let e = run_league(&other, dir.path(), &|_| {}, &AtomicBool::new(false))

@@ -19,5 +19,5 @@ pub use human::HumanPlayer;
 pub use player::{Player, PlayerError, PlayerView};
 pub use random::RandomPlayer;
 pub use referee::{GameRecord, play_game, sample_chance};
-pub use registry::{PLAYER_NAMES, PlayerFactory, SpecError, prepare};
+pub use registry::{PLAYER_NAMES, PlayerFactory, SpecError, prepare, prepare_in};
 pub use rollout::random_playout;

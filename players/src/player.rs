@@ -38,6 +38,12 @@ pub trait Player: Send {
     /// Picks one of `view.legal`.
     fn act(&mut self, view: &PlayerView) -> Result<Action, PlayerError>;
 
+    /// Decisions so far at which the player had no policy for its
+    /// information state and played uniformly at random (policy players).
+    fn uniform_fallbacks(&self) -> u32 {
+        0
+    }
+
     /// Told once at the end with the player's final information state and returns.
     fn game_over(&mut self, _info_key: &[Token], _returns: [f64; 2]) -> Result<(), PlayerError> {
         Ok(())

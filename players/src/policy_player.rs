@@ -18,7 +18,7 @@ pub struct PolicyPlayer {
     table: Arc<PolicyTable>,
     rng: ChaCha8Rng,
     /// Decisions taken where the policy had no entry.
-    pub uncovered: usize,
+    uncovered: u32,
 }
 
 impl PolicyPlayer {
@@ -44,6 +44,8 @@ impl Player for PolicyPlayer {
 
     fn act(&mut self, view: &PlayerView) -> Result<Action, PlayerError> {
         match self.table.get(view.seat, view.info_key) {
+            // Policy files are checked against the game when loaded, so an
+            // entry lists exactly the legal actions.
             Some((actions, probs)) if actions == view.legal => {
                 Ok(sample(actions, probs, &mut self.rng))
             }
@@ -52,5 +54,9 @@ impl Player for PolicyPlayer {
                 Ok(view.legal[self.rng.random_range(0..view.legal.len())])
             }
         }
+    }
+
+    fn uniform_fallbacks(&self) -> u32 {
+        self.uncovered
     }
 }

@@ -47,6 +47,10 @@ impl Player for PonePlayer {
         }
     }
 
+    fn uniform_fallbacks(&self) -> u32 {
+        self.fallback.uniform_fallbacks()
+    }
+
     fn game_over(&mut self, info_key: &[Token], returns: [f64; 2]) -> Result<(), PlayerError> {
         self.fallback.game_over(info_key, returns)
     }

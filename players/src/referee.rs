@@ -13,6 +13,10 @@ pub struct GameRecord {
     /// Every action, chance outcomes included.
     pub history: Vec<Action>,
     pub returns: [f64; NUM_PLAYERS],
+    /// Decisions each seat took.
+    pub decisions: [u32; NUM_PLAYERS],
+    /// Decisions at which each seat's player had no policy and played uniformly.
+    pub uniform_fallbacks: [u32; NUM_PLAYERS],
 }
 
 /// Samples an outcome of a chance node.
@@ -35,6 +39,7 @@ pub fn play_game<G: Game>(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut state = game.new_initial_state();
     let mut legal = Vec::new();
+    let mut decisions = [0; NUM_PLAYERS];
     loop {
         let turn = state.current_player();
         let action = match turn {
@@ -48,6 +53,7 @@ pub fn play_game<G: Game>(
                     legal: &legal,
                 };
                 let a = players[p].act(&view)?;
+                decisions[p] += 1;
                 if !legal.contains(&a) {
                     return Err(PlayerError::IllegalChoice {
                         name: players[p].name(),
@@ -68,5 +74,10 @@ pub fn play_game<G: Game>(
     Ok(GameRecord {
         history: state.history().to_vec(),
         returns,
+        decisions,
+        uniform_fallbacks: [
+            players[0].uniform_fallbacks(),
+            players[1].uniform_fallbacks(),
+        ],
     })
 }

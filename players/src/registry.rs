@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
 use darkhex_algorithms::pone::{self, search::Search as PoneSearch};
+use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
 use darkhex_algorithms::{
     CompileOptions, GameTree, LpError, PolicyError, PolicyFile, PolicyTable, Provenance, TreeError,
 };
@@ -52,7 +53,17 @@ pub enum SpecError {
 /// Makes players of one spec for one game.
 pub trait PlayerFactory: Send + Sync {
     fn create(&self, seat: usize, seed: u64) -> Box<dyn Player>;
+
+    /// What a user should know about the prepared player (a policy file
+    /// that lacks information states, say).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
+
+/// Games whose trees have at most this many histories are enumerated when a
+/// policy file is loaded, to count the information states it lacks.
+pub const COVERAGE_MAX_HISTORIES: u64 = 20_000_000;
 
 struct Random;
 
@@ -65,6 +76,7 @@ impl PlayerFactory for Random {
 struct Policy {
     label: String,
     table: Arc<PolicyTable>,
+    notes: Vec<String>,
 }
 
 impl PlayerFactory for Policy {
@@ -74,6 +86,10 @@ impl PlayerFactory for Policy {
             self.table.clone(),
             seed,
         ))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 }
 
@@ -105,16 +121,37 @@ impl PlayerFactory for Pone {
             self.fallback.create(seat, seed),
         ))
     }
+
+    fn notes(&self) -> Vec<String> {
+        self.fallback.notes()
+    }
 }
 
-fn load_policy(label: &str, path: &str, game: &AnyGame) -> Result<Arc<PolicyTable>, SpecError> {
-    let wrap = |source| SpecError::Policy {
+/// Loads and checks a policy file; the notes say how many information
+/// states it lacks, when the game is small enough to count them.
+fn load_policy(
+    label: &str,
+    path: &Path,
+    game: &AnyGame,
+) -> Result<(Arc<PolicyTable>, Vec<String>), SpecError> {
+    let file = PolicyFile::load_for(path, game).map_err(|source| SpecError::Policy {
         player: label.to_string(),
         source,
+    })?;
+    let notes = match file.uncovered(game, COVERAGE_MAX_HISTORIES) {
+        Some([0, 0]) => Vec::new(),
+        Some(missing) => vec![format!(
+            "{label}: {} lacks {} of player 0's and {} of player 1's information states; it plays uniformly there",
+            path.display(),
+            missing[0],
+            missing[1]
+        )],
+        None => vec![format!(
+            "{label}: {game} is too large to count the information states {} lacks; where it has none the player plays uniformly",
+            path.display()
+        )],
     };
-    let file = PolicyFile::load(Path::new(path)).map_err(wrap)?;
-    file.check_game(game).map_err(wrap)?;
-    Ok(Arc::new(PolicyTable::new(&file)))
+    Ok((Arc::new(PolicyTable::new(&file)), notes))
 }
 
 /// Solves `game` by sequence-form LP: the equilibrium player's policy.
@@ -133,7 +170,9 @@ pub fn equilibrium_policy(
         &tree,
         LpOptions {
             backend,
-            full: false,
+            // The tree and the LP share the default budget.
+            max_bytes: DEFAULT_MAX_BYTES.saturating_sub(tree.memory_bytes() as u64),
+            ..LpOptions::default()
         },
         &|_| {},
     )
@@ -149,8 +188,18 @@ pub fn equilibrium_policy(
     Ok(PolicyFile::from_tree(&tree, &solution.policy, provenance))
 }
 
-/// Parses `spec` and prepares its factory for `game`.
+/// Parses `spec` and prepares its factory for `game`; file paths are as given.
 pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, SpecError> {
+    prepare_in(spec, game, Path::new(""))
+}
+
+/// [`prepare`] with relative file paths taken from `base` (a tournament
+/// file's directory).
+pub fn prepare_in(
+    spec: &str,
+    game: &AnyGame,
+    base: &Path,
+) -> Result<Arc<dyn PlayerFactory>, SpecError> {
     let s = Spec::parse(spec)?;
     let label = spec.trim().to_string();
     let unsupported = |reason: &str| SpecError::Unsupported {
@@ -168,9 +217,11 @@ pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, Spe
             let path = s
                 .get("file")
                 .ok_or_else(|| unsupported("policy needs file=PATH"))?;
+            let (table, notes) = load_policy(&label, &base.join(path), game)?;
             Ok(Arc::new(Policy {
-                table: load_policy(&label, path, game)?,
+                table,
                 label,
+                notes,
             }))
         }
         "lp" => {
@@ -181,13 +232,20 @@ pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, Spe
                 LpBackend::from_name,
                 LpBackend::Clarabel,
             )?;
-            let table = match s.get("file") {
-                Some(path) => load_policy(&label, path, game)?,
-                None => Arc::new(PolicyTable::new(&equilibrium_policy(
-                    game, backend, &label,
-                )?)),
+            let (table, notes) = match s.get("file") {
+                Some(path) => load_policy(&label, &base.join(path), game)?,
+                None => (
+                    Arc::new(PolicyTable::new(&equilibrium_policy(
+                        game, backend, &label,
+                    )?)),
+                    Vec::new(),
+                ),
             };
-            Ok(Arc::new(Policy { label, table }))
+            Ok(Arc::new(Policy {
+                label,
+                table,
+                notes,
+            }))
         }
         "mcts" | "ismcts" => {
             s.check_params(&["sims", "c"])?;
@@ -219,7 +277,7 @@ pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, Spe
             let AnyGame::DarkHex(dark) = game else {
                 return Err(unsupported("pone plays the dark games"));
             };
-            let fallback = prepare(s.get("fallback").unwrap_or("random"), game)?;
+            let fallback = prepare_in(s.get("fallback").unwrap_or("random"), game, base)?;
             let search = |seat| -> Result<Arc<PoneSearch>, SpecError> {
                 let rules = pone::rules_for(dark, seat).map_err(|e| unsupported(&e.to_string()))?;
                 Ok(Arc::new(PoneSearch::new(rules)))

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::knowledge::{Heard, Hearing, Knowledge, Rules, knowledge_of};
 use super::search::Search;
-use crate::files::{self, FileError};
+use crate::files::{self, Document, Encoding, FileError, FileKind};
 
 pub const STRATEGY_FORMAT: &str = "darkhex-pone-strategy";
 pub const STRATEGY_VERSION: u32 = 1;
@@ -29,25 +29,26 @@ pub struct Strategy {
 }
 
 impl Strategy {
+    /// Writes JSON when the name ends in `.json`, else the checksummed binary form.
     pub fn save(&self, path: &Path) -> Result<(), FileError> {
-        files::save(path, self)
+        files::save(path, self, Encoding::for_path(path))
     }
 
     pub fn load(path: &Path) -> Result<Strategy, FileError> {
-        let s: Strategy = files::load(path, "PONE strategy")?;
-        if s.format != STRATEGY_FORMAT || s.version != STRATEGY_VERSION {
-            return Err(FileError::Malformed {
-                path: path.to_path_buf(),
-                what: "PONE strategy",
-                reason: format!("it is a '{} {}' file", s.format, s.version),
-            });
-        }
-        Ok(s)
+        files::load(path)
     }
 
     /// The moves indexed by information state.
     pub fn table(&self) -> FxHashMap<&[Token], Action> {
         self.moves.iter().map(|(k, a)| (k.as_slice(), *a)).collect()
+    }
+}
+
+impl Document for Strategy {
+    const KIND: FileKind = FileKind::PoneStrategy;
+    const VERSION: u32 = STRATEGY_VERSION;
+    fn game(&self) -> &str {
+        &self.game
     }
 }
 

@@ -1,0 +1,45 @@
+//! The texts that close each command's `--help`: working examples, the game
+//! strings, the player specs and the tournament file.
+
+pub const GAMES: &str = "\
+Game strings:
+  hex(board_size=N)  hex(num_rows=R,num_cols=C)   Hex, sides 1 to 26 (default 11)
+  rex(...)                                        Rex: joining your sides loses
+  dark_hex(num_rows=R,num_cols=C[,gameversion=cdh|adh][,obstype=reveal-nothing|reveal-numturns]
+           [,disclosure=none|noise|flash])        Dark Hex (default 3x3, classic)
+  dark_rex(...)                                   Dark Hex with the misere winner
+  kuhn_poker  leduc_poker                         the reference poker games";
+
+pub const PLAYERS: &str = "\
+Player specs:
+  random                       uniform random
+  policy(file=P)               samples a policy file written by train or solve
+  lp  lp(file=P)               the LP equilibrium (solved at start, or loaded)
+  mcts(sims=N,c=C)             UCT with random playouts (hex, rex)
+  ismcts(sims=N,c=C)           information-set MCTS (dark games)
+  pone(fallback=SPEC)          a probability-one win when it has one, else SPEC
+  human                        you, at the terminal (play only)";
+
+pub const TOURNAMENT: &str = "\
+Tournament file (TOML); relative file paths in specs start at the file's directory:
+  game = \"dark_hex(num_rows=2,num_cols=3,gameversion=adh)\"   # required
+  games_per_pair = 100        # required; seats alternate
+  seed = 1                    # default 0
+  format = \"round-robin\"      # or \"gauntlet\" with challenger = \"NAME\"
+  [[players]]                 # at least two
+  name = \"equilibrium\"        # optional; defaults to the spec (spec#1, spec#2 if repeated)
+  spec = \"lp\"                 # a player spec, see below";
+
+/// Examples, then the given reference sections, for `after_help`.
+pub fn after(examples: &[&str], sections: &[&str]) -> String {
+    let mut text = String::from("Examples:\n");
+    for e in examples {
+        text += &format!("  {e}\n");
+    }
+    for s in sections {
+        text += "\n";
+        text += s;
+        text += "\n";
+    }
+    text
+}
