@@ -101,7 +101,7 @@ pub enum LpError {
     #[error("the two players' LPs disagree on the value: {v0} and {v1}")]
     Disagreement { v0: f64, v1: f64 },
     #[error(
-        "player {player}'s LP ({rows} rows and columns, {entries} payoff entries) would need about {gb:.1} GB, over the limit of {limit_gb:.1} GB (--max-memory-gb); {known}"
+        "player {player}'s LP ({rows} rows and columns, {entries} payoff entries) would need about {gb:.2} GB, more than the {limit_gb:.2} GB that --max-memory-gb leaves after the game tree; {known}"
     )]
     TooLarge {
         player: usize,

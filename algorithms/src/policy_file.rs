@@ -69,7 +69,8 @@ pub fn same_game(file_game: &str, game: &AnyGame) -> bool {
     darkhex_games::load_game(file_game).is_ok_and(|g| g == *game)
 }
 
-/// What differs between two game strings, parameter by parameter.
+/// What differs between two game strings, parameter by parameter, with
+/// `board_size` read as the rows and columns it sets.
 pub fn game_differences(a: &str, b: &str) -> String {
     let (Ok(sa), Ok(sb)) = (Spec::parse(a), Spec::parse(b)) else {
         return format!("{a} vs {b}");
@@ -77,20 +78,34 @@ pub fn game_differences(a: &str, b: &str) -> String {
     if sa.name != sb.name {
         return format!("game {} vs {}", sa.name, sb.name);
     }
-    let mut keys: Vec<&str> = sa
-        .params
-        .iter()
-        .chain(&sb.params)
-        .map(|(k, _)| k.as_str())
-        .collect();
+    let expand = |s: &Spec| -> Vec<(String, String)> {
+        let mut params: Vec<(String, String)> = s
+            .params
+            .iter()
+            .filter(|(k, _)| k != "board_size")
+            .cloned()
+            .collect();
+        if let Some(size) = s.get("board_size") {
+            for k in ["num_rows", "num_cols"] {
+                if s.get(k).is_none() {
+                    params.push((k.to_string(), size.to_string()));
+                }
+            }
+        }
+        params
+    };
+    let (pa, pb) = (expand(&sa), expand(&sb));
+    let get =
+        |p: &[(String, String)], k: &str| p.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone());
+    let mut keys: Vec<&str> = pa.iter().chain(&pb).map(|(k, _)| k.as_str()).collect();
     keys.sort_unstable();
     keys.dedup();
     let diffs: Vec<String> = keys
         .into_iter()
-        .filter(|k| sa.get(k) != sb.get(k))
+        .filter(|k| get(&pa, k) != get(&pb, k))
         .map(|k| {
-            let show = |v: Option<&str>| v.unwrap_or("(default)").to_string();
-            format!("{k} {} vs {}", show(sa.get(k)), show(sb.get(k)))
+            let show = |v: Option<String>| v.unwrap_or_else(|| "(default)".to_string());
+            format!("{k} {} vs {}", show(get(&pa, k)), show(get(&pb, k)))
         })
         .collect();
     diffs.join(", ")

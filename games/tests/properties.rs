@@ -281,3 +281,61 @@ fn a_one_row_board_is_won_by_blacks_first_stone() {
     s.apply(2);
     assert_eq!(s.returns(), [-1.0, 1.0]);
 }
+
+/// Every decision point of every game: the legal actions worked out from the
+/// mover's information state alone are the state's legal actions, and a
+/// state of the other player is never taken for one of the mover's.
+#[test]
+fn information_states_alone_give_the_legal_actions() {
+    use darkhex_games::analysis::{NodeView, TreeVisitor, walk};
+    struct Check<'g>(&'g AnyGame, usize);
+    impl TreeVisitor<AnyState> for Check<'_> {
+        type Node = ();
+        fn visit(&mut self, node: &NodeView<AnyState>, _: Option<((), usize)>) {
+            if let Turn::Player(p) = node.turn {
+                let key = node.state.info_key(p);
+                assert_eq!(
+                    self.0.info_state_actions(p, key).as_deref(),
+                    Ok(node.actions),
+                    "{} player {p} at {key:?}",
+                    self.0
+                );
+                self.1 += 1;
+            }
+        }
+    }
+    let mut games: Vec<String> = [
+        "kuhn_poker",
+        "leduc_poker",
+        "hex(num_rows=2,num_cols=3)",
+        "rex(board_size=3)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for v in DARK_VARIANTS {
+        games.push(format!("dark_hex(num_rows=2,num_cols=2{v})"));
+        games.push(format!("dark_rex(num_rows=2,num_cols=3{v})"));
+    }
+    for name in games {
+        let game = load_game(&name).unwrap();
+        let mut check = Check(&game, 0);
+        walk(&game, &WalkOptions::default(), &mut check).unwrap();
+        assert!(check.1 > 10, "{name}");
+    }
+    // Keys no history shows are refused.
+    let kuhn = load_game("kuhn_poker").unwrap();
+    assert!(kuhn.info_state_actions(0, &[]).is_err());
+    assert!(
+        kuhn.info_state_actions(1, &[0x100]).is_err(),
+        "player 1 does not move first"
+    );
+    assert!(kuhn.info_state_actions(0, &[0x100, 7]).is_err());
+    let dark = dark_game(2, 2, "");
+    assert!(
+        dark.info_state_actions(0, &[token::PLACED, token::PLACED])
+            .is_err()
+    );
+    assert!(dark.info_state_actions(0, &[token::NOISE]).is_err());
+    assert!(dark.info_state_actions(0, &[token::PLACED | 9]).is_err());
+}

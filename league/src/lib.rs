@@ -54,9 +54,7 @@ pub enum LeagueError {
     },
     #[error(transparent)]
     File(#[from] FileError),
-    #[error(
-        "{path} is not this tournament's results log: {reason}; it was left untouched (choose another --out)"
-    )]
+    #[error("{path} cannot go on with this league: {reason}. The log was left untouched")]
     ForeignLog { path: PathBuf, reason: String },
     #[error("line {line} of {path} is damaged ({reason}); it was left untouched")]
     MalformedLog {

@@ -197,11 +197,14 @@ impl ResultsLog {
             let complete = text.ends_with(b"\n");
             let text = String::from_utf8_lossy(&text);
             let lines: Vec<&str> = text.lines().collect();
-            let header: Header = serde_json::from_str(lines[0])
-                .map_err(|e| foreign(format!("its first line is not a league header ({e})")))?;
+            let header: Header = serde_json::from_str(lines[0]).map_err(|_| {
+                foreign(
+                    "its first line is not a darkhex league header; choose another --out".into(),
+                )
+            })?;
             if header.format != FileKind::LeagueLog.format() || header.version != LOG_VERSION {
                 return Err(foreign(format!(
-                    "it is a '{} {}' file",
+                    "it is a '{} {}' file; choose another --out",
                     header.format, header.version
                 )));
             }
