@@ -160,38 +160,58 @@ struct Probe {
     version: Option<u32>,
 }
 
+/// Where a file at a path goes.
+enum Target<'a> {
+    /// A device or pipe (/dev/null, /dev/stdout): written to directly,
+    /// never replaced by a renamed file.
+    Device,
+    /// An ordinary file in this directory, which now exists.
+    Dir(&'a Path),
+}
+
+fn target(path: &Path) -> std::io::Result<Target<'_>> {
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Ok(Target::Device);
+    }
+    if path.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        ));
+    }
+    let dir = parent_dir(path);
+    fs::create_dir_all(dir)?;
+    Ok(Target::Dir(dir))
+}
+
+/// The error of writing `path`, in a user's words: the temporary file's
+/// name in tempfile's messages means nothing to a user.
+fn write_error(path: &Path) -> impl Fn(std::io::Error) -> FileError + '_ {
+    move |source| FileError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(source.kind(), plain_io_message(&source)),
+    }
+}
+
 /// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it
 /// over `path`: a reader sees the old file or the new one, never a torn one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let err = |source: std::io::Error| FileError::Write {
-        path: path.to_path_buf(),
-        // The temporary file's name in tempfile's messages means nothing to a user.
-        source: std::io::Error::new(source.kind(), plain_io_message(&source)),
+    let err = write_error(path);
+    let dir = match target(path).map_err(&err)? {
+        Target::Device => return fs::write(path, bytes).map_err(err),
+        Target::Dir(dir) => dir,
     };
-    // A device or pipe (/dev/null, /dev/stdout) must not be replaced by a
-    // renamed file: write to it directly.
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return fs::write(path, bytes).map_err(err);
-    }
-    if path.is_dir() {
-        return Err(err(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "it is a directory",
-        )));
-    }
-    let dir = parent_dir(path);
-    fs::create_dir_all(dir).map_err(err)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(&err)?;
+    tmp.write_all(bytes).map_err(&err)?;
     // Temporary files are private; results are ordinary files.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         tmp.as_file()
             .set_permissions(fs::Permissions::from_mode(0o644))
-            .map_err(err)?;
+            .map_err(&err)?;
     }
-    tmp.as_file().sync_all().map_err(err)?;
+    tmp.as_file().sync_all().map_err(&err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
 }
@@ -199,26 +219,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 /// Fails, saying why, unless a file can be written at `path` (its directory
 /// is created if needed): long runs check their outputs before they start.
 pub fn check_writable(path: &Path) -> Result<(), FileError> {
-    let err = |source: std::io::Error| FileError::Write {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(source.kind(), plain_io_message(&source)),
-    };
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return fs::OpenOptions::new()
+    let err = write_error(path);
+    match target(path).map_err(&err)? {
+        Target::Device => fs::OpenOptions::new()
             .append(true)
             .open(path)
-            .map(|_| ())
-            .map_err(err);
+            .map(drop)
+            .map_err(err),
+        Target::Dir(dir) => tempfile::NamedTempFile::new_in(dir).map(drop).map_err(err),
     }
-    if path.is_dir() {
-        return Err(err(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "it is a directory",
-        )));
-    }
-    let dir = parent_dir(path);
-    fs::create_dir_all(dir).map_err(err)?;
-    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(err)
 }
 
 fn parent_dir(path: &Path) -> &Path {
