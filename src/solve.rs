@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use darkhex_algorithms::lp::{LpBackend, LpOptions, LpSolution, solve_sequence_form};
-use darkhex_algorithms::normal_form::{
+use darkhex_algorithms::lp::normal_form::{
     DEFAULT_MAX_STRATEGIES, NormalForm, normal_form, solve_normal_form,
 };
+use darkhex_algorithms::lp::{LpBackend, LpOptions, LpSolution, solve_sequence_form};
 use darkhex_algorithms::{GameTree, PolicyFile, Provenance};
 use darkhex_games::{AnyGame, Game};
 

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::files::check_writable;
-use darkhex_algorithms::training::ALGORITHM_NAMES;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, PolicyFile, Trainer};
 use darkhex_games::{AnyGame, Game, with_game};

@@ -19,24 +19,20 @@
 pub mod best_response;
 pub mod cfr;
 pub mod files;
-pub mod info_table;
 pub mod lp;
-pub mod mccfr;
-pub mod normal_form;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
-pub mod sequence_form;
-pub mod training;
 pub mod tree;
 
 pub use best_response::{
     BestResponse, Exploitability, best_response, expected_value, exploitability,
 };
-pub use cfr::{CfrSolver, CfrState, CfrVariant};
+pub use cfr::{
+    Algorithm, AlgorithmParams, CfrSolver, CfrState, CfrVariant, Checkpoint, EvalPoint, McSolver,
+    McState, Sampling, TrainError, Trainer,
+};
 pub use lp::{LpBackend, LpError, LpOptions, LpSolution, solve_sequence_form};
-pub use mccfr::{McSolver, McState, Sampling};
 pub use policy::TreePolicy;
 pub use policy_file::{PolicyError, PolicyFile, PolicyTable, Provenance};
-pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};
 pub use tree::{CompileOptions, GameTree, TreeError};

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
+use darkhex_algorithms::lp::normal_form::{DEFAULT_MAX_STRATEGIES, normal_form, solve_normal_form};
 use darkhex_algorithms::lp::{LpBackend, LpError, LpOptions, solve_sequence_form};
-use darkhex_algorithms::normal_form::{DEFAULT_MAX_STRATEGIES, normal_form, solve_normal_form};
 use darkhex_algorithms::{CfrSolver, CfrVariant, CompileOptions, GameTree, exploitability};
 use darkhex_games::{Action, Game, GameError, NUM_PLAYERS, State, Token, Turn, load_game};
 use serde_json::Value;

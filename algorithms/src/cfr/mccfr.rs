@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::info_table::{InfoTable, key_hash};
+use crate::cfr::info_table::{InfoTable, key_hash};
 use crate::policy::{normalise, regret_matching};
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
 use crate::tree::knuth_probe;

@@ -12,9 +12,9 @@ use good_lp::{
 use thiserror::Error;
 
 use crate::best_response::exploitability;
+use crate::lp::sequence_form::{SequencePayoffs, behaviour_from_plan};
 use crate::lp::{LpBackend, LpError, LpSolution};
 use crate::policy::TreePolicy;
-use crate::sequence_form::{SequencePayoffs, behaviour_from_plan};
 use crate::tree::GameTree;
 
 /// More reduced pure strategies than this per player are refused.

@@ -32,10 +32,10 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, best_response, exploitability};
 use crate::cfr::{CfrSolver, CfrVariant};
-use crate::policy::TreePolicy;
-use crate::sequence_form::{
+use crate::lp::sequence_form::{
     SequencePayoffs, behaviour_from_plan, plan_from_behaviour, slot_infosets,
 };
+use crate::policy::TreePolicy;
 use crate::tree::GameTree;
 
 /// Games with fewer sequences (both players) are solved with the full LP.

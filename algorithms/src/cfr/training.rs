@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
-use crate::cfr::{CfrSolver, CfrState, CfrVariant};
+use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
+use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
-use crate::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::tree::GameTree;
 

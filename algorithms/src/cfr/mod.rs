@@ -1,0 +1,14 @@
+//! The CFR family: tabular CFR, CFR+, Linear and Discounted CFR on a
+//! compiled tree ([`tabular`]), Monte Carlo CFR with external and outcome
+//! sampling on the State API ([`mccfr`], over [`info_table`]'s keyed
+//! tables), and training runs with checkpoints that resume bitwise
+//! ([`training`]).
+
+pub mod info_table;
+pub mod mccfr;
+pub mod tabular;
+pub mod training;
+
+pub use mccfr::{McSolver, McState, Sampling};
+pub use tabular::{CfrSolver, CfrState, CfrVariant};
+pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};
