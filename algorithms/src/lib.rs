@@ -19,6 +19,7 @@
 pub mod best_response;
 pub mod cfr;
 pub mod files;
+pub mod hexsolve;
 pub mod lp;
 pub mod policy;
 pub mod policy_file;

@@ -16,9 +16,11 @@
 
 pub mod analysis;
 pub mod board;
+pub mod cellset;
 pub mod dark_hex;
 mod error;
 mod game;
+pub mod geometry;
 pub mod hex;
 pub mod kuhn;
 pub mod leduc;
@@ -26,6 +28,8 @@ mod poker;
 mod registry;
 pub mod spec;
 
+pub use cellset::CellSet;
 pub use error::GameError;
 pub use game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
+pub use geometry::Geometry;
 pub use registry::{AnyGame, AnyState, EXAMPLE_GAME_STRINGS, GAME_NAMES, load_game};

@@ -1,0 +1,11 @@
+//! Solving Hex and Rex positions: virtual connections ([`vc`]), inferior
+//! cells ([`inferior`]), and depth-first proof-number search ([`dfpn`]) over
+//! a transposition table ([`tt`]), with plain minimax ([`minimax`]) as the
+//! reference the tests hold them to.
+
+pub mod check;
+pub mod minimax;
+pub mod position;
+pub mod vc;
+
+pub use position::{Position, Stones};
