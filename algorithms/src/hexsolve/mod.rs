@@ -4,6 +4,7 @@
 //! reference the tests hold them to.
 
 pub mod check;
+pub mod inferior;
 pub mod minimax;
 pub mod position;
 pub mod vc;

@@ -1,0 +1,503 @@
+//! Inferior cells of a Hex position (Henderson and Hayward, "Probing the
+//! 4-3-2 edge template in Hex"; Björnsson, Hayward, Johanson and van
+//! Rijswijck, "Dead cell analysis in Hex and the Shannon game"): cells whose
+//! colour does not matter (dead), sets a player can keep as second player
+//! (captured, filled in for the owner), and moves a searcher may skip
+//! (vulnerable, capture-dominated). Each rule is one function below with
+//! the result it relies on.
+//!
+//! All of it works on one player's graph: the empty cells, that player's
+//! stone groups contracted to single vertices, and the player's two sides;
+//! the opponent's stones are gone. A minimal set of empty cells whose
+//! colouring joins the player's sides ("minimal connector") is an induced
+//! path of that graph.
+
+use darkhex_games::board::{BLACK, WHITE};
+use darkhex_games::{CellSet, Geometry};
+
+use super::position::Stones;
+
+/// One player's stone groups with each side's group first: label 0 is side
+/// 0 (with the stones touching it), 1 is side 1, then the other groups.
+#[derive(Clone, Debug)]
+pub struct GroupMap<const W: usize> {
+    player: usize,
+    /// Each cell's group label, `NO_GROUP` for cells without the player's stone.
+    label: Vec<u16>,
+    /// Each group's stones.
+    cells: Vec<CellSet<W>>,
+    /// Each group's neighbourhood: its empty neighbours (a side's include the side's empty cells).
+    reach: Vec<CellSet<W>>,
+    /// Whether the sides are in one group (the player has won).
+    joined: bool,
+}
+
+const NO_GROUP: u16 = u16::MAX;
+
+impl<const W: usize> GroupMap<W> {
+    pub fn new(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Self {
+        let own = stones[player];
+        let empty = geom.all() - stones[0] - stones[1];
+        let sides = geom.sides(player);
+        let mut map = GroupMap {
+            player,
+            label: vec![NO_GROUP; geom.cells()],
+            cells: vec![CellSet::EMPTY; 2],
+            reach: vec![CellSet::EMPTY; 2],
+            joined: false,
+        };
+        for (i, side) in sides.iter().enumerate() {
+            map.cells[i] = geom.flood(*side & own, own);
+        }
+        map.joined = map.cells[0].intersects(&map.cells[1]);
+        for i in 0..2 {
+            map.reach[i] = (geom.neighbours(map.cells[i]) | sides[i]) & empty;
+        }
+        let mut left = own - map.cells[0] - map.cells[1];
+        while let Some(c) = left.first() {
+            let g = geom.flood(CellSet::single(c), left);
+            left -= g;
+            map.cells.push(g);
+            map.reach.push(geom.neighbours(g) & empty);
+        }
+        for (l, g) in map.cells.iter().enumerate() {
+            for c in g.iter() {
+                map.label[c] = l as u16;
+            }
+        }
+        map
+    }
+
+    /// The labels of the groups an empty cell touches (its sides included).
+    fn groups_at(&self, geom: &Geometry<W>, cell: usize, out: &mut Vec<u16>) {
+        out.clear();
+        for (i, side) in geom.sides(self.player).iter().enumerate() {
+            if side.contains(cell) {
+                out.push(i as u16);
+            }
+        }
+        for c in geom.adjacent(cell).iter() {
+            let l = self.label[c];
+            if l != NO_GROUP && !out.contains(&l) {
+                out.push(l);
+            }
+        }
+    }
+}
+
+/// Rule: a cell whose neighbourhood in the player's graph is a clique is
+/// on no induced side-to-side path, so on no minimal connector of that
+/// player, and its colour never changes the winner: it is dead
+/// (Björnsson et al., dead cell analysis: "simplicial" vertices).
+/// `empty` excludes the cell itself.
+fn is_simplicial<const W: usize>(
+    geom: &Geometry<W>,
+    groups: &GroupMap<W>,
+    empty: CellSet<W>,
+    cell: usize,
+    scratch: &mut Vec<u16>,
+) -> bool {
+    groups.groups_at(geom, cell, scratch);
+    if scratch.len() > 1 {
+        return false;
+    }
+    let near = geom.adjacent(cell) & empty;
+    // Empty neighbours pairwise adjacent (on the hex grid: at most two).
+    for e in near.iter() {
+        if !(near.without(e)).is_subset(&geom.adjacent(e)) {
+            return false;
+        }
+    }
+    match scratch.first() {
+        Some(&l) => near.is_subset(&groups.reach[l as usize]),
+        None => true,
+    }
+}
+
+/// Rule: a cell on no simple path between the player's sides (in the
+/// player's graph) is on no minimal connector, hence dead. A vertex lies on
+/// a simple s–t path exactly when it shares a biconnected block with the
+/// edge s–t once that edge is added; those blocks are found by Tarjan's
+/// algorithm. This finds dead regions behind cut cells.
+fn off_every_path<const W: usize>(
+    geom: &Geometry<W>,
+    groups: &GroupMap<W>,
+    empty: CellSet<W>,
+) -> CellSet<W> {
+    if groups.joined {
+        return CellSet::EMPTY;
+    }
+    // Vertices: groups (0, 1 the sides) then empty cells.
+    let ng = groups.cells.len();
+    let cells: Vec<usize> = empty.iter().collect();
+    let mut index = vec![u16::MAX; geom.cells()];
+    for (i, &c) in cells.iter().enumerate() {
+        index[c] = (ng + i) as u16;
+    }
+    let v = ng + cells.len();
+    let mut adj: Vec<Vec<u16>> = vec![Vec::new(); v];
+    for (i, &c) in cells.iter().enumerate() {
+        let me = (ng + i) as u16;
+        for d in (geom.adjacent(c) & empty).iter() {
+            if d > c {
+                let other = index[d];
+                adj[me as usize].push(other);
+                adj[other as usize].push(me);
+            }
+        }
+    }
+    for (l, reach) in groups.reach.iter().enumerate() {
+        for c in reach.iter() {
+            let other = index[c];
+            adj[l].push(other);
+            adj[other as usize].push(l as u16);
+        }
+    }
+    // The added edge between the sides.
+    adj[0].push(1);
+    adj[1].push(0);
+    let live = block_of_edge(&adj, 0, 1);
+    let mut dead = CellSet::EMPTY;
+    for (i, &c) in cells.iter().enumerate() {
+        if !live[ng + i] {
+            dead.insert(c);
+        }
+    }
+    dead
+}
+
+/// The vertices of the biconnected block that holds the edge `s`–`t`.
+fn block_of_edge(adj: &[Vec<u16>], s: usize, t: usize) -> Vec<bool> {
+    let n = adj.len();
+    let mut disc = vec![0u32; n];
+    let mut low = vec![0u32; n];
+    let mut time = 1;
+    let mut live = vec![false; n];
+    let mut edges: Vec<(u16, u16)> = Vec::new();
+    // Iterative DFS from s: (vertex, parent, next neighbour index).
+    let mut stack: Vec<(usize, usize, usize)> = vec![(s, usize::MAX, 0)];
+    disc[s] = time;
+    low[s] = time;
+    time += 1;
+    while let Some(&mut (u, parent, ref mut next)) = stack.last_mut() {
+        if *next < adj[u].len() {
+            let w = adj[u][*next] as usize;
+            *next += 1;
+            if disc[w] == 0 {
+                edges.push((u as u16, w as u16));
+                disc[w] = time;
+                low[w] = time;
+                time += 1;
+                stack.push((w, u, 0));
+            } else if w != parent && disc[w] < disc[u] {
+                edges.push((u as u16, w as u16));
+                low[u] = low[u].min(disc[w]);
+            }
+        } else {
+            stack.pop();
+            if let Some(&(p, _, _)) = stack.last() {
+                low[p] = low[p].min(low[u]);
+                if low[u] >= disc[p] {
+                    // The edges down to (p, u) form one block.
+                    let mut block = Vec::new();
+                    while let Some(e) = edges.pop() {
+                        block.push(e);
+                        if e == (p as u16, u as u16) {
+                            break;
+                        }
+                    }
+                    let has_st = block.iter().any(|&(a, b)| {
+                        (a as usize == s && b as usize == t) || (a as usize == t && b as usize == s)
+                    });
+                    if has_st {
+                        for (a, b) in block {
+                            live[a as usize] = true;
+                            live[b as usize] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    live
+}
+
+/// Dead cells: simplicial or off every side-to-side path for either player.
+pub fn dead_cells<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> CellSet<W> {
+    let empty = geom.all() - stones[0] - stones[1];
+    let mut dead = CellSet::EMPTY;
+    let mut scratch = Vec::new();
+    for p in [BLACK, WHITE] {
+        let groups = GroupMap::new(geom, stones, p);
+        if groups.joined {
+            // The game is over: no cell matters.
+            return empty;
+        }
+        for c in (empty - dead).iter() {
+            if is_simplicial(geom, &groups, empty.without(c), c, &mut scratch) {
+                dead.insert(c);
+            }
+        }
+        dead |= off_every_path(geom, &groups, empty);
+    }
+    dead
+}
+
+/// The empty cells near `cell` that a stone of `player` there would make
+/// dead (simplicial for either player), `cell` excluded.
+pub fn killed_by<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    cell: usize,
+) -> CellSet<W> {
+    let mut after = *stones;
+    after[player].insert(cell);
+    let empty = geom.all() - after[0] - after[1];
+    let near = geom.dilate(geom.dilate(CellSet::single(cell))) & empty;
+    let mut killed = CellSet::EMPTY;
+    let mut scratch = Vec::new();
+    for p in [BLACK, WHITE] {
+        let groups = GroupMap::new(geom, &after, p);
+        if groups.joined {
+            return empty;
+        }
+        for c in (near - killed).iter() {
+            if is_simplicial(geom, &groups, empty.without(c), c, &mut scratch) {
+                killed.insert(c);
+            }
+        }
+    }
+    killed
+}
+
+/// Rule (Henderson and Hayward, section 2): a set a player can answer so
+/// that each of its cells ends dead or the player's is captured by that
+/// player, and colouring it the player's changes no value. A pair of cells
+/// each killed by the player's stone on the other is such a set (the edge
+/// bridge's carrier is one). `kills[y]` are the cells the player's stone on
+/// `y` kills; returns the first such pair.
+pub fn captured_pair<const W: usize>(
+    empty: CellSet<W>,
+    kills: &[CellSet<W>],
+) -> Option<(usize, usize)> {
+    empty.iter().find_map(|y| {
+        kills[y]
+            .iter()
+            .find(|&x| x < y && kills[x].contains(y))
+            .map(|x| (x, y))
+    })
+}
+
+/// For every empty cell y, the cells `player`'s stone on y kills.
+fn kills<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Vec<CellSet<W>> {
+    let empty = geom.all() - stones[0] - stones[1];
+    let mut k = vec![CellSet::EMPTY; geom.cells()];
+    for y in empty.iter() {
+        k[y] = killed_by(geom, stones, player, y);
+    }
+    k
+}
+
+/// What inferior-cell analysis found for one player to move.
+#[derive(Clone, Debug)]
+pub struct InferiorCells<const W: usize> {
+    /// The stones with the fill-in added.
+    pub filled: Stones<W>,
+    /// The fill-in of each colour: the captured cells of that player, and
+    /// the dead cells, given to the opponent of the player to move (their
+    /// colour does not matter).
+    pub fill: [CellSet<W>; 2],
+    pub dead: CellSet<W>,
+    /// Empty cells the player to move may skip because an opponent reply
+    /// kills them, with one killer each.
+    pub vulnerable: Vec<(usize, usize)>,
+    /// Empty cells the player to move may skip because a kept cell
+    /// capture-dominates them, with that cell.
+    pub dominated: Vec<(usize, usize)>,
+}
+
+impl<const W: usize> InferiorCells<W> {
+    /// Every cell the player to move may leave out of the search.
+    pub fn prunable(&self) -> CellSet<W> {
+        self.vulnerable
+            .iter()
+            .chain(&self.dominated)
+            .map(|&(c, _)| c)
+            .collect()
+    }
+}
+
+fn someone_joined<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> bool {
+    geom.connected(stones[BLACK], BLACK) || geom.connected(stones[WHITE], WHITE)
+}
+
+/// Fill-in to a fixpoint (dead cells, then captured pairs of either
+/// player), then the vulnerable and capture-dominated cells of `to_move`.
+pub fn analyse<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    to_move: usize,
+) -> InferiorCells<W> {
+    let mut filled = *stones;
+    let mut fill = [CellSet::EMPTY; 2];
+    let mut dead = CellSet::EMPTY;
+    let dead_colour = 1 - to_move;
+    'fill: while !someone_joined(geom, &filled) {
+        let d = dead_cells(geom, &filled);
+        if !d.is_empty() {
+            dead |= d;
+            fill[dead_colour] |= d;
+            filled[dead_colour] |= d;
+            continue;
+        }
+        let empty = geom.all() - filled[0] - filled[1];
+        for p in [to_move, 1 - to_move] {
+            if let Some((x, y)) = captured_pair(empty, &kills(geom, &filled, p)) {
+                for c in [x, y] {
+                    fill[p].insert(c);
+                    filled[p].insert(c);
+                }
+                continue 'fill;
+            }
+        }
+        break;
+    }
+    let mut result = InferiorCells {
+        filled,
+        fill,
+        dead,
+        vulnerable: Vec::new(),
+        dominated: Vec::new(),
+    };
+    if someone_joined(geom, &filled) {
+        return result;
+    }
+    let empty = geom.all() - filled[0] - filled[1];
+    // Rule (Henderson and Hayward, section 2): in the search for a winning
+    // move, cells the opponent can kill (P-vulnerable) can be pruned.
+    let opponent_kills = kills(geom, &filled, 1 - to_move);
+    let mut is_vulnerable = CellSet::EMPTY;
+    for y in empty.iter() {
+        for x in opponent_kills[y].iter() {
+            if !is_vulnerable.contains(x) {
+                is_vulnerable.insert(x);
+                result.vulnerable.push((x, y));
+            }
+        }
+    }
+    // Rule: if the player's stone on y kills x, then y is at least as good
+    // a move as x (S + P[y] with x dead is S + P[y] + P[x]): x is
+    // capture-dominated by y. Of cells dominating each other one is kept.
+    let own_kills = kills(geom, &filled, to_move);
+    let candidates = empty - is_vulnerable;
+    let mut arcs: Vec<Vec<usize>> = vec![Vec::new(); geom.cells()];
+    for y in candidates.iter() {
+        for x in (own_kills[y] & candidates).iter() {
+            arcs[x].push(y);
+        }
+    }
+    result.dominated = prune_dominated(&arcs, candidates);
+    result
+}
+
+/// Given arcs x → y ("y dominates x") over `cells`, the cells that can be
+/// pruned, each with a kept cell that dominates it. Kept: the lowest cell
+/// of each sink strongly connected component; every other cell reaches one
+/// of those along arcs, and domination is transitive.
+fn prune_dominated<const W: usize>(arcs: &[Vec<usize>], cells: CellSet<W>) -> Vec<(usize, usize)> {
+    let n = arcs.len();
+    let comp = strongly_connected(arcs, cells);
+    let mut sink = vec![true; n];
+    for x in cells.iter() {
+        if arcs[x].iter().any(|&y| comp[y] != comp[x]) {
+            sink[comp[x]] = false;
+        }
+    }
+    let mut representative = vec![usize::MAX; n];
+    for x in cells.iter() {
+        if sink[comp[x]] && representative[comp[x]] == usize::MAX {
+            representative[comp[x]] = x;
+        }
+    }
+    let mut pruned = Vec::new();
+    for x in cells.iter() {
+        if representative[comp[x]] == x {
+            continue;
+        }
+        // Breadth-first along arcs to the first cell of a sink component.
+        let mut seen = CellSet::<W>::single(x);
+        let mut queue = std::collections::VecDeque::from([x]);
+        while let Some(v) = queue.pop_front() {
+            if sink[comp[v]] {
+                pruned.push((x, representative[comp[v]]));
+                break;
+            }
+            for &y in &arcs[v] {
+                if !seen.contains(y) {
+                    seen.insert(y);
+                    queue.push_back(y);
+                }
+            }
+        }
+    }
+    pruned
+}
+
+/// Strongly connected components (Tarjan) of the arcs restricted to `cells`.
+fn strongly_connected<const W: usize>(arcs: &[Vec<usize>], cells: CellSet<W>) -> Vec<usize> {
+    let n = arcs.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut comp = vec![usize::MAX; n];
+    let mut next_index = 0;
+    let mut next_comp = 0;
+    for root in cells.iter() {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = work.last_mut() {
+            if *i < arcs[v].len() {
+                let w = arcs[v][*i];
+                *i += 1;
+                if !cells.contains(w) {
+                    continue;
+                }
+                if index[w] == usize::MAX {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                work.pop();
+                if let Some(&(u, _)) = work.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp[w] = next_comp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    next_comp += 1;
+                }
+            }
+        }
+    }
+    comp
+}
