@@ -18,6 +18,7 @@
 
 pub mod best_response;
 pub mod cfr;
+pub mod eval;
 pub mod files;
 pub mod hexsolve;
 pub mod lp;

@@ -1,0 +1,276 @@
+//! Electric-resistance evaluation (Anshelevich's Hexy, Benzene's Six-style
+//! circuits): for each player a circuit whose nodes are the empty cells, the
+//! player's stone groups and the player's two sides, with the sides as the
+//! terminals. Adjacent nodes are joined by a resistor (conductance 1 between
+//! empty cells, 2 between a group and an empty cell), and each full virtual
+//! connection between two ends adds a link of that conductance divided by
+//! one plus the size of the common intersection of its carriers: a
+//! connection the opponent can hardly disturb conducts like a wire. The
+//! resistance between a player's sides measures how far they are from
+//! joining them; the score is ln(R_white / R_black), positive when Black is
+//! better. The current through each empty cell, summed over both circuits,
+//! orders moves: the cells that carry the most current matter most.
+
+use darkhex_games::board::{BLACK, WHITE};
+use darkhex_games::{CellSet, Geometry};
+use faer::Mat;
+use faer::linalg::solvers::Solve;
+
+use crate::hexsolve::position::Stones;
+use crate::hexsolve::vc::{End, VcSet};
+
+/// Conductance between an empty cell and an empty cell, and between a
+/// stone group (or side) and an empty cell (Benzene's defaults).
+const EMPTY_EMPTY: f64 = 1.0;
+const STONE_EMPTY: f64 = 2.0;
+/// Resistance reported when a player's sides cannot be joined at all.
+pub const INFINITE: f64 = 1e12;
+
+/// One player's circuit: its resistance and the current through each node.
+#[derive(Clone, Debug)]
+pub struct Circuit {
+    /// Resistance between the player's sides (0 when joined,
+    /// [`INFINITE`] when they cannot be).
+    pub resistance: f64,
+    /// Current through each cell's node (0 for cells not in the circuit).
+    pub current: Vec<f64>,
+}
+
+/// Both players' circuits.
+#[derive(Clone, Debug)]
+pub struct Resistance {
+    pub circuits: [Circuit; 2],
+}
+
+impl Resistance {
+    /// ln(R_white / R_black): positive when Black is closer to joining.
+    pub fn score(&self) -> f64 {
+        let [b, w] = [&self.circuits[BLACK], &self.circuits[WHITE]];
+        let (rb, rw) = (b.resistance.max(1e-12), w.resistance.max(1e-12));
+        (rw / rb).ln()
+    }
+
+    /// The score for `player` (positive when `player` is better).
+    pub fn score_for(&self, player: usize) -> f64 {
+        if player == BLACK {
+            self.score()
+        } else {
+            -self.score()
+        }
+    }
+
+    /// How much a cell matters: the current through it in both circuits.
+    pub fn cell_current(&self, cell: usize) -> f64 {
+        self.circuits[BLACK].current[cell] + self.circuits[WHITE].current[cell]
+    }
+}
+
+/// Evaluates a position with both players' connections.
+pub fn evaluate<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    vcs: [&VcSet<W>; 2],
+) -> Resistance {
+    Resistance {
+        circuits: [
+            circuit(geom, stones, vcs[BLACK]),
+            circuit(geom, stones, vcs[WHITE]),
+        ],
+    }
+}
+
+fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W>) -> Circuit {
+    let n = geom.cells();
+    let player = vcs.player();
+    let (source, sink) = (vcs.side(0), vcs.side(1));
+    let mut current = vec![0.0; n];
+    if geom.connected(stones[player], player) {
+        return Circuit {
+            resistance: 0.0,
+            current,
+        };
+    }
+    let empty = geom.all() - stones[0] - stones[1];
+    // Nodes: the ends (empty cells, groups, sides), numbered densely.
+    let mut node_of_end = vec![usize::MAX; n + 2];
+    let mut ends: Vec<End> = Vec::new();
+    let mut number = |e: End, ends: &mut Vec<End>| -> usize {
+        if node_of_end[e as usize] == usize::MAX {
+            node_of_end[e as usize] = ends.len();
+            ends.push(e);
+        }
+        node_of_end[e as usize]
+    };
+    let s = number(source, &mut ends);
+    let t = number(sink, &mut ends);
+    let mut links: Vec<(usize, usize, f64)> = Vec::new();
+    let sides = geom.sides(player);
+    for c in empty.iter() {
+        let me = number(c as End, &mut ends);
+        for d in (geom.adjacent(c) & empty).iter().filter(|&d| d > c) {
+            let other = number(d as End, &mut ends);
+            links.push((me, other, EMPTY_EMPTY));
+        }
+        let mut touched: Vec<End> = (geom.adjacent(c) & stones[player])
+            .iter()
+            .filter_map(|d| vcs.end_of(d))
+            .collect();
+        for (i, side) in sides.iter().enumerate() {
+            if side.contains(c) {
+                touched.push(vcs.side(i));
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for e in touched {
+            let other = number(e, &mut ends);
+            links.push((me, other, STONE_EMPTY));
+        }
+    }
+    // Connections beyond adjacency, weakened by how much of their carriers
+    // the opponent could attack at once.
+    for (x, y) in vcs.full_pairs() {
+        let mut inter = CellSet::<W>::FULL;
+        let mut any = false;
+        for carrier in vcs.fulls(x, y) {
+            inter &= carrier;
+            any = true;
+        }
+        // A pair with an empty carrier is adjacent: its link is there.
+        if !any || vcs.fulls(x, y).any(|c| c.is_empty()) {
+            continue;
+        }
+        let stone = |e: End| (e as usize) >= n || !empty.contains(e as usize);
+        let value = match (stone(x), stone(y)) {
+            (false, false) => EMPTY_EMPTY,
+            (true, true) => continue,
+            _ => STONE_EMPTY,
+        };
+        let (a, b) = (number(x, &mut ends), number(y, &mut ends));
+        links.push((a, b, value / (1.0 + inter.count() as f64)));
+    }
+    let m = ends.len();
+    // Only the part of the circuit connected to the sink carries current.
+    let mut adjacency: Vec<Vec<(usize, f64)>> = vec![Vec::new(); m];
+    for &(a, b, g) in &links {
+        adjacency[a].push((b, g));
+        adjacency[b].push((a, g));
+    }
+    let mut reached = vec![false; m];
+    let mut stack = vec![t];
+    reached[t] = true;
+    while let Some(v) = stack.pop() {
+        for &(w, _) in &adjacency[v] {
+            if !reached[w] {
+                reached[w] = true;
+                stack.push(w);
+            }
+        }
+    }
+    if !reached[s] {
+        return Circuit {
+            resistance: INFINITE,
+            current,
+        };
+    }
+    // Kirchhoff: the Laplacian over the reached nodes, the sink grounded,
+    // one unit of current into the source.
+    let mut index = vec![usize::MAX; m];
+    let mut order = Vec::new();
+    for v in 0..m {
+        if reached[v] && v != t {
+            index[v] = order.len();
+            order.push(v);
+        }
+    }
+    let k = order.len();
+    let mut lap = Mat::<f64>::zeros(k, k);
+    for &(a, b, g) in &links {
+        if !reached[a] {
+            continue;
+        }
+        for (u, v) in [(a, b), (b, a)] {
+            if index[u] != usize::MAX {
+                lap[(index[u], index[u])] += g;
+                if index[v] != usize::MAX {
+                    lap[(index[u], index[v])] -= g;
+                }
+            }
+        }
+    }
+    let mut rhs = Mat::<f64>::zeros(k, 1);
+    rhs[(index[s], 0)] = 1.0;
+    lap.partial_piv_lu().solve_in_place(&mut rhs);
+    let voltage = |v: usize| {
+        if index[v] == usize::MAX {
+            0.0
+        } else {
+            rhs[(index[v], 0)]
+        }
+    };
+    let resistance = voltage(s).abs();
+    for v in 0..m {
+        let e = ends[v] as usize;
+        if e >= n || !empty.contains(e) || !reached[v] {
+            continue;
+        }
+        let through: f64 = adjacency[v]
+            .iter()
+            .map(|&(w, g)| g * (voltage(v) - voltage(w)).abs())
+            .sum();
+        // Current enters and leaves a node: half the sum over its links.
+        current[e] = through / 2.0;
+    }
+    Circuit {
+        resistance,
+        current,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hexsolve::vc::VcParams;
+    use darkhex_games::board::Dims;
+
+    fn eval(size: usize, black: &[&str], white: &[&str]) -> (Geometry<1>, Resistance) {
+        let g = Geometry::<1>::new(Dims::new("hex", size, size).unwrap()).unwrap();
+        let set = |names: &[&str]| -> CellSet<1> {
+            names
+                .iter()
+                .map(|n| g.dims().parse_cell(n).unwrap())
+                .collect()
+        };
+        let stones = [set(black), set(white)];
+        let b = VcSet::build(&g, &stones, BLACK, VcParams::default());
+        let w = VcSet::build(&g, &stones, WHITE, VcParams::default());
+        let r = evaluate(&g, &stones, [&b, &w]);
+        (g, r)
+    }
+
+    #[test]
+    fn the_empty_square_board_is_even_and_a_stone_helps_its_owner() {
+        let (_, r) = eval(5, &[], &[]);
+        assert!(r.score().abs() < 1e-9, "{}", r.score());
+        let (_, r) = eval(5, &["c3"], &[]);
+        assert!(r.score() > 0.1, "{}", r.score());
+        let (_, r) = eval(5, &[], &["c3"]);
+        assert!(r.score() < -0.1, "{}", r.score());
+    }
+
+    #[test]
+    fn the_centre_carries_the_most_current_and_a_win_has_no_resistance() {
+        let (g, r) = eval(5, &[], &[]);
+        let centre = g.dims().parse_cell("c3").unwrap();
+        let best = (0..25)
+            .max_by(|&a, &b| r.cell_current(a).total_cmp(&r.cell_current(b)))
+            .unwrap();
+        assert_eq!(best, centre);
+        let (_, r) = eval(3, &["a1", "a2", "a3"], &[]);
+        assert_eq!(r.circuits[BLACK].resistance, 0.0);
+        assert!(r.score() > 10.0);
+        // White walled off from the east: infinite resistance.
+        let (_, r) = eval(3, &["b1", "b2", "b3"], &[]);
+        assert_eq!(r.circuits[WHITE].resistance, INFINITE);
+    }
+}
