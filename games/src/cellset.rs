@@ -112,7 +112,7 @@ impl<const W: usize> CellSet<W> {
 
     /// Every cell moved up by `k` (< 64) ids; cells past the capacity drop.
     #[inline]
-    pub fn shl(self, k: u32) -> Self {
+    pub fn shift_up(self, k: u32) -> Self {
         if k == 0 {
             return self;
         }
@@ -128,15 +128,15 @@ impl<const W: usize> CellSet<W> {
 
     /// Every cell moved down by `k` (< 64) ids; cells below zero drop.
     #[inline]
-    pub fn shr(self, k: u32) -> Self {
+    pub fn shift_down(self, k: u32) -> Self {
         if k == 0 {
             return self;
         }
         let mut out = [0u64; W];
-        for i in 0..W {
-            out[i] = self.0[i] >> k;
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.0[i] >> k;
             if i + 1 < W {
-                out[i] |= self.0[i + 1] << (64 - k);
+                *o |= self.0[i + 1] << (64 - k);
             }
         }
         CellSet(out)
@@ -153,7 +153,7 @@ impl<const W: usize> CellSet<W> {
         let mut shift = 64 * W - n;
         while shift > 0 {
             let k = shift.min(63);
-            s = s.shr(k as u32);
+            s = s.shift_down(k as u32);
             shift -= k;
         }
         s
@@ -207,6 +207,7 @@ macro_rules! binary_op {
         impl<const W: usize> $trait for CellSet<W> {
             type Output = Self;
             #[inline]
+            #[allow(clippy::assign_op_pattern)]
             fn $method(self, rhs: Self) -> Self {
                 let mut out = self.0;
                 for (o, r) in out.iter_mut().zip(rhs.0) {
@@ -298,11 +299,11 @@ mod tests {
     #[test]
     fn shifts_cross_word_boundaries() {
         let s: CellSet<3> = [0, 63, 64, 100, 127].into_iter().collect();
-        let up: Vec<usize> = s.shl(5).iter().collect();
+        let up: Vec<usize> = s.shift_up(5).iter().collect();
         assert_eq!(up, vec![5, 68, 69, 105, 132]);
-        let down: Vec<usize> = s.shr(5).iter().collect();
+        let down: Vec<usize> = s.shift_down(5).iter().collect();
         assert_eq!(down, vec![58, 59, 95, 122]);
-        assert_eq!(s.shl(0), s);
+        assert_eq!(s.shift_up(0), s);
     }
 
     #[test]

@@ -79,13 +79,13 @@ impl<const W: usize> Geometry<W> {
     pub fn dilate(&self, s: CellSet<W>) -> CellSet<W> {
         let c = self.dims.cols() as u32;
         let mut d = s;
-        d |= s.shl(1) & self.not_first_col; // (r, c-1) -> (r, c)
-        d |= s.shr(1) & self.not_last_col; // (r, c+1) -> (r, c)
-        d |= s.shl(c); // (r-1, c) -> (r, c)
-        d |= s.shr(c); // (r+1, c) -> (r, c)
+        d |= s.shift_up(1) & self.not_first_col; // (r, c-1) -> (r, c)
+        d |= s.shift_down(1) & self.not_last_col; // (r, c+1) -> (r, c)
+        d |= s.shift_up(c); // (r-1, c) -> (r, c)
+        d |= s.shift_down(c); // (r+1, c) -> (r, c)
         if c > 1 {
-            d |= s.shr(c - 1) & self.not_first_col; // (r+1, c-1) -> (r, c)
-            d |= s.shl(c - 1) & self.not_last_col; // (r-1, c+1) -> (r, c)
+            d |= s.shift_down(c - 1) & self.not_first_col; // (r+1, c-1) -> (r, c)
+            d |= s.shift_up(c - 1) & self.not_last_col; // (r-1, c+1) -> (r, c)
         }
         d & self.all
     }

@@ -50,8 +50,8 @@ impl<const W: usize> GroupMap<W> {
             map.cells[i] = geom.flood(*side & own, own);
         }
         map.joined = map.cells[0].intersects(&map.cells[1]);
-        for i in 0..2 {
-            map.reach[i] = (geom.neighbours(map.cells[i]) | sides[i]) & empty;
+        for (i, side) in sides.iter().enumerate() {
+            map.reach[i] = (geom.neighbours(map.cells[i]) | *side) & empty;
         }
         let mut left = own - map.cells[0] - map.cells[1];
         while let Some(c) = left.first() {

@@ -4,9 +4,14 @@
 //! reference the tests hold them to.
 
 pub mod check;
+pub mod dfpn;
 pub mod inferior;
 pub mod minimax;
+pub mod node;
 pub mod position;
+pub mod tt;
 pub mod vc;
 
+pub use dfpn::{DfpnParams, HexSolver, Outcome, Progress, Stats};
+pub use node::Rules;
 pub use position::{Position, Stones};

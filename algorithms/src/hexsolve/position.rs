@@ -60,6 +60,13 @@ impl<const W: usize> Position<W> {
         self.hash.min(self.rotated_hash) ^ side
     }
 
+    /// Whether the table stores this position as its rotation: entries keep
+    /// the orientation with the smaller hash, so moves read from an entry
+    /// are turned when this is true.
+    pub fn stored_rotated(&self) -> bool {
+        self.hash > self.rotated_hash
+    }
+
     /// Whether the position is its own 180-degree rotation.
     pub fn is_symmetric(&self, geom: &Geometry<W>) -> bool {
         self.hash == self.rotated_hash

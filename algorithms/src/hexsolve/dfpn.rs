@@ -1,0 +1,544 @@
+//! Depth-first proof-number search (Nagai's df-pn) for Hex and Rex.
+//!
+//! Each position has a proof number phi (how hard it looks to show the
+//! player to move wins) and a disproof number delta. A position's phi is
+//! the least delta of its moves, its delta the sum of their phis. The
+//! search descends into the move with the least delta while the position's
+//! numbers stay under thresholds that its parent set, so a subtree is
+//! searched until another move looks cheaper, without re-descending from
+//! the root. Refinements:
+//! - the 1+ε trick (Pawlewicz and Lew): a move keeps the search until its
+//!   delta passes (1 + ε) times the second-best delta, not just that delta
+//!   plus one, which saves most re-descents;
+//! - focus (Benzene's widening): phi is the minimum over the best few live
+//!   moves in resistance order only, `base + factor × live`, so the search
+//!   concentrates on the likeliest moves and widens as they are refuted;
+//!   delta still sums over every move;
+//! - at every position first met, the rules of [`super::node`] decide it or
+//!   prune its moves (connections, mustplay, fill-in, inferior cells,
+//!   symmetry) and order the rest by resistance;
+//! - threads share the table; a move another thread is searching looks
+//!   more expensive to the others (a virtual loss on its delta), so they
+//!   spread over different moves (Kaneko's parallel df-pn).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use darkhex_games::{CellSet, Geometry};
+
+use super::node::{Node, RuleStats, Rules, examine};
+use super::position::Position;
+use super::tt::{Bounds, Entry, Expansion, INF, TransTable};
+
+/// Search settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DfpnParams {
+    pub threads: usize,
+    /// Transposition-table memory, in megabytes.
+    pub tt_mb: usize,
+    pub time_limit: Option<Duration>,
+    /// The ε of the 1+ε trick.
+    pub epsilon: f64,
+    /// Focus: the best `base + factor × live moves` moves set phi.
+    pub widening_base: usize,
+    pub widening_factor: f64,
+}
+
+impl Default for DfpnParams {
+    fn default() -> Self {
+        DfpnParams {
+            threads: 1,
+            tt_mb: 256,
+            time_limit: None,
+            epsilon: 0.25,
+            widening_base: 1,
+            widening_factor: 0.25,
+        }
+    }
+}
+
+/// How a search went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Positions examined (first meetings, whatever the rules decided).
+    pub expansions: u64,
+    /// Calls of the recursive search.
+    pub visits: u64,
+    pub seconds: f64,
+    pub rules: RuleStats,
+    /// Transposition-table slots used and available.
+    pub tt_used: usize,
+    pub tt_slots: usize,
+}
+
+impl Stats {
+    pub fn add(&mut self, other: &Stats) {
+        self.expansions += other.expansions;
+        self.visits += other.visits;
+        self.seconds += other.seconds;
+        self.rules.decided_by_connection += other.rules.decided_by_connection;
+        self.rules.cells_filled += other.rules.cells_filled;
+        self.rules.moves_pruned_by_mustplay += other.rules.moves_pruned_by_mustplay;
+        self.rules.moves_pruned_as_inferior += other.rules.moves_pruned_as_inferior;
+        self.tt_used = other.tt_used;
+        self.tt_slots = other.tt_slots;
+    }
+
+    pub fn expansions_per_second(&self) -> f64 {
+        self.expansions as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Where a search stands, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub expansions: u64,
+    pub root: Bounds,
+    pub elapsed: Duration,
+}
+
+/// The result of solving one position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outcome {
+    /// Whether the player to move wins; `None` when the search stopped first.
+    pub wins: Option<bool>,
+    /// A winning move when the player to move wins (none when the game is
+    /// already over).
+    pub winning_move: Option<usize>,
+    pub root: Bounds,
+    pub stats: Stats,
+}
+
+/// A Hex (or Rex) solver for one board; its table persists across solves.
+pub struct HexSolver<'g, const W: usize> {
+    geom: &'g Geometry<W>,
+    pub rules: Rules,
+    pub params: DfpnParams,
+    tt: TransTable<W>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Slots of the virtual-loss counters (positions hash into them).
+const BUSY_SLOTS: usize = 1 << 16;
+
+/// What every thread of one search shares.
+struct Search<'s, 'g, const W: usize> {
+    geom: &'g Geometry<W>,
+    rules: &'s Rules,
+    params: &'s DfpnParams,
+    tt: &'s TransTable<W>,
+    stop: &'s AtomicBool,
+    /// Set when the root is solved or time is up: every thread returns.
+    done: AtomicBool,
+    root_key: u64,
+    deadline: Option<Instant>,
+    start: Instant,
+    expansions: AtomicU64,
+    busy: Vec<AtomicU32>,
+    last_report: AtomicU64,
+    progress: &'s (dyn Fn(&Progress) + Sync),
+}
+
+/// One thread's counters.
+#[derive(Default)]
+struct Local {
+    visits: u64,
+    rules: RuleStats,
+    /// This thread reports progress.
+    reporter: bool,
+}
+
+impl<'g, const W: usize> HexSolver<'g, W> {
+    pub fn new(geom: &'g Geometry<W>, rules: Rules, params: DfpnParams) -> Self {
+        HexSolver {
+            geom,
+            rules,
+            params,
+            tt: TransTable::new(params.tt_mb, geom.cells() / 2 + 1),
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A flag that stops every search of this solver when raised (Ctrl-C).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    pub fn geometry(&self) -> &'g Geometry<W> {
+        self.geom
+    }
+
+    /// Solves `pos`, reporting progress about four times a second.
+    pub fn solve(&self, pos: &Position<W>, progress: &(dyn Fn(&Progress) + Sync)) -> Outcome {
+        let start = Instant::now();
+        let search = Search {
+            geom: self.geom,
+            rules: &self.rules,
+            params: &self.params,
+            tt: &self.tt,
+            stop: &self.stop,
+            done: AtomicBool::new(false),
+            root_key: pos.key(),
+            deadline: self.params.time_limit.map(|t| start + t),
+            start,
+            expansions: AtomicU64::new(0),
+            busy: (0..BUSY_SLOTS).map(|_| AtomicU32::new(0)).collect(),
+            last_report: AtomicU64::new(0),
+            progress,
+        };
+        let threads = self.params.threads.max(1);
+        let locals: Vec<Local> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|id| {
+                    let search = &search;
+                    scope.spawn(move || {
+                        let mut local = Local {
+                            reporter: id == 0,
+                            ..Local::default()
+                        };
+                        let root_th = Bounds {
+                            phi: INF,
+                            delta: INF,
+                        };
+                        while !search.finished() {
+                            let b = search.mid(pos, [CellSet::EMPTY; 2], root_th, &mut local);
+                            if b.is_solved() {
+                                search.done.store(true, Ordering::SeqCst);
+                            }
+                        }
+                        if local.reporter {
+                            search.report(true);
+                        }
+                        local
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        let root = self.tt.get(pos.key());
+        let bounds = root.as_ref().map_or(Bounds::NEW, |e| e.bounds);
+        let (tt_used, tt_slots) = self.tt.usage();
+        let mut stats = Stats {
+            expansions: search.expansions.load(Ordering::Relaxed),
+            seconds: start.elapsed().as_secs_f64(),
+            tt_used,
+            tt_slots,
+            ..Stats::default()
+        };
+        for l in &locals {
+            stats.visits += l.visits;
+            stats.rules.decided_by_connection += l.rules.decided_by_connection;
+            stats.rules.cells_filled += l.rules.cells_filled;
+            stats.rules.moves_pruned_by_mustplay += l.rules.moves_pruned_by_mustplay;
+            stats.rules.moves_pruned_as_inferior += l.rules.moves_pruned_as_inferior;
+        }
+        let turn = Turn {
+            rotated: pos.stored_rotated(),
+            n: self.geom.cells(),
+        };
+        let winning_move = match (bounds.value(), &root) {
+            (Some(true), Some(e)) if e.best != u16::MAX => Some(turn.cell(e.best) as usize),
+            _ => None,
+        };
+        Outcome {
+            wins: bounds.value(),
+            winning_move,
+            root: bounds,
+            stats,
+        }
+    }
+
+    /// The value of every empty cell as a move of the player to move:
+    /// `Some(true)` when it wins. Each move is solved in full, inferior or
+    /// not, with the table shared across them.
+    pub fn move_values(
+        &self,
+        pos: &Position<W>,
+        progress: &(dyn Fn(usize, &Progress) + Sync),
+    ) -> (Vec<(usize, Option<bool>)>, Stats) {
+        let mut stats = Stats::default();
+        let mut values = Vec::new();
+        for cell in pos.empty_cells(self.geom).iter() {
+            let child = pos.play(self.geom, cell);
+            let report = |p: &Progress| progress(cell, p);
+            let out = self.solve(&child, &report);
+            stats.add(&out.stats);
+            values.push((cell, out.wins.map(|opponent_wins| !opponent_wins)));
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        (values, stats)
+    }
+
+    /// Forgets everything the table holds.
+    pub fn clear(&self) {
+        self.tt.clear();
+    }
+}
+
+impl<const W: usize> Search<'_, '_, W> {
+    fn finished(&self) -> bool {
+        self.done.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed)
+    }
+
+    fn report(&self, force: bool) {
+        let elapsed = self.start.elapsed();
+        let ms = elapsed.as_millis() as u64;
+        let last = self.last_report.load(Ordering::Relaxed);
+        if force || ms >= last + 250 {
+            self.last_report.store(ms, Ordering::Relaxed);
+            (self.progress)(&Progress {
+                expansions: self.expansions.load(Ordering::Relaxed),
+                root: self.tt.bounds(self.root_key),
+                elapsed,
+            });
+        }
+    }
+
+    fn busy_slot(&self, key: u64) -> &AtomicU32 {
+        &self.busy[(key as usize) % BUSY_SLOTS]
+    }
+
+    /// Searches `pos` until its bounds reach `th` (or it is solved), and
+    /// returns its bounds. `fill` is the fill-in known from above.
+    fn mid(
+        &self,
+        pos: &Position<W>,
+        fill: [CellSet<W>; 2],
+        th: Bounds,
+        local: &mut Local,
+    ) -> Bounds {
+        local.visits += 1;
+        if local.visits.is_multiple_of(256) {
+            if let Some(d) = self.deadline
+                && Instant::now() >= d
+            {
+                self.done.store(true, Ordering::SeqCst);
+            }
+            if local.reporter {
+                self.report(false);
+            }
+        }
+        let key = pos.key();
+        let entry = self.tt.get(key);
+        if let Some(e) = &entry
+            && e.bounds.is_solved()
+        {
+            return e.bounds;
+        }
+        // Entries hold a position and its rotation in one orientation.
+        let turn = Turn {
+            rotated: pos.stored_rotated(),
+            n: self.geom.cells(),
+        };
+        let expansion = match entry.as_ref().and_then(|e| e.expansion.clone()) {
+            Some(x) => x,
+            None => {
+                self.expansions.fetch_add(1, Ordering::Relaxed);
+                match examine(self.geom, pos, fill, self.rules, &mut local.rules) {
+                    Node::Won(m) => {
+                        let best = m.map_or(u16::MAX, |c| turn.cell(c));
+                        self.store(key, Bounds::WIN, 1, best, None);
+                        return Bounds::WIN;
+                    }
+                    Node::Lost => {
+                        self.store(key, Bounds::LOSS, 1, u16::MAX, None);
+                        return Bounds::LOSS;
+                    }
+                    Node::Open { children, fill } => Arc::new(Expansion {
+                        children: children.iter().map(|&c| turn.cell(c)).collect(),
+                        fill: turn.fill(self.geom, fill),
+                    }),
+                }
+            }
+        };
+        let own_fill = turn.fill(self.geom, expansion.fill);
+        // (the move in the table's orientation, the position after it)
+        let children: Vec<(u16, Position<W>)> = expansion
+            .children
+            .iter()
+            .map(|&c| (c, pos.play(self.geom, turn.cell(c) as usize)))
+            .collect();
+        let work_before = self.expansions.load(Ordering::Relaxed);
+        let mut bounds: Vec<Bounds> = children
+            .iter()
+            .map(|(_, c)| self.tt.bounds(c.key()))
+            .collect();
+        let shared = self.params.threads > 1;
+        let mut searched: Option<(usize, Bounds)> = None;
+        loop {
+            if shared {
+                // Other threads may have moved any sibling on.
+                for (b, (_, child)) in bounds.iter_mut().zip(&children) {
+                    *b = self.tt.bounds(child.key());
+                }
+            }
+            // The move just searched keeps the bounds it returned, even if
+            // the table has since dropped its entry.
+            if let Some((i, b)) = searched.take()
+                && (!shared || !bounds[i].is_solved())
+            {
+                bounds[i] = b;
+            }
+            let summary = self.summarise(&bounds, &children);
+            let work = self.expansions.load(Ordering::Relaxed) - work_before + 1;
+            let node = summary.node;
+            if node.is_solved() || node.phi >= th.phi || node.delta >= th.delta || self.finished() {
+                let best = summary.best.map_or(u16::MAX, |i| children[i].0);
+                self.store(key, node, work, best, Some(expansion.clone()));
+                return node;
+            }
+            let Some(i) = summary.best else {
+                // Unreachable: an unsolved position has a live move.
+                return node;
+            };
+            let child = bounds[i];
+            let child_th = Bounds {
+                // The child's phi is one term of this position's delta.
+                phi: sat(th.delta as u64 - node.delta as u64 + child.phi as u64),
+                delta: th.phi.min(self.epsilon_bound(summary.second_delta)),
+            };
+            self.store(key, node, work, children[i].0, Some(expansion.clone()));
+            let (_, child_pos) = &children[i];
+            let slot = self.busy_slot(child_pos.key());
+            slot.fetch_add(1, Ordering::Relaxed);
+            let b = self.mid(child_pos, own_fill, child_th, local);
+            slot.fetch_sub(1, Ordering::Relaxed);
+            searched = Some((i, b));
+        }
+    }
+
+    /// The delta threshold of the best move: the second-best delta plus
+    /// one, or (1 + ε) times it when that is more.
+    fn epsilon_bound(&self, second: u32) -> u32 {
+        if second >= INF {
+            return INF;
+        }
+        let grown = (second as f64 * (1.0 + self.params.epsilon)).ceil() as u64;
+        sat(grown.max(second as u64 + 1))
+    }
+
+    fn store(
+        &self,
+        key: u64,
+        bounds: Bounds,
+        work: u64,
+        best: u16,
+        expansion: Option<Arc<Expansion<W>>>,
+    ) {
+        self.tt.store(Entry {
+            key,
+            bounds,
+            work,
+            best,
+            expansion,
+        });
+    }
+
+    /// This position's bounds from its moves', and the move to search.
+    fn summarise(&self, bounds: &[Bounds], children: &[(u16, Position<W>)]) -> Summary {
+        // A move whose position the opponent loses wins here.
+        if let Some(i) = bounds.iter().position(|b| b.delta == 0) {
+            return Summary {
+                node: Bounds::WIN,
+                best: Some(i),
+                second_delta: INF,
+            };
+        }
+        let live = bounds.iter().filter(|b| b.phi != 0).count();
+        if live == 0 {
+            // Every move wins for the opponent.
+            let best = (!bounds.is_empty()).then_some(0);
+            return Summary {
+                node: Bounds::LOSS,
+                best,
+                second_delta: INF,
+            };
+        }
+        let width = if live < 2 {
+            live
+        } else {
+            (self.params.widening_base
+                + (live as f64 * self.params.widening_factor).ceil() as usize)
+                .min(live)
+        };
+        let mut delta_sum: u64 = 0;
+        for b in bounds {
+            delta_sum += b.phi as u64;
+        }
+        // phi: the least delta among the focused live moves, with a virtual
+        // loss on moves other threads are searching.
+        let mut best = None;
+        let mut best_delta = u64::MAX;
+        let mut second = u64::MAX;
+        let mut seen = 0;
+        for (i, b) in bounds.iter().enumerate() {
+            if b.phi == 0 {
+                continue;
+            }
+            if seen == width {
+                break;
+            }
+            seen += 1;
+            let busy = self.busy_slot(children[i].1.key()).load(Ordering::Relaxed) as u64;
+            let d = b.delta as u64 + busy * (b.delta as u64).max(1);
+            if d < best_delta {
+                second = best_delta;
+                best_delta = d;
+                best = Some(i);
+            } else if d < second {
+                second = d;
+            }
+        }
+        let phi = best.map_or(INF, |i| bounds[i].delta);
+        Summary {
+            node: Bounds {
+                phi,
+                delta: sat(delta_sum).min(INF - 1),
+            },
+            best,
+            second_delta: sat(second),
+        }
+    }
+}
+
+/// The map between a position's cells and its table entry's orientation
+/// (an involution: the same map goes both ways).
+#[derive(Clone, Copy)]
+struct Turn {
+    rotated: bool,
+    n: usize,
+}
+
+impl Turn {
+    fn cell(&self, c: u16) -> u16 {
+        if self.rotated {
+            (self.n - 1) as u16 - c
+        } else {
+            c
+        }
+    }
+
+    fn fill<const W: usize>(&self, geom: &Geometry<W>, fill: [CellSet<W>; 2]) -> [CellSet<W>; 2] {
+        if self.rotated {
+            [geom.rotate(fill[0]), geom.rotate(fill[1])]
+        } else {
+            fill
+        }
+    }
+}
+
+struct Summary {
+    node: Bounds,
+    best: Option<usize>,
+    second_delta: u32,
+}
+
+fn sat(x: u64) -> u32 {
+    x.min(INF as u64) as u32
+}

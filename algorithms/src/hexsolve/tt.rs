@@ -1,0 +1,164 @@
+//! The transposition table of the proof-number search: proof and disproof
+//! numbers, the best move and what the solver learnt when it first met a
+//! position (its moves and fill-in), under a memory limit. Slots come in
+//! buckets of four; a new position takes an empty slot of its bucket, or
+//! the one whose subtree cost the least work, preferring to keep solved
+//! positions. Shards, each behind its own lock, let threads share it.
+
+use std::sync::{Arc, Mutex};
+
+use darkhex_games::CellSet;
+
+/// Proof numbers at or above this are infinite.
+pub const INF: u32 = 2_000_000_000;
+
+/// Proof number `phi` (the player to move wins) and disproof number `delta`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub phi: u32,
+    pub delta: u32,
+}
+
+impl Bounds {
+    pub const NEW: Bounds = Bounds { phi: 1, delta: 1 };
+    pub const WIN: Bounds = Bounds { phi: 0, delta: INF };
+    pub const LOSS: Bounds = Bounds { phi: INF, delta: 0 };
+
+    pub fn is_solved(&self) -> bool {
+        self.phi == 0 || self.delta == 0
+    }
+
+    /// `Some(true)` if the player to move wins, `Some(false)` if they lose.
+    pub fn value(&self) -> Option<bool> {
+        if self.phi == 0 {
+            Some(true)
+        } else if self.delta == 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// The moves and fill-in of an undecided position.
+#[derive(Clone, Debug)]
+pub struct Expansion<const W: usize> {
+    pub children: Box<[u16]>,
+    pub fill: [CellSet<W>; 2],
+}
+
+#[derive(Clone, Debug)]
+pub struct Entry<const W: usize> {
+    pub key: u64,
+    pub bounds: Bounds,
+    /// Positions examined below this one: the cost of losing it.
+    pub work: u64,
+    /// The best move found (a winning move once proved won), or `u16::MAX`.
+    pub best: u16,
+    pub expansion: Option<Arc<Expansion<W>>>,
+}
+
+const BUCKET: usize = 4;
+const SHARDS: usize = 64;
+
+pub struct TransTable<const W: usize> {
+    shards: Vec<Mutex<Vec<Option<Entry<W>>>>>,
+    buckets_per_shard: usize,
+}
+
+impl<const W: usize> TransTable<W> {
+    /// A table using about `megabytes` of memory when full, for positions
+    /// with about `moves` moves each.
+    pub fn new(megabytes: usize, moves: usize) -> Self {
+        let entry = std::mem::size_of::<Option<Entry<W>>>()
+            + std::mem::size_of::<Expansion<W>>()
+            + 2 * moves
+            + 32;
+        let slots = (megabytes.max(1) * 1_000_000 / entry).max(SHARDS * BUCKET);
+        let buckets_per_shard = slots / (SHARDS * BUCKET);
+        let shards = (0..SHARDS)
+            .map(|_| Mutex::new(vec![None; buckets_per_shard * BUCKET]))
+            .collect();
+        TransTable {
+            shards,
+            buckets_per_shard,
+        }
+    }
+
+    fn place(&self, key: u64) -> (usize, usize) {
+        let shard = (key >> 58) as usize % SHARDS;
+        let bucket = (key as usize) % self.buckets_per_shard;
+        (shard, bucket * BUCKET)
+    }
+
+    /// The entry of `key`, if the table has it.
+    pub fn get(&self, key: u64) -> Option<Entry<W>> {
+        let (shard, start) = self.place(key);
+        let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        slots[start..start + BUCKET]
+            .iter()
+            .flatten()
+            .find(|e| e.key == key)
+            .cloned()
+    }
+
+    /// The bounds of `key` (new positions have 1, 1).
+    pub fn bounds(&self, key: u64) -> Bounds {
+        let (shard, start) = self.place(key);
+        let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        slots[start..start + BUCKET]
+            .iter()
+            .flatten()
+            .find(|e| e.key == key)
+            .map_or(Bounds::NEW, |e| e.bounds)
+    }
+
+    /// Stores an entry. A solved entry is never replaced by an unsolved one
+    /// of the same position.
+    pub fn store(&self, entry: Entry<W>) {
+        let (shard, start) = self.place(entry.key);
+        let mut slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        let bucket = &mut slots[start..start + BUCKET];
+        if let Some(e) = bucket.iter_mut().flatten().find(|e| e.key == entry.key) {
+            if e.bounds.is_solved() && !entry.bounds.is_solved() {
+                return;
+            }
+            let expansion = entry.expansion.clone().or_else(|| e.expansion.take());
+            *e = Entry { expansion, ..entry };
+            return;
+        }
+        if let Some(free) = bucket.iter_mut().find(|e| e.is_none()) {
+            *free = Some(entry);
+            return;
+        }
+        // Replace the cheapest entry, unsolved ones first.
+        let victim = bucket
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, e)| {
+                let e = e.as_ref().expect("the bucket is full");
+                (e.bounds.is_solved(), e.work)
+            })
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        bucket[victim] = Some(entry);
+    }
+
+    /// Slots in use and slots in all.
+    pub fn usage(&self) -> (usize, usize) {
+        let mut used = 0;
+        for s in &self.shards {
+            let slots = s.lock().unwrap_or_else(|e| e.into_inner());
+            used += slots.iter().filter(|e| e.is_some()).count();
+        }
+        (used, SHARDS * self.buckets_per_shard * BUCKET)
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&self) {
+        for s in &self.shards {
+            let mut slots = s.lock().unwrap_or_else(|e| e.into_inner());
+            slots.iter_mut().for_each(|e| *e = None);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The proof-number solver against plain exhaustive minimax: on random
+//! positions of small boards, with either player to move, the value and the
+//! set of winning moves agree, for Hex with every rule on and for Rex.
+
+use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_algorithms::hexsolve::position::joined;
+use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
+use darkhex_games::board::Dims;
+use darkhex_games::{CellSet, Geometry};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn geom(r: usize, c: usize) -> Geometry<1> {
+    Geometry::new(Dims::new("hex", r, c).unwrap()).unwrap()
+}
+
+/// Random positions with at most `max_empty` empty cells, nobody joined.
+fn positions(
+    g: &Geometry<1>,
+    rng: &mut ChaCha8Rng,
+    count: usize,
+    max_empty: usize,
+) -> Vec<[CellSet<1>; 2]> {
+    let mut out = Vec::new();
+    while out.len() < count {
+        let stones = rng.random_range(g.cells().saturating_sub(max_empty)..g.cells());
+        let mut s = [CellSet::EMPTY; 2];
+        let mut empty: Vec<usize> = (0..g.cells()).collect();
+        for i in 0..stones {
+            let k = rng.random_range(0..empty.len());
+            s[i % 2].insert(empty.swap_remove(k));
+        }
+        if joined(g, &s).is_none() {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn check_board(
+    r: usize,
+    c: usize,
+    rules: Rules,
+    threads: usize,
+    count: usize,
+    max_empty: usize,
+    seed: u64,
+) {
+    let g = geom(r, c);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut m = Minimax::new(&g, rules.misere);
+    let params = DfpnParams {
+        threads,
+        tt_mb: 64,
+        ..DfpnParams::default()
+    };
+    let solver = HexSolver::new(&g, rules, params);
+    for stones in positions(&g, &mut rng, count, max_empty) {
+        for to_move in 0..2 {
+            let pos = Position::new(&g, stones, to_move);
+            let out = solver.solve(&pos, &|_| {});
+            let value = m.wins(&stones, to_move);
+            assert_eq!(
+                out.wins,
+                Some(value),
+                "{r}x{c} {stones:?} to move {to_move}"
+            );
+            if value && let Some(mv) = out.winning_move {
+                let mut next = stones;
+                next[to_move].insert(mv);
+                assert!(!m.wins(&next, 1 - to_move), "{stones:?}: {mv} does not win");
+            }
+            let (values, _) = solver.move_values(&pos, &|_, _| {});
+            let winners: CellSet<1> = values
+                .iter()
+                .filter(|v| v.1 == Some(true))
+                .map(|v| v.0)
+                .collect();
+            assert!(values.iter().all(|v| v.1.is_some()));
+            assert_eq!(
+                winners,
+                m.winning_moves(&stones, to_move),
+                "{r}x{c} {stones:?} to move {to_move}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hex_values_and_winning_moves_match_minimax() {
+    for (i, (r, c)) in [(3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 5)]
+        .into_iter()
+        .enumerate()
+    {
+        check_board(r, c, Rules::hex(), 1, 25, 14, i as u64);
+    }
+}
+
+#[test]
+fn hex_with_two_threads_matches_minimax() {
+    check_board(4, 4, Rules::hex(), 2, 25, 14, 77);
+    check_board(5, 5, Rules::hex(), 2, 15, 14, 78);
+}
+
+#[test]
+fn rex_values_match_minimax() {
+    for (i, (r, c)) in [(3, 3), (4, 4), (4, 5)].into_iter().enumerate() {
+        check_board(r, c, Rules::rex(), 1, 20, 12, 100 + i as u64);
+    }
+}
+
+#[test]
+fn empty_boards_have_their_known_values() {
+    // The first player wins every square Hex board; these openings win on
+    // 4x4 (Hayward's solutions of small boards, also minimax here).
+    for n in 1..=5 {
+        let g = Geometry::<1>::new(Dims::new("hex", n, n).unwrap()).unwrap();
+        let solver = HexSolver::new(&g, Rules::hex(), DfpnParams::default());
+        let out = solver.solve(&Position::empty(&g), &|_| {});
+        assert_eq!(out.wins, Some(true), "{n}x{n}");
+    }
+    let g = geom(4, 4);
+    let solver = HexSolver::new(&g, Rules::hex(), DfpnParams::default());
+    let (values, _) = solver.move_values(&Position::empty(&g), &|_, _| {});
+    let mut m = Minimax::new(&g, false);
+    let want = m.winning_moves(&[CellSet::EMPTY; 2], 0);
+    let got: CellSet<1> = values
+        .iter()
+        .filter(|v| v.1 == Some(true))
+        .map(|v| v.0)
+        .collect();
+    assert_eq!(got, want);
+}
