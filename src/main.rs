@@ -12,6 +12,7 @@ mod pone;
 mod progress;
 mod showcase;
 mod solve;
+mod solve_hex;
 mod train;
 
 use std::process::ExitCode;
@@ -50,7 +51,7 @@ enum Command {
     Train(train::TrainArgs),
     /// Exact exploitability of a policy file
     Exploit(exploit::ExploitArgs),
-    /// Exact equilibrium of a small game by linear programming
+    /// Solve a game: Hex and Rex positions by proof-number search, dark games and poker by LP
     Solve(solve::SolveArgs),
     /// Run a tournament between players and rate them
     League(league::LeagueArgs),

@@ -21,7 +21,9 @@ use crate::progress::{compile, default_policy_path, spinner};
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
-    "darkhex solve 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'",
+    "darkhex solve 'hex(board_size=6)' --moves c3 --all-moves        (Hex and Rex: proof-number search)",
+    "darkhex solve 'hex(board_size=7)' --openings --json",
+    "darkhex solve 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'      (dark games and poker: LP)",
     "darkhex solve kuhn_poker --json",
     "darkhex solve 'dark_hex(num_rows=2,num_cols=2,gameversion=adh)' --method nf-lp --matrix",
 ], &[help::GAMES]))]
@@ -53,6 +55,8 @@ pub struct SolveArgs {
     /// Refuse game trees and LPs that need more memory than this many GB (default 8.6)
     #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
+    #[command(flatten)]
+    hex: crate::solve_hex::HexSolveArgs,
 }
 
 /// A close simple fraction, when there is one: exact values of small games
@@ -119,6 +123,9 @@ fn print_matrix(game: &AnyGame, tree: &GameTree, nf: &NormalForm) -> Result<()> 
 }
 
 pub fn run(args: SolveArgs) -> Result<()> {
+    if let AnyGame::Hex(hex) = &args.game {
+        return crate::solve_hex::run(hex, &args.hex, args.json);
+    }
     let game = args.game;
     let backend = LpBackend::from_name(&args.backend).unwrap_or(LpBackend::Clarabel);
     let start = Instant::now();

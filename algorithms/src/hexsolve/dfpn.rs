@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use darkhex_games::{CellSet, Geometry};
 
-use super::node::{Node, RuleStats, Rules, examine};
+use super::node::{Node, RuleStats, Rules, Workspace, examine};
 use super::position::Position;
 use super::tt::{Bounds, Entry, Expansion, INF, TransTable};
 
@@ -140,13 +140,13 @@ struct Search<'s, 'g, const W: usize> {
     progress: &'s (dyn Fn(&Progress) + Sync),
 }
 
-/// One thread's counters.
-#[derive(Default)]
-struct Local {
+/// One thread's counters and memory.
+struct Local<const W: usize> {
     visits: u64,
     rules: RuleStats,
     /// This thread reports progress.
     reporter: bool,
+    workspace: Workspace<W>,
 }
 
 impl<'g, const W: usize> HexSolver<'g, W> {
@@ -188,14 +188,16 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             progress,
         };
         let threads = self.params.threads.max(1);
-        let locals: Vec<Local> = std::thread::scope(|scope| {
+        let locals: Vec<Local<W>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|id| {
                     let search = &search;
                     scope.spawn(move || {
                         let mut local = Local {
+                            visits: 0,
+                            rules: RuleStats::default(),
                             reporter: id == 0,
-                            ..Local::default()
+                            workspace: Workspace::new(self.geom, &self.rules),
                         };
                         let root_th = Bounds {
                             phi: INF,
@@ -214,10 +216,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
         });
         let root = self.tt.get(pos.key());
         let bounds = root.as_ref().map_or(Bounds::NEW, |e| e.bounds);
@@ -311,7 +310,7 @@ impl<const W: usize> Search<'_, '_, W> {
         pos: &Position<W>,
         fill: [CellSet<W>; 2],
         th: Bounds,
-        local: &mut Local,
+        local: &mut Local<W>,
     ) -> Bounds {
         local.visits += 1;
         if local.visits.is_multiple_of(256) {
@@ -340,7 +339,14 @@ impl<const W: usize> Search<'_, '_, W> {
             Some(x) => x,
             None => {
                 self.expansions.fetch_add(1, Ordering::Relaxed);
-                match examine(self.geom, pos, fill, self.rules, &mut local.rules) {
+                match examine(
+                    self.geom,
+                    pos,
+                    fill,
+                    self.rules,
+                    &mut local.rules,
+                    &mut local.workspace,
+                ) {
                     Node::Won(m) => {
                         let best = m.map_or(u16::MAX, |c| turn.cell(c));
                         self.store(key, Bounds::WIN, 1, best, None);

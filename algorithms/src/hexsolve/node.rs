@@ -3,7 +3,7 @@
 //! or no move that stops the opponent's), and otherwise which moves to
 //! search, in which order, with which cells filled in.
 
-use darkhex_games::board::BLACK;
+use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
 use super::inferior::analyse;
@@ -91,6 +91,23 @@ pub struct RuleStats {
     pub moves_pruned_as_inferior: u64,
 }
 
+/// Memory one search thread reuses from position to position.
+pub struct Workspace<const W: usize> {
+    /// Each colour's connections.
+    vcs: [VcSet<W>; 2],
+}
+
+impl<const W: usize> Workspace<W> {
+    pub fn new(geom: &Geometry<W>, rules: &Rules) -> Self {
+        Workspace {
+            vcs: [
+                VcSet::new(geom, BLACK, rules.vc),
+                VcSet::new(geom, WHITE, rules.vc),
+            ],
+        }
+    }
+}
+
 /// Examines `pos` (with `fill`, fill-in known from above, added).
 pub fn examine<const W: usize>(
     geom: &Geometry<W>,
@@ -98,6 +115,7 @@ pub fn examine<const W: usize>(
     fill: [CellSet<W>; 2],
     rules: &Rules,
     stats: &mut RuleStats,
+    ws: &mut Workspace<W>,
 ) -> Node<W> {
     let p = pos.to_move;
     let stones: Stones<W> = [pos.played[0] | fill[0], pos.played[1] | fill[1]];
@@ -140,10 +158,13 @@ pub fn examine<const W: usize>(
     }
     let empty = geom.all() - filled[0] - filled[1];
     let mut candidates = empty;
-    let mut vcs = None;
+    if rules.connections || rules.resistance_order {
+        for v in &mut ws.vcs {
+            v.rebuild(geom, &filled);
+        }
+    }
     if rules.connections {
-        let params = rules.vc;
-        let mine = VcSet::build(geom, &filled, p, params);
+        let [mine, theirs] = [&ws.vcs[p], &ws.vcs[1 - p]];
         if mine.edge_full() {
             stats.decided_by_connection += 1;
             return Node::Won(empty.first().map(|c| c as u16));
@@ -152,7 +173,6 @@ pub fn examine<const W: usize>(
             stats.decided_by_connection += 1;
             return Node::Won(Some(key as u16));
         }
-        let theirs = VcSet::build(geom, &filled, 1 - p, params);
         if theirs.edge_full() {
             stats.decided_by_connection += 1;
             return Node::Lost;
@@ -168,7 +188,6 @@ pub fn examine<const W: usize>(
                 return Node::Lost;
             }
         }
-        vcs = Some([mine, theirs]);
     }
     let kept = candidates - prunable;
     // Pruning rests on a winning move being kept: if every candidate were
@@ -188,23 +207,7 @@ pub fn examine<const W: usize>(
     }
     let mut children: Vec<u16> = candidates.iter().map(|c| c as u16).collect();
     if rules.resistance_order {
-        let built;
-        let vcs = match &vcs {
-            Some(v) => [&v[0], &v[1]],
-            None => {
-                built = [
-                    VcSet::build(geom, &filled, p, rules.vc),
-                    VcSet::build(geom, &filled, 1 - p, rules.vc),
-                ];
-                [&built[0], &built[1]]
-            }
-        };
-        let by_colour = if p == BLACK {
-            [vcs[0], vcs[1]]
-        } else {
-            [vcs[1], vcs[0]]
-        };
-        let r = evaluate(geom, &filled, by_colour);
+        let r = evaluate(geom, &filled, [&ws.vcs[BLACK], &ws.vcs[WHITE]]);
         children.sort_by(|&a, &b| {
             r.cell_current(b as usize)
                 .total_cmp(&r.cell_current(a as usize))

@@ -5,6 +5,7 @@
 //! the one whose subtree cost the least work, preferring to keep solved
 //! positions. Shards, each behind its own lock, let threads share it.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use darkhex_games::CellSet;
@@ -62,8 +63,10 @@ const BUCKET: usize = 4;
 const SHARDS: usize = 64;
 
 pub struct TransTable<const W: usize> {
+    /// Each shard's slots, allocated when the shard is first written.
     shards: Vec<Mutex<Vec<Option<Entry<W>>>>>,
     buckets_per_shard: usize,
+    used: AtomicUsize,
 }
 
 impl<const W: usize> TransTable<W> {
@@ -76,12 +79,11 @@ impl<const W: usize> TransTable<W> {
             + 32;
         let slots = (megabytes.max(1) * 1_000_000 / entry).max(SHARDS * BUCKET);
         let buckets_per_shard = slots / (SHARDS * BUCKET);
-        let shards = (0..SHARDS)
-            .map(|_| Mutex::new(vec![None; buckets_per_shard * BUCKET]))
-            .collect();
+        let shards = (0..SHARDS).map(|_| Mutex::new(Vec::new())).collect();
         TransTable {
             shards,
             buckets_per_shard,
+            used: AtomicUsize::new(0),
         }
     }
 
@@ -95,7 +97,8 @@ impl<const W: usize> TransTable<W> {
     pub fn get(&self, key: u64) -> Option<Entry<W>> {
         let (shard, start) = self.place(key);
         let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-        slots[start..start + BUCKET]
+        slots
+            .get(start..start + BUCKET)?
             .iter()
             .flatten()
             .find(|e| e.key == key)
@@ -106,10 +109,9 @@ impl<const W: usize> TransTable<W> {
     pub fn bounds(&self, key: u64) -> Bounds {
         let (shard, start) = self.place(key);
         let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-        slots[start..start + BUCKET]
-            .iter()
-            .flatten()
-            .find(|e| e.key == key)
+        slots
+            .get(start..start + BUCKET)
+            .and_then(|b| b.iter().flatten().find(|e| e.key == key))
             .map_or(Bounds::NEW, |e| e.bounds)
     }
 
@@ -118,6 +120,9 @@ impl<const W: usize> TransTable<W> {
     pub fn store(&self, entry: Entry<W>) {
         let (shard, start) = self.place(entry.key);
         let mut slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        if slots.is_empty() {
+            slots.resize(self.buckets_per_shard * BUCKET, None);
+        }
         let bucket = &mut slots[start..start + BUCKET];
         if let Some(e) = bucket.iter_mut().flatten().find(|e| e.key == entry.key) {
             if e.bounds.is_solved() && !entry.bounds.is_solved() {
@@ -129,6 +134,7 @@ impl<const W: usize> TransTable<W> {
         }
         if let Some(free) = bucket.iter_mut().find(|e| e.is_none()) {
             *free = Some(entry);
+            self.used.fetch_add(1, Ordering::Relaxed);
             return;
         }
         // Replace the cheapest entry, unsolved ones first.
@@ -146,19 +152,18 @@ impl<const W: usize> TransTable<W> {
 
     /// Slots in use and slots in all.
     pub fn usage(&self) -> (usize, usize) {
-        let mut used = 0;
-        for s in &self.shards {
-            let slots = s.lock().unwrap_or_else(|e| e.into_inner());
-            used += slots.iter().filter(|e| e.is_some()).count();
-        }
-        (used, SHARDS * self.buckets_per_shard * BUCKET)
+        (
+            self.used.load(Ordering::Relaxed),
+            SHARDS * self.buckets_per_shard * BUCKET,
+        )
     }
 
     /// Forgets every entry.
     pub fn clear(&self) {
         for s in &self.shards {
             let mut slots = s.lock().unwrap_or_else(|e| e.into_inner());
-            slots.iter_mut().for_each(|e| *e = None);
+            *slots = Vec::new();
         }
+        self.used.store(0, Ordering::Relaxed);
     }
 }

@@ -98,21 +98,24 @@ pub struct VcSet<const W: usize> {
     edge_full: bool,
     /// Reused by the AND rule for what it finds.
     scratch: Vec<(End, CellSet<W>)>,
+    /// Pairs whose lists were written since the last reset.
+    used_pairs: Vec<u32>,
 }
 
 const NONE: End = End::MAX;
 
 impl<const W: usize> VcSet<W> {
-    /// The connections of `player` in `stones`.
-    pub fn build(geom: &Geometry<W>, stones: &Stones<W>, player: usize, params: VcParams) -> Self {
+    /// An empty set of connections for `player` on `geom`'s board, ready
+    /// for [`VcSet::rebuild`].
+    pub fn new(geom: &Geometry<W>, player: usize, params: VcParams) -> Self {
         let n = geom.cells();
         let ends = n + 2;
-        let mut vcs = VcSet {
+        VcSet {
             player,
             params,
             n,
             ends,
-            stones: *stones,
+            stones: [CellSet::EMPTY; 2],
             end_of: vec![NONE; n],
             members: vec![CellSet::EMPTY; ends],
             fulls: vec![Vec::new(); ends * ends],
@@ -123,11 +126,41 @@ impl<const W: usize> VcSet<W> {
             or_queued: vec![false; ends * ends],
             edge_full: false,
             scratch: Vec::new(),
-        };
-        vcs.label_ends(geom);
-        vcs.add_base(geom, geom.all() - stones[0] - stones[1]);
-        vcs.close();
+            used_pairs: Vec::new(),
+        }
+    }
+
+    /// The connections of `player` in `stones`.
+    pub fn build(geom: &Geometry<W>, stones: &Stones<W>, player: usize, params: VcParams) -> Self {
+        let mut vcs = VcSet::new(geom, player, params);
+        vcs.rebuild(geom, stones);
         vcs
+    }
+
+    /// Computes the connections of `stones` in place, reusing the memory of
+    /// the previous ones (the solver does this at every position).
+    pub fn rebuild(&mut self, geom: &Geometry<W>, stones: &Stones<W>) {
+        self.reset();
+        self.stones = *stones;
+        self.label_ends(geom);
+        self.add_base(geom, geom.all() - stones[0] - stones[1]);
+        self.close();
+    }
+
+    /// Empties every list, keeping their memory.
+    fn reset(&mut self) {
+        for &p in &self.used_pairs {
+            self.fulls[p as usize].clear();
+            self.semis[p as usize].clear();
+            self.or_queued[p as usize] = false;
+        }
+        self.used_pairs.clear();
+        for partners in &mut self.full_partners {
+            partners.clear();
+        }
+        self.full_queue.clear();
+        self.or_queue.clear();
+        self.edge_full = false;
     }
 
     /// Names each cell's end: empty cells themselves, own stones their
@@ -243,6 +276,9 @@ impl<const W: usize> VcSet<W> {
         if list.iter().any(|f| f.carrier.is_subset(&carrier)) {
             return false;
         }
+        if list.is_empty() && self.semis[p].is_empty() {
+            self.used_pairs.push(p as u32);
+        }
         list.retain(|f| !carrier.is_subset(&f.carrier));
         if list.len() >= self.params.max_fulls {
             return false;
@@ -287,6 +323,9 @@ impl<const W: usize> VcSet<W> {
         let list = &mut self.semis[p];
         if list.iter().any(|s| s.carrier.is_subset(&carrier)) {
             return false;
+        }
+        if list.is_empty() && self.fulls[p].is_empty() {
+            self.used_pairs.push(p as u32);
         }
         list.retain(|s| !carrier.is_subset(&s.carrier));
         if list.len() >= self.params.max_semis {
@@ -528,23 +567,8 @@ impl<const W: usize> VcSet<W> {
     pub fn update(&self, geom: &Geometry<W>, cell: usize, mover: usize) -> Self {
         let mut stones = self.stones;
         stones[mover].insert(cell);
-        let mut next = VcSet {
-            player: self.player,
-            params: self.params,
-            n: self.n,
-            ends: self.ends,
-            stones,
-            end_of: vec![NONE; self.n],
-            members: vec![CellSet::EMPTY; self.ends],
-            fulls: vec![Vec::new(); self.ends * self.ends],
-            semis: vec![Vec::new(); self.ends * self.ends],
-            full_partners: vec![Vec::new(); self.ends],
-            full_queue: VecDeque::new(),
-            or_queue: VecDeque::new(),
-            or_queued: vec![false; self.ends * self.ends],
-            edge_full: false,
-            scratch: Vec::new(),
-        };
+        let mut next = VcSet::new(geom, self.player, self.params);
+        next.stones = stones;
         next.label_ends(geom);
         let own_move = mover == self.player;
         // Carry over every connection the move leaves valid, renamed to the

@@ -1,0 +1,95 @@
+//! The Hex solver's pieces: `cargo bench -p darkhex-benches --bench hexsolve`.
+//! H-search (both players' virtual connections) and one resistance
+//! evaluation on a mid-game 11x11 position; the solver's examination of one
+//! 7x7 position (inferior cells, connections, ordering); all openings of 5x5.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use darkhex_algorithms::eval::evaluate;
+use darkhex_algorithms::hexsolve::inferior::analyse;
+use darkhex_algorithms::hexsolve::node::{RuleStats, Workspace, examine};
+use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
+use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
+use darkhex_games::board::{BLACK, Dims, WHITE};
+use darkhex_games::{CellSet, Geometry};
+
+/// A mid-game 11x11 position: 20 stones of a game between two players.
+const MID_11: &str = "f6,e7,d9,g5,c8,h4,e5,d6,f4,g3,i3,h2,c10,b9,j2,i1,d5,c6,b8,e8";
+/// A 7x7 position after a few opening moves.
+const MID_7: &str = "d4,c5,e3,c3,b6";
+
+fn position<const W: usize>(geom: &Geometry<W>, moves: &str) -> Position<W> {
+    let mut pos = Position::empty(geom);
+    for m in moves.split(',') {
+        pos = pos.play(geom, geom.dims().parse_cell(m).expect("a cell"));
+    }
+    pos
+}
+
+fn hexsolve(c: &mut Criterion) {
+    let g11 = Geometry::<2>::new(Dims::new("hex", 11, 11).unwrap()).unwrap();
+    let pos = position(&g11, MID_11);
+    let stones = pos.played;
+    let params = VcParams::default();
+    c.bench_function("h-search 11x11 mid-game (both players)", |b| {
+        let mut v = [
+            VcSet::new(&g11, BLACK, params),
+            VcSet::new(&g11, WHITE, params),
+        ];
+        b.iter(|| {
+            v[0].rebuild(&g11, black_box(&stones));
+            v[1].rebuild(&g11, black_box(&stones));
+        })
+    });
+    let vcs = [
+        VcSet::build(&g11, &stones, BLACK, params),
+        VcSet::build(&g11, &stones, WHITE, params),
+    ];
+    c.bench_function("resistance 11x11 mid-game", |b| {
+        b.iter(|| evaluate(&g11, black_box(&stones), [&vcs[0], &vcs[1]]).score())
+    });
+    c.bench_function("inferior cells 11x11 mid-game", |b| {
+        b.iter(|| analyse(&g11, black_box(&stones), BLACK).dead.count())
+    });
+    let g7 = Geometry::<1>::new(Dims::new("hex", 7, 7).unwrap()).unwrap();
+    let pos7 = position(&g7, MID_7);
+    let rules = Rules::hex();
+    c.bench_function("examine a 7x7 position", |b| {
+        let mut ws = Workspace::new(&g7, &rules);
+        let mut stats = RuleStats::default();
+        b.iter(|| {
+            examine(
+                &g7,
+                black_box(&pos7),
+                [CellSet::EMPTY; 2],
+                &rules,
+                &mut stats,
+                &mut ws,
+            )
+        })
+    });
+    let mut group = c.benchmark_group("solve");
+    group.sample_size(10);
+    let g5 = Geometry::<1>::new(Dims::new("hex", 5, 5).unwrap()).unwrap();
+    group.bench_function("every 5x5 opening, 1 thread", |b| {
+        b.iter(|| {
+            let solver = HexSolver::new(
+                &g5,
+                Rules::hex(),
+                DfpnParams {
+                    tt_mb: 32,
+                    ..DfpnParams::default()
+                },
+            );
+            solver
+                .move_values(&Position::empty(&g5), &|_, _| {})
+                .0
+                .len()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, hexsolve);
+criterion_main!(benches);

@@ -1,0 +1,415 @@
+//! `darkhex solve` for Hex and Rex: who wins a position, with which moves,
+//! by proof-number search; and the table of every opening.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use clap::Args;
+use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
+use darkhex_games::board::{Dims, stone_glyph};
+use darkhex_games::hex::HexGame;
+use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::args::number_in;
+use crate::output::outln;
+
+/// Rules `--without` can switch off, for measuring what each saves.
+pub const RULE_NAMES: [&str; 6] = [
+    "connections",
+    "fill-in",
+    "vulnerable",
+    "dominated",
+    "symmetry",
+    "resistance-order",
+];
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct HexSolveArgs {
+    /// Hex/Rex: moves played from the empty board, Black first (b3,d4,...)
+    #[arg(long)]
+    moves: Option<String>,
+    /// Hex/Rex: Black stones to add (a1,c3,...), to set up any position
+    #[arg(long)]
+    black: Option<String>,
+    /// Hex/Rex: White stones to add
+    #[arg(long)]
+    white: Option<String>,
+    /// Hex/Rex: the player to move, 0 (Black) or 1 (White); default: the
+    /// player whose turn it is after --moves (Black with equal stones)
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=1))]
+    to_move: Option<u8>,
+    /// Hex/Rex: solve every move and print its value
+    #[arg(long)]
+    all_moves: bool,
+    /// Hex/Rex: the value of every opening move of the empty board
+    #[arg(long, conflicts_with_all = ["moves", "black", "white", "to_move", "all_moves"])]
+    openings: bool,
+    /// Hex/Rex: search threads (default: all cores)
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Hex/Rex: transposition table size in MB
+    #[arg(long, default_value_t = 1024)]
+    tt_mb: usize,
+    /// Hex/Rex: stop after this many seconds and print what is known
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.001, 1e9, false))]
+    time_limit: Option<f64>,
+    /// Hex: rules to switch off, comma-separated (connections, fill-in,
+    /// vulnerable, dominated, symmetry, resistance-order)
+    #[arg(long)]
+    without: Option<String>,
+}
+
+/// The position given by the arguments.
+fn position<const W: usize>(
+    game: &HexGame,
+    geom: &Geometry<W>,
+    args: &HexSolveArgs,
+) -> Result<Position<W>> {
+    let dims = game.dims();
+    let mut state = game.new_initial_state();
+    let mut stones = [CellSet::<W>::EMPTY; 2];
+    let mut turn = 0;
+    if let Some(moves) = &args.moves {
+        for (i, text) in moves.split(',').enumerate() {
+            let cell = dims
+                .parse_cell(text)
+                .map_err(|e| anyhow::anyhow!("move {} ('{}'): {e}", i + 1, text.trim()))?;
+            use darkhex_games::State as _;
+            state
+                .try_apply(cell as u16)
+                .map_err(|e| anyhow::anyhow!("move {} ('{}'): {e}", i + 1, text.trim()))?;
+            stones[turn].insert(cell);
+            turn = 1 - turn;
+        }
+    }
+    for (player, list) in [(0, &args.black), (1, &args.white)] {
+        let Some(list) = list else { continue };
+        for text in list.split(',') {
+            let cell = dims.parse_cell(text)?;
+            if stones[0].contains(cell) || stones[1].contains(cell) {
+                bail!("{} already holds a stone", dims.cell_name(cell));
+            }
+            stones[player].insert(cell);
+        }
+    }
+    let to_move = match args.to_move {
+        Some(p) => p as usize,
+        None if args.moves.is_some() && args.black.is_none() && args.white.is_none() => turn,
+        None => usize::from(stones[0].count() > stones[1].count()),
+    };
+    Ok(Position::new(geom, stones, to_move))
+}
+
+fn rules(game: &HexGame, without: &Option<String>) -> Result<Rules> {
+    let mut rules = if game.is_misere() {
+        Rules::rex()
+    } else {
+        Rules::hex()
+    };
+    if let Some(list) = without {
+        for name in list.split(',').map(str::trim) {
+            match name {
+                "connections" => rules.connections = false,
+                "fill-in" => rules.fill_in = false,
+                "vulnerable" => rules.vulnerable = false,
+                "dominated" => rules.dominated = false,
+                "symmetry" => rules.symmetry = false,
+                "resistance-order" => rules.resistance_order = false,
+                other => bail!(
+                    "unknown rule '{other}' in --without: accepted are {}",
+                    RULE_NAMES.join(", ")
+                ),
+            }
+        }
+    }
+    Ok(rules)
+}
+
+pub fn run(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
+    let dims = game.dims();
+    with_cell_words!(dims.cells(), W => run_width::<W>(game, args, json))
+}
+
+fn player_name(p: usize) -> String {
+    format!(
+        "{} ({})",
+        if p == 0 { "Black" } else { "White" },
+        stone_glyph(p)
+    )
+}
+
+fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
+    let geom =
+        Geometry::<W>::new(game.dims()).ok_or_else(|| anyhow::anyhow!("the board is too large"))?;
+    let threads = args
+        .threads
+        .unwrap_or_else(crate::args::cores)
+        .clamp(1, crate::args::cores() * 4);
+    let params = DfpnParams {
+        threads,
+        tt_mb: args.tt_mb.max(1),
+        time_limit: args.time_limit.map(Duration::from_secs_f64),
+        ..DfpnParams::default()
+    };
+    let solver = HexSolver::new(&geom, rules(game, &args.without)?, params);
+    let stop = solver.stop_flag();
+    let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    if args.openings {
+        return openings(game, &solver, json);
+    }
+    let pos = position(game, &geom, args)?;
+    let bar = spinner(json);
+    let start = Instant::now();
+    let report = |p: &Progress| bar.set_message(progress_line(p));
+    let out = solver.solve(&pos, &report);
+    let mut stats = out.stats;
+    let mut values = None;
+    if args.all_moves && out.wins.is_some() {
+        let report = |cell: usize, p: &Progress| {
+            bar.set_message(format!(
+                "{}: {}",
+                game.dims().cell_name(cell),
+                progress_line(p)
+            ))
+        };
+        let (v, s) = solver.move_values(&pos, &report);
+        stats.add(&s);
+        values = Some(v);
+    }
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let interrupted = solver.stop_flag().load(Ordering::SeqCst);
+    let dims = game.dims();
+    let to_move = pos.to_move;
+    let winner = out.wins.map(|w| if w { to_move } else { 1 - to_move });
+    let winning: Option<Vec<String>> = values.as_ref().map(|v| {
+        v.iter()
+            .filter(|(_, w)| *w == Some(true))
+            .map(|(c, _)| dims.cell_name(*c))
+            .collect()
+    });
+    if json {
+        let moves: Option<Vec<serde_json::Value>> = values.as_ref().map(|v| {
+            v.iter()
+                .map(|(c, w)| serde_json::json!({"move": dims.cell_name(*c), "wins": w}))
+                .collect()
+        });
+        let json = serde_json::json!({
+            "game": game.game_string(),
+            "to_move": to_move,
+            "winner": winner,
+            "winning_move": out.winning_move.map(|c| dims.cell_name(c)),
+            "winning_moves": winning,
+            "moves": moves,
+            "expansions": stats.expansions,
+            "seconds": seconds,
+            "threads": threads,
+            "complete": out.wins.is_some(),
+        });
+        outln!("{json}");
+    } else {
+        outln!("game             {}", game.game_string());
+        outln!("position\n{}", board(dims, &pos));
+        outln!("to move          {}", player_name(to_move));
+        match (winner, out.wins) {
+            (Some(w), Some(true)) => outln!(
+                "value            {} wins{}",
+                player_name(w),
+                out.winning_move
+                    .map(|c| format!(", e.g. with {}", dims.cell_name(c)))
+                    .unwrap_or_default()
+            ),
+            (Some(w), _) => outln!("value            {} wins: every move loses", player_name(w)),
+            (None, _) => outln!(
+                "value            not proved ({}): root proof number {}, disproof number {}",
+                if interrupted { "stopped" } else { "time limit" },
+                out.root.phi,
+                out.root.delta
+            ),
+        }
+        if let (Some(v), Some(w)) = (&values, &winning) {
+            outln!(
+                "winning moves    {}",
+                if w.is_empty() {
+                    "none".to_string()
+                } else {
+                    w.join(", ")
+                }
+            );
+            outln!(
+                "move values      (W wins, L loses, ? unknown)\n{}",
+                value_board(dims, &pos, v)
+            );
+        }
+        outln!(
+            "search           {} positions in {seconds:.3} s ({:.0} a second), {threads} thread(s)",
+            stats.expansions,
+            stats.expansions_per_second()
+        );
+        let r = stats.rules;
+        outln!(
+            "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned",
+            r.decided_by_connection,
+            r.cells_filled,
+            r.moves_pruned_by_mustplay,
+            r.moves_pruned_as_inferior
+        );
+    }
+    if interrupted {
+        bail!("stopped by Ctrl-C; the value above is what was proved before");
+    }
+    Ok(())
+}
+
+fn spinner(hidden: bool) -> ProgressBar {
+    let bar = if hidden {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn progress_line(p: &Progress) -> String {
+    format!(
+        "{} positions, root proof {} / disproof {}, {:.1} s",
+        p.expansions,
+        p.root.phi,
+        p.root.delta,
+        p.elapsed.as_secs_f64()
+    )
+}
+
+fn board<const W: usize>(dims: Dims, pos: &Position<W>) -> String {
+    dims.render(|c| {
+        if pos.played[0].contains(c) {
+            stone_glyph(0)
+        } else if pos.played[1].contains(c) {
+            stone_glyph(1)
+        } else {
+            '.'
+        }
+    })
+}
+
+fn value_board<const W: usize>(
+    dims: Dims,
+    pos: &Position<W>,
+    values: &[(usize, Option<bool>)],
+) -> String {
+    dims.render(|c| {
+        if let Some((_, v)) = values.iter().find(|(x, _)| *x == c) {
+            match v {
+                Some(true) => 'W',
+                Some(false) => 'L',
+                None => '?',
+            }
+        } else if pos.played[0].contains(c) {
+            stone_glyph(0)
+        } else if pos.played[1].contains(c) {
+            stone_glyph(1)
+        } else {
+            '.'
+        }
+    })
+}
+
+/// Every opening of the empty board, one of each pair of 180-degree images
+/// solved (they have the same value), with the time of each.
+fn openings<const W: usize>(game: &HexGame, solver: &HexSolver<W>, json: bool) -> Result<()> {
+    let geom = solver.geometry();
+    let dims = game.dims();
+    let n = dims.cells();
+    let empty = Position::empty(geom);
+    let cells: Vec<usize> = (0..n).filter(|&c| c <= n - 1 - c).collect();
+    let bar = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(cells.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:32.cyan/blue} {pos}/{len} openings  {msg}  [{elapsed_precise}]",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let mut rows: Vec<(usize, Option<bool>, f64, u64)> = Vec::new();
+    let mut total = Stats::default();
+    for &cell in &cells {
+        let child = empty.play(geom, cell);
+        let t = Instant::now();
+        let report = |p: &Progress| {
+            bar.set_message(format!("{}: {}", dims.cell_name(cell), progress_line(p)))
+        };
+        let out = solver.solve(&child, &report);
+        total.add(&out.stats);
+        let black_wins = out.wins.map(|white_wins| !white_wins);
+        let secs = t.elapsed().as_secs_f64();
+        rows.push((cell, black_wins, secs, out.stats.expansions));
+        if n - 1 - cell != cell {
+            rows.push((n - 1 - cell, black_wins, 0.0, 0));
+        }
+        bar.inc(1);
+        if solver.stop_flag().load(Ordering::SeqCst) {
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    rows.sort_by_key(|r| r.0);
+    let seconds = start.elapsed().as_secs_f64();
+    if json {
+        let list: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(c, w, s, e)| {
+                serde_json::json!({"opening": dims.cell_name(*c), "black_wins": w, "seconds": s, "expansions": e})
+            })
+            .collect();
+        let json = serde_json::json!({
+            "game": game.game_string(),
+            "openings": list,
+            "seconds": seconds,
+            "expansions": total.expansions,
+            "threads": solver.params.threads,
+        });
+        outln!("{json}");
+    } else {
+        outln!("game             {}", game.game_string());
+        outln!("openings         W: Black's opening wins, L: it loses (White to move)");
+        let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
+        outln!("{}", value_board(dims, &Position::empty(geom), &values));
+        for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
+            let verdict = match w {
+                Some(true) => "wins",
+                Some(false) => "loses",
+                None => "unknown",
+            };
+            let image = n - 1 - c;
+            let pair = if image != *c {
+                format!(" (and {})", dims.cell_name(image))
+            } else {
+                String::new()
+            };
+            outln!(
+                "  {}{pair}: Black {verdict}, {s:.3} s, {e} positions",
+                dims.cell_name(*c)
+            );
+        }
+        outln!(
+            "total            {seconds:.2} s, {} positions, {} thread(s)",
+            total.expansions,
+            solver.params.threads
+        );
+    }
+    if solver.stop_flag().load(Ordering::SeqCst) {
+        bail!("stopped by Ctrl-C after the openings above");
+    }
+    Ok(())
+}
