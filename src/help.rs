@@ -18,6 +18,9 @@ Player specs:
   mcts(sims=N,c=C)             UCT with random playouts (hex, rex)
   ismcts(sims=N,c=C)           information-set MCTS (dark games)
   pone(fallback=SPEC)          a probability-one win when it has one, else SPEC
+  resistance                   greedy on the resistance score one move ahead (hex, rex)
+  solver(fallback=SPEC,time=S) a proven winning move when found in S seconds (default 1),
+                               else SPEC (default resistance) (hex, rex)
   human                        you, at the terminal (play only)";
 
 pub const TOURNAMENT: &str = "\

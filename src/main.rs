@@ -2,6 +2,7 @@
 
 mod args;
 mod exploit;
+mod gtp;
 mod help;
 mod info;
 mod league;
@@ -10,6 +11,7 @@ mod play;
 mod plot;
 mod pone;
 mod progress;
+mod sgf;
 mod showcase;
 mod solve;
 mod solve_hex;
@@ -57,6 +59,8 @@ enum Command {
     League(league::LeagueArgs),
     /// Decide whether a player wins a dark game with probability one
     Pone(pone::PoneArgs),
+    /// A GTP engine for Hex and Rex in Benzene's dialect (HexGui, scripts)
+    Gtp(gtp::GtpArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Some(Command::Solve(args)) => solve::run(args),
         Some(Command::League(args)) => league::run(args),
         Some(Command::Pone(args)) => pone::run(args),
+        Some(Command::Gtp(args)) => gtp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -16,6 +16,7 @@
 //! assert!((e.value_p0 + 1.0 / 18.0).abs() < 1e-3);
 //! ```
 
+pub mod analyst;
 pub mod best_response;
 pub mod cfr;
 pub mod eval;

@@ -3,6 +3,7 @@
 //! A player sees only its own observations, never the real board of a dark game:
 //! the [`referee`] hands each player its own information state and nothing else.
 
+pub mod hex_players;
 pub mod human;
 pub mod player;
 pub mod policy_player;

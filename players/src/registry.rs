@@ -1,12 +1,15 @@
 //! Player specs (`random`, `policy(file=P)`, `lp`, `mcts(sims=2000)`,
-//! `ismcts(sims=2000)`, `pone(fallback=SPEC)`) and the factories that make
-//! players from them.
+//! `ismcts(sims=2000)`, `pone(fallback=SPEC)`, `resistance`,
+//! `solver(fallback=SPEC,time=S)`) and the factories that make players from
+//! them.
 //! Preparing a spec does the expensive work once (loading a file, solving an
 //! LP); a league then creates a fresh player for every game and seat.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
+use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
 use darkhex_algorithms::pone::{self, search::Search as PoneSearch};
 use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
@@ -17,6 +20,7 @@ use darkhex_games::spec::Spec;
 use darkhex_games::{AnyGame, GameError, with_game};
 use thiserror::Error;
 
+use crate::hex_players::{ResistancePlayer, SolverPlayer};
 use crate::player::Player;
 use crate::policy_player::PolicyPlayer;
 use crate::pone_player::PonePlayer;
@@ -25,7 +29,16 @@ use crate::search::SearchConfig;
 use crate::search_players::{IsmctsPlayer, MctsPlayer};
 
 /// Names `prepare` accepts.
-pub const PLAYER_NAMES: [&str; 6] = ["random", "policy", "lp", "mcts", "ismcts", "pone"];
+pub const PLAYER_NAMES: [&str; 8] = [
+    "random",
+    "policy",
+    "lp",
+    "mcts",
+    "ismcts",
+    "pone",
+    "resistance",
+    "solver",
+];
 
 const DEFAULT_SIMULATIONS: usize = 1000;
 const DEFAULT_EXPLORATION: f64 = 1.4;
@@ -126,6 +139,39 @@ impl PlayerFactory for Pone {
         self.fallback.notes()
     }
 }
+
+struct Resistance {
+    analyst: Arc<dyn HexAnalyst>,
+}
+
+impl PlayerFactory for Resistance {
+    fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
+        Box::new(ResistancePlayer::new(self.analyst.clone(), seed))
+    }
+}
+
+struct Solver {
+    analyst: Arc<dyn HexAnalyst>,
+    time: Duration,
+    fallback: Arc<dyn PlayerFactory>,
+}
+
+impl PlayerFactory for Solver {
+    fn create(&self, seat: usize, seed: u64) -> Box<dyn Player> {
+        Box::new(SolverPlayer::new(
+            self.analyst.clone(),
+            self.time,
+            self.fallback.create(seat, seed),
+        ))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.fallback.notes()
+    }
+}
+
+/// Seconds the solver player searches per move unless told otherwise.
+const DEFAULT_SOLVER_SECONDS: f64 = 1.0;
 
 /// Loads and checks a policy file; the notes say how many information
 /// states it lacks, when the game is small enough to count them.
@@ -284,6 +330,31 @@ pub fn prepare_in(
             };
             let searches = [search(0)?, search(1)?];
             Ok(Arc::new(Pone { searches, fallback }))
+        }
+        "resistance" | "solver" => {
+            let AnyGame::Hex(hex) = game else {
+                return Err(unsupported(
+                    "it plays Hex and Rex, which show the whole board",
+                ));
+            };
+            let analyst: Arc<dyn HexAnalyst> = Arc::from(analyst_for(hex));
+            if s.name == "resistance" {
+                s.check_params(&[])?;
+                return Ok(Arc::new(Resistance { analyst }));
+            }
+            s.check_params(&["fallback", "time"])?;
+            let time = s.get_f64("time", DEFAULT_SOLVER_SECONDS)?;
+            if !(0.001..=86_400.0).contains(&time) {
+                return Err(unsupported(&format!(
+                    "time={time} is out of range: accepted are seconds from 0.001 to 86400"
+                )));
+            }
+            let fallback = prepare_in(s.get("fallback").unwrap_or("resistance"), game, base)?;
+            Ok(Arc::new(Solver {
+                analyst,
+                time: Duration::from_secs_f64(time),
+                fallback,
+            }))
         }
         other => Err(SpecError::UnknownPlayer(other.to_string())),
     }

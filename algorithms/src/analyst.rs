@@ -1,0 +1,303 @@
+//! Every question the Hex engine answers about a position, on a board whose
+//! size is known only at run time: who wins and with which moves, the
+//! connections and inferior cells, the resistance score, and a move to play.
+//! The engine's pieces are generic over the width of their bit sets; the GTP
+//! engine and the players hold one [`HexAnalyst`] instead, with positions as
+//! plain lists of cells.
+
+use std::time::Duration;
+
+use darkhex_games::board::{BLACK, WHITE};
+use darkhex_games::hex::HexGame;
+use darkhex_games::{CellSet, Geometry, with_cell_words};
+
+use crate::eval::resistance::evaluate;
+use crate::hexsolve::inferior::analyse;
+use crate::hexsolve::node::{Node, RuleStats, Workspace, examine};
+use crate::hexsolve::position::winner;
+use crate::hexsolve::vc::VcSet;
+use crate::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
+
+/// Each player's stones as cell ids, Black's first.
+pub type CellLists = [Vec<usize>; 2];
+
+/// What a solve may spend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    pub threads: usize,
+    pub tt_mb: usize,
+    pub time_limit: Option<Duration>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            threads: 1,
+            tt_mb: 256,
+            time_limit: None,
+        }
+    }
+}
+
+/// The result of a solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// The player who wins with best play; `None` when the budget ran out.
+    pub winner: Option<usize>,
+    /// A winning move of the player to move, when they win.
+    pub winning_move: Option<usize>,
+    pub stats: Stats,
+}
+
+/// Inferior-cell analysis for one player to move.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inferior {
+    /// Cells filled in for each colour (captured, or dead and coloured).
+    pub fill: CellLists,
+    pub dead: Vec<usize>,
+    /// (cell, a reply that kills it).
+    pub vulnerable: Vec<(usize, usize)>,
+    /// (cell, a cell that capture-dominates it).
+    pub dominated: Vec<(usize, usize)>,
+}
+
+/// How the solver's rules see a position before any search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Considered {
+    /// Decided already: the winner.
+    Decided(usize),
+    /// The moves worth searching, best first (mustplay and inferior cells
+    /// removed, ordered by resistance current).
+    Moves(Vec<usize>),
+}
+
+/// Both players' circuits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resist {
+    /// ln(R_white / R_black): positive when Black is closer to joining.
+    pub score: f64,
+    /// ln R of each player's circuit.
+    pub log_resistance: [f64; 2],
+    /// The current through each cell, both circuits summed.
+    pub current: Vec<f64>,
+}
+
+/// Answers questions about positions of one Hex or Rex board.
+pub trait HexAnalyst: Send + Sync {
+    fn game(&self) -> HexGame;
+
+    /// The winner of a finished game.
+    fn winner(&self, stones: &CellLists) -> Option<usize>;
+
+    /// Solves the position with `to_move` to play.
+    fn solve(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        budget: Budget,
+        progress: &(dyn Fn(&Progress) + Sync),
+    ) -> Verdict;
+
+    /// The value of every empty cell as a move of `to_move`: `Some(true)`
+    /// when it wins, `None` when the budget ran out first. Inferior cells are
+    /// tried too: a move the rules prune may still win.
+    fn move_values(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        budget: Budget,
+    ) -> (Vec<(usize, Option<bool>)>, Stats);
+
+    /// The cells `to_move` must play in to stop the opponent joining next
+    /// move (`None`: no such threat).
+    fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>>;
+
+    /// Full and semi connections of `player`: (full, semi) counts, and
+    /// whether the player's sides are fully connected.
+    fn connection_counts(&self, stones: &CellLists, player: usize) -> (usize, usize, bool);
+
+    fn inferior(&self, stones: &CellLists, to_move: usize) -> Inferior;
+
+    fn considered(&self, stones: &CellLists, to_move: usize) -> Considered;
+
+    fn resistance(&self, stones: &CellLists) -> Resist;
+
+    /// Each candidate move of `to_move` (every empty cell when `None`) with
+    /// the resistance score for `to_move` after it; in Rex, where joining
+    /// loses, the score is turned round so that higher is still better.
+    fn move_scores(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        candidates: Option<&[usize]>,
+    ) -> Vec<(usize, f64)>;
+}
+
+/// The analyst for `game`'s board.
+pub fn analyst_for(game: &HexGame) -> Box<dyn HexAnalyst> {
+    let dims = game.dims();
+    with_cell_words!(dims.cells(), W => Box::new(Engine::<W>::new(*game)))
+}
+
+struct Engine<const W: usize> {
+    game: HexGame,
+    geom: Geometry<W>,
+    rules: Rules,
+}
+
+impl<const W: usize> Engine<W> {
+    fn new(game: HexGame) -> Self {
+        // Every board a HexGame accepts fits the widest cell set.
+        let geom = Geometry::<W>::new(game.dims()).expect("the cell set holds the board");
+        let rules = if game.is_misere() {
+            Rules::rex()
+        } else {
+            Rules::hex()
+        };
+        Engine { game, geom, rules }
+    }
+
+    fn sets(&self, stones: &CellLists) -> [CellSet<W>; 2] {
+        let n = self.geom.cells();
+        [BLACK, WHITE].map(|p| stones[p].iter().copied().filter(|&c| c < n).collect())
+    }
+
+    fn position(&self, stones: &CellLists, to_move: usize) -> Position<W> {
+        Position::new(&self.geom, self.sets(stones), to_move)
+    }
+
+    fn solver(&self, budget: Budget) -> HexSolver<'_, W> {
+        let params = DfpnParams {
+            threads: budget.threads.max(1),
+            tt_mb: budget.tt_mb.max(1),
+            time_limit: budget.time_limit,
+            ..DfpnParams::default()
+        };
+        HexSolver::new(&self.geom, self.rules, params)
+    }
+
+    fn vcs(&self, sets: &[CellSet<W>; 2]) -> [VcSet<W>; 2] {
+        [BLACK, WHITE].map(|p| VcSet::build(&self.geom, sets, p, self.rules.vc))
+    }
+}
+
+fn cells<const W: usize>(set: CellSet<W>) -> Vec<usize> {
+    set.iter().collect()
+}
+
+impl<const W: usize> HexAnalyst for Engine<W> {
+    fn game(&self) -> HexGame {
+        self.game
+    }
+
+    fn winner(&self, stones: &CellLists) -> Option<usize> {
+        winner(&self.geom, &self.sets(stones), self.game.is_misere())
+    }
+
+    fn solve(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        budget: Budget,
+        progress: &(dyn Fn(&Progress) + Sync),
+    ) -> Verdict {
+        let pos = self.position(stones, to_move);
+        let out = self.solver(budget).solve(&pos, progress);
+        Verdict {
+            winner: out.wins.map(|w| if w { to_move } else { 1 - to_move }),
+            winning_move: out.winning_move,
+            stats: out.stats,
+        }
+    }
+
+    fn move_values(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        budget: Budget,
+    ) -> (Vec<(usize, Option<bool>)>, Stats) {
+        let pos = self.position(stones, to_move);
+        self.solver(budget).move_values(&pos, &|_, _| {})
+    }
+
+    fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>> {
+        let sets = self.sets(stones);
+        let theirs = VcSet::build(&self.geom, &sets, 1 - to_move, self.rules.vc);
+        theirs
+            .blocking_cells()
+            .map(|b| cells(b - sets[0] - sets[1]))
+    }
+
+    fn connection_counts(&self, stones: &CellLists, player: usize) -> (usize, usize, bool) {
+        let v = VcSet::build(&self.geom, &self.sets(stones), player, self.rules.vc);
+        let (fulls, semis) = v.counts();
+        (fulls, semis, v.edge_full())
+    }
+
+    fn inferior(&self, stones: &CellLists, to_move: usize) -> Inferior {
+        let inf = analyse(&self.geom, &self.sets(stones), to_move);
+        Inferior {
+            fill: inf.fill.map(cells),
+            dead: cells(inf.dead),
+            vulnerable: inf.vulnerable,
+            dominated: inf.dominated,
+        }
+    }
+
+    fn considered(&self, stones: &CellLists, to_move: usize) -> Considered {
+        let pos = self.position(stones, to_move);
+        let mut ws = Workspace::new(&self.geom, &self.rules);
+        let mut stats = RuleStats::default();
+        let fill = [CellSet::EMPTY; 2];
+        match examine(&self.geom, &pos, fill, &self.rules, &mut stats, &mut ws) {
+            Node::Won(_) => Considered::Decided(to_move),
+            Node::Lost => Considered::Decided(1 - to_move),
+            Node::Open { children, .. } => {
+                Considered::Moves(children.into_iter().map(usize::from).collect())
+            }
+        }
+    }
+
+    fn resistance(&self, stones: &CellLists) -> Resist {
+        let sets = self.sets(stones);
+        let vcs = self.vcs(&sets);
+        let r = evaluate(&self.geom, &sets, [&vcs[BLACK], &vcs[WHITE]]);
+        Resist {
+            score: r.score(),
+            log_resistance: [BLACK, WHITE].map(|p| r.circuits[p].resistance.max(1e-12).ln()),
+            current: (0..self.geom.cells()).map(|c| r.cell_current(c)).collect(),
+        }
+    }
+
+    fn move_scores(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        candidates: Option<&[usize]>,
+    ) -> Vec<(usize, f64)> {
+        let sets = self.sets(stones);
+        let empty = self.geom.all() - sets[0] - sets[1];
+        let moves: Vec<usize> = match candidates {
+            Some(list) => list
+                .iter()
+                .copied()
+                .filter(|&c| empty.contains(c))
+                .collect(),
+            None => cells(empty),
+        };
+        let mut vcs = [BLACK, WHITE].map(|p| VcSet::new(&self.geom, p, self.rules.vc));
+        let sign = if self.game.is_misere() { -1.0 } else { 1.0 };
+        moves
+            .into_iter()
+            .map(|c| {
+                let mut next = sets;
+                next[to_move].insert(c);
+                for v in &mut vcs {
+                    v.rebuild(&self.geom, &next);
+                }
+                let r = evaluate(&self.geom, &next, [&vcs[BLACK], &vcs[WHITE]]);
+                (c, sign * r.score_for(to_move))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,620 @@
+//! `darkhex gtp`: a Go Text Protocol engine for Hex and Rex that speaks
+//! Benzene's dialect, so HexGui and scripts written for Wolve or MoHex drive
+//! it unchanged. Responses go to stdout, the log to stderr.
+
+use std::io::{BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, anyhow, bail};
+use clap::Args;
+use darkhex_algorithms::analyst::{Budget, CellLists, Considered, HexAnalyst, analyst_for};
+use darkhex_games::board::{BLACK, Dims, WHITE, stone_glyph};
+use darkhex_games::hex::HexGame;
+use darkhex_games::{AnyGame, Game};
+
+use crate::help;
+use crate::sgf::read_hex_sgf;
+
+#[derive(Args)]
+#[command(after_help = help::after(&[
+    "darkhex gtp                                        (11x11 Hex; HexGui: add it as a program)",
+    "printf 'boardsize 6\\nplay b c4\\ndfpn-solve-state white\\n' | darkhex gtp",
+    "darkhex gtp --game 'rex(board_size=5)' --move-time 2",
+], &[GTP_COMMANDS]))]
+pub struct GtpArgs {
+    /// The game: Hex or Rex; `boardsize` changes its size
+    #[arg(long, default_value = "hex(board_size=11)", value_parser = crate::parse_game)]
+    game: AnyGame,
+    /// Solver threads (default: all cores)
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Transposition-table size of each solve, in MB
+    #[arg(long, default_value_t = 1024)]
+    tt_mb: usize,
+    /// Seconds a dfpn command may run; 0 for no limit
+    #[arg(long, default_value_t = 0.0, value_parser = crate::args::number_in(0.0, 1e9, true))]
+    time_limit: f64,
+    /// Seconds genmove spends looking for a proven win before it plays the
+    /// resistance-ordered choice
+    #[arg(long, default_value_t = 5.0, value_parser = crate::args::number_in(0.0, 1e9, true))]
+    move_time: f64,
+}
+
+const GTP_COMMANDS: &str = "\
+GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style):
+  protocol_version name version known_command list_commands quit
+  boardsize N | boardsize COLUMNS ROWS     clear_board     showboard
+  play COLOUR CELL (either colour, any order)   genmove COLOUR   undo
+  all_legal_moves   final_score   loadsgf FILE [MOVE_NUMBER] (Hex SGF, GM[11])
+  dfpn-solve-state [COLOUR]         the winner with COLOUR to move (black, white, or empty: unknown)
+  dfpn-solver-find-winning COLOUR   every winning move of COLOUR (all empty cells tried)
+  vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist
+  param_dfpn [threads N | tt_mb N | tt_size ENTRIES | timelimit S]
+  param_player [move_time S]        hexgui-analyze_commands";
+
+const COMMANDS: [&str; 26] = [
+    "all_legal_moves",
+    "boardsize",
+    "clear_board",
+    "compute-inferior",
+    "dfpn-solve-state",
+    "dfpn-solver-find-winning",
+    "eval-resist",
+    "final_score",
+    "genmove",
+    "hexgui-analyze_commands",
+    "known_command",
+    "list_commands",
+    "loadsgf",
+    "name",
+    "param_dfpn",
+    "param_player",
+    "play",
+    "protocol_version",
+    "quit",
+    "showboard",
+    "undo",
+    "vc-build",
+    "vc-get-mustplay",
+    "version",
+    "reg_genmove",
+    "exit",
+];
+
+/// Benzene's table-entry count (`tt_size`) in our megabytes: about this many
+/// bytes an entry.
+const BYTES_PER_ENTRY: usize = 64;
+
+struct Engine {
+    misere: bool,
+    dims: Dims,
+    analyst: Arc<dyn HexAnalyst>,
+    /// (colour, cell) in the order played.
+    moves: Vec<(usize, usize)>,
+    threads: usize,
+    tt_mb: usize,
+    time_limit: f64,
+    move_time: f64,
+}
+
+/// What a command answers: its text, or that the engine should stop.
+enum Reply {
+    Text(String),
+    Quit,
+}
+
+fn text(s: impl Into<String>) -> Result<Reply> {
+    Ok(Reply::Text(s.into()))
+}
+
+fn parse_colour(word: Option<&str>) -> Result<usize> {
+    let w = word.ok_or_else(|| anyhow!("missing colour: accepted are b, black, w, white"))?;
+    match w.to_ascii_lowercase().as_str() {
+        "b" | "black" => Ok(BLACK),
+        "w" | "white" => Ok(WHITE),
+        _ => bail!("'{w}' is not a colour: accepted are b, black, w, white"),
+    }
+}
+
+fn colour_name(c: usize) -> &'static str {
+    if c == BLACK { "black" } else { "white" }
+}
+
+fn seconds(limit: f64) -> Option<Duration> {
+    (limit > 0.0).then(|| Duration::from_secs_f64(limit))
+}
+
+impl Engine {
+    fn new(game: HexGame, args: &GtpArgs) -> Self {
+        Engine {
+            misere: game.is_misere(),
+            dims: game.dims(),
+            analyst: Arc::from(analyst_for(&game)),
+            moves: Vec::new(),
+            threads: args
+                .threads
+                .unwrap_or_else(crate::args::cores)
+                .clamp(1, crate::args::cores() * 4),
+            tt_mb: args.tt_mb.max(1),
+            time_limit: args.time_limit,
+            move_time: args.move_time,
+        }
+    }
+
+    fn resize(&mut self, rows: usize, cols: usize) -> Result<()> {
+        let name = if self.misere { "rex" } else { "hex" };
+        let dims = Dims::new(name, rows, cols)?;
+        self.dims = dims;
+        self.analyst = Arc::from(analyst_for(&HexGame::new(dims, self.misere)));
+        self.moves.clear();
+        Ok(())
+    }
+
+    fn stones(&self) -> CellLists {
+        let mut s: CellLists = [Vec::new(), Vec::new()];
+        for &(colour, cell) in &self.moves {
+            s[colour].push(cell);
+        }
+        s
+    }
+
+    fn occupant(&self, cell: usize) -> Option<usize> {
+        self.moves.iter().find(|m| m.1 == cell).map(|m| m.0)
+    }
+
+    fn empty_cells(&self) -> Vec<usize> {
+        (0..self.dims.cells())
+            .filter(|&c| self.occupant(c).is_none())
+            .collect()
+    }
+
+    /// Black moves when both have as many stones, as in Benzene.
+    fn to_move(&self) -> usize {
+        let black = self.moves.iter().filter(|m| m.0 == BLACK).count();
+        usize::from(black > self.moves.len() - black)
+    }
+
+    fn budget(&self, limit: f64) -> Budget {
+        Budget {
+            threads: self.threads,
+            tt_mb: self.tt_mb,
+            time_limit: seconds(limit),
+        }
+    }
+
+    fn names(&self, cells: impl IntoIterator<Item = usize>) -> String {
+        cells
+            .into_iter()
+            .map(|c| format!(" {}", self.dims.cell_name(c)))
+            .collect()
+    }
+
+    fn play(&mut self, colour: usize, word: Option<&str>) -> Result<()> {
+        let w = word.ok_or_else(|| anyhow!("missing cell, e.g. a1"))?;
+        if w.eq_ignore_ascii_case("swap-pieces") {
+            bail!(
+                "illegal move: {} swap-pieces (darkhex plays Hex without the swap rule)",
+                colour_name(colour)
+            );
+        }
+        let cell = self
+            .dims
+            .parse_cell(w)
+            .map_err(|e| anyhow!("illegal move: {} {w} ({e})", colour_name(colour)))?;
+        if self.occupant(cell).is_some() {
+            bail!("illegal move: {} {w} (occupied)", colour_name(colour));
+        }
+        self.moves.push((colour, cell));
+        Ok(())
+    }
+
+    fn genmove(&mut self, colour: usize) -> Result<String> {
+        let stones = self.stones();
+        let empty = self.empty_cells();
+        if empty.is_empty() || self.analyst.winner(&stones).is_some() {
+            return Ok("resign".into());
+        }
+        let start = Instant::now();
+        let verdict = self
+            .analyst
+            .solve(&stones, colour, self.budget(self.move_time), &|_| {});
+        let chosen = match (verdict.winner, verdict.winning_move) {
+            (Some(w), Some(m)) if w == colour => {
+                eprintln!("info: {} is a proven win", self.dims.cell_name(m));
+                m
+            }
+            _ => {
+                let candidates = match self.analyst.considered(&stones, colour) {
+                    Considered::Moves(m) if !m.is_empty() => m,
+                    _ => empty,
+                };
+                let scores = self.analyst.move_scores(&stones, colour, Some(&candidates));
+                let best = scores
+                    .iter()
+                    .copied()
+                    .fold(None, |best: Option<(usize, f64)>, (c, s)| match best {
+                        Some((_, b)) if b >= s => best,
+                        _ => Some((c, s)),
+                    })
+                    .map(|(c, _)| c)
+                    .ok_or_else(|| anyhow!("no move to play"))?;
+                let verdict_word = match verdict.winner {
+                    Some(w) if w != colour => "a proven loss; ",
+                    _ => "",
+                };
+                eprintln!(
+                    "info: {verdict_word}{} by resistance after {:.1} s",
+                    self.dims.cell_name(best),
+                    start.elapsed().as_secs_f64()
+                );
+                best
+            }
+        };
+        self.moves.push((colour, chosen));
+        Ok(self.dims.cell_name(chosen))
+    }
+
+    fn showboard(&self) -> String {
+        let board = self.dims.render(|c| match self.occupant(c) {
+            Some(p) => stone_glyph(p),
+            None => '.',
+        });
+        let game = if self.misere { "Rex" } else { "Hex" };
+        format!(
+            "\n{game} {}x{}, {} to move (x Black joins top and bottom, o White left and right)\n{board}",
+            self.dims.cols(),
+            self.dims.rows(),
+            colour_name(self.to_move())
+        )
+    }
+
+    /// Benzene's inferior-cell string for HexGui: `fb`/`fw` filled in for
+    /// Black/White, `iv[killer]` vulnerable, `ii[dominator]` dominated.
+    /// Also returns the cells it lists.
+    fn inferior_text(&self, colour: usize) -> (String, Vec<usize>) {
+        let inf = self.analyst.inferior(&self.stones(), colour);
+        let mut out = String::new();
+        let mut listed = Vec::new();
+        for (p, tag) in [(BLACK, "fb"), (WHITE, "fw")] {
+            for &c in &inf.fill[p] {
+                out += &format!(" {} {tag}", self.dims.cell_name(c));
+                listed.push(c);
+            }
+        }
+        for (list, tag) in [(&inf.vulnerable, "iv"), (&inf.dominated, "ii")] {
+            for &(c, by) in list {
+                out += &format!(
+                    " {} {tag}[{}]",
+                    self.dims.cell_name(c),
+                    self.dims.cell_name(by)
+                );
+                listed.push(c);
+            }
+        }
+        (out, listed)
+    }
+
+    fn param_dfpn(&mut self, words: &[&str]) -> Result<String> {
+        match words {
+            [] => Ok(format!(
+                "\n[string] threads {}\n[string] tt_mb {}\n[string] timelimit {}",
+                self.threads, self.tt_mb, self.time_limit
+            )),
+            [name, value] => {
+                let bad =
+                    || anyhow!("'{value}' is not a valid value of {name}: a non-negative number");
+                let number: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(bad)?;
+                match *name {
+                    "threads" => {
+                        self.threads = (number as usize).clamp(1, crate::args::cores() * 4)
+                    }
+                    "tt_mb" => self.tt_mb = (number as usize).max(1),
+                    "tt_size" => self.tt_mb = ((number as usize * BYTES_PER_ENTRY) >> 20).max(1),
+                    "timelimit" => self.time_limit = number,
+                    other => bail!(
+                        "unknown parameter '{other}': accepted are threads, tt_mb, tt_size, timelimit"
+                    ),
+                }
+                Ok(String::new())
+            }
+            _ => bail!("usage: param_dfpn [NAME VALUE]"),
+        }
+    }
+
+    fn param_player(&mut self, words: &[&str]) -> Result<String> {
+        match words {
+            [] => Ok(format!("\n[string] move_time {}", self.move_time)),
+            ["move_time", value] => {
+                self.move_time = value
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| anyhow!("'{value}' is not a number of seconds"))?;
+                Ok(String::new())
+            }
+            [other, _] => bail!("unknown parameter '{other}': accepted is move_time"),
+            _ => bail!("usage: param_player [move_time SECONDS]"),
+        }
+    }
+
+    fn loadsgf(&mut self, words: &[&str]) -> Result<()> {
+        let path = PathBuf::from(
+            words
+                .first()
+                .ok_or_else(|| anyhow!("usage: loadsgf FILE [MOVE_NUMBER]"))?,
+        );
+        let limit = match words.get(1) {
+            Some(w) => Some(
+                w.parse::<usize>()
+                    .map_err(|_| anyhow!("'{w}' is not a move number"))?,
+            ),
+            None => None,
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+        let game = read_hex_sgf(&text)?;
+        self.resize(game.dims.rows(), game.dims.cols())?;
+        let moves = game
+            .moves
+            .iter()
+            .take(limit.map_or(usize::MAX, |n| n.saturating_sub(1)));
+        for &(colour, cell) in game.setup.iter().chain(moves) {
+            if self.occupant(cell).is_some() {
+                bail!("the SGF file plays {} twice", self.dims.cell_name(cell));
+            }
+            self.moves.push((colour, cell));
+        }
+        Ok(())
+    }
+
+    fn command(&mut self, name: &str, args: &[&str]) -> Result<Reply> {
+        let first = args.first().copied();
+        match name {
+            "protocol_version" => text("2"),
+            "name" => text("darkhex"),
+            "version" => text(env!("CARGO_PKG_VERSION")),
+            "known_command" => text(if first.is_some_and(|c| COMMANDS.contains(&c)) {
+                "true"
+            } else {
+                "false"
+            }),
+            "list_commands" => text(COMMANDS.join("\n")),
+            "quit" | "exit" => Ok(Reply::Quit),
+            "boardsize" => {
+                let size = |w: &str| -> Result<usize> {
+                    w.parse()
+                        .map_err(|_| anyhow!("'{w}' is not a board size: a number from 1 to 26"))
+                };
+                match args {
+                    [n] => {
+                        let n = size(n)?;
+                        self.resize(n, n)?;
+                    }
+                    [cols, rows] => {
+                        let (c, r) = (size(cols)?, size(rows)?);
+                        self.resize(r, c)?;
+                    }
+                    _ => bail!("usage: boardsize N, or boardsize COLUMNS ROWS"),
+                }
+                text("")
+            }
+            "clear_board" => {
+                self.moves.clear();
+                text("")
+            }
+            "play" => {
+                let colour = parse_colour(first)?;
+                self.play(colour, args.get(1).copied())?;
+                text("")
+            }
+            "genmove" | "reg_genmove" => {
+                let colour = parse_colour(first)?;
+                let m = self.genmove(colour)?;
+                if name == "reg_genmove" && m != "resign" {
+                    self.moves.pop();
+                }
+                text(m)
+            }
+            "undo" => {
+                self.moves.pop();
+                text("")
+            }
+            "showboard" => text(self.showboard()),
+            "all_legal_moves" => {
+                let stones = self.stones();
+                if self.analyst.winner(&stones).is_some() {
+                    return text("");
+                }
+                text(self.names(self.empty_cells()).trim_start().to_string())
+            }
+            "final_score" => text(match self.analyst.winner(&self.stones()) {
+                Some(BLACK) => "B+",
+                Some(_) => "W+",
+                None => "cannot score",
+            }),
+            "loadsgf" => {
+                self.loadsgf(args)?;
+                text("")
+            }
+            "dfpn-solve-state" => {
+                let colour = match first {
+                    Some(w) => parse_colour(Some(w))?,
+                    None => self.to_move(),
+                };
+                let v = self.analyst.solve(
+                    &self.stones(),
+                    colour,
+                    self.budget(self.time_limit),
+                    &|_| {},
+                );
+                eprintln!(
+                    "info: {} positions in {:.2} s",
+                    v.stats.expansions, v.stats.seconds
+                );
+                text(v.winner.map_or("empty", colour_name))
+            }
+            "dfpn-solver-find-winning" => {
+                let colour = parse_colour(first)?;
+                let (values, stats) =
+                    self.analyst
+                        .move_values(&self.stones(), colour, self.budget(self.time_limit));
+                let unknown: Vec<usize> = values
+                    .iter()
+                    .filter(|v| v.1.is_none())
+                    .map(|v| v.0)
+                    .collect();
+                if !unknown.is_empty() {
+                    eprintln!(
+                        "warning: not solved within the time limit:{}",
+                        self.names(unknown)
+                    );
+                }
+                eprintln!(
+                    "info: {} positions in {:.2} s",
+                    stats.expansions, stats.seconds
+                );
+                text(self.names(values.iter().filter(|v| v.1 == Some(true)).map(|v| v.0)))
+            }
+            "vc-build" => {
+                let colour = parse_colour(first)?;
+                let stones = self.stones();
+                let (fulls, semis, joined) = self.analyst.connection_counts(&stones, colour);
+                eprintln!(
+                    "info: {} has {fulls} full and {semis} semi connections{}",
+                    colour_name(colour),
+                    if joined {
+                        "; its sides are connected"
+                    } else {
+                        ""
+                    }
+                );
+                let (mut out, listed) = self.inferior_text(colour);
+                if let Considered::Moves(keep) = self.analyst.considered(&stones, colour) {
+                    for c in self.empty_cells() {
+                        if !keep.contains(&c) && !listed.contains(&c) {
+                            out += &format!(" {} x", self.dims.cell_name(c));
+                        }
+                    }
+                }
+                text(out)
+            }
+            "vc-get-mustplay" => {
+                let colour = parse_colour(first)?;
+                let must = self.analyst.mustplay(&self.stones(), colour);
+                let outside = self
+                    .empty_cells()
+                    .into_iter()
+                    .filter(|c| must.as_ref().is_some_and(|m| !m.contains(c)));
+                text(
+                    outside
+                        .map(|c| format!(" {} x", self.dims.cell_name(c)))
+                        .collect::<String>(),
+                )
+            }
+            "compute-inferior" => {
+                let colour = parse_colour(first)?;
+                text(self.inferior_text(colour).0)
+            }
+            "eval-resist" => {
+                let r = self.analyst.resistance(&self.stones());
+                text(format!(
+                    " res {:.3} rew {:.3} reb {:.3}",
+                    r.score, r.log_resistance[WHITE], r.log_resistance[BLACK]
+                ))
+            }
+            "hexgui-analyze_commands" => text(
+                [
+                    "param/DFPN Param/param_dfpn",
+                    "param/Player Param/param_player",
+                    "none/DFPN Solve State/dfpn-solve-state %m",
+                    "plist/DFPN Find Winning/dfpn-solver-find-winning %m",
+                    "inferior/VC Build/vc-build %m",
+                    "inferior/VC Mustplay/vc-get-mustplay %m",
+                    "inferior/Compute Inferior/compute-inferior %m",
+                    "string/Eval Resist/eval-resist %m",
+                    "string/Show Board/showboard",
+                ]
+                .join("\n"),
+            ),
+            "param_dfpn" => text(self.param_dfpn(args)?),
+            "param_player" => text(self.param_player(args)?),
+            other => bail!("unknown command: {other}"),
+        }
+    }
+}
+
+/// One GTP response: `=` or `?`, the echoed id, the text; empty lines
+/// inside become a single space so the blank line still ends it.
+fn frame(ok: bool, id: Option<&str>, body: &str) -> String {
+    let body = body
+        .lines()
+        .map(|l| if l.is_empty() { " " } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "{}{} {}\n\n",
+        if ok { '=' } else { '?' },
+        id.unwrap_or(""),
+        body
+    )
+}
+
+pub fn run(args: GtpArgs) -> Result<()> {
+    let AnyGame::Hex(game) = args.game else {
+        bail!(
+            "the GTP engine plays Hex and Rex, not {}: give --game 'hex(board_size=N)' or 'rex(board_size=N)'",
+            args.game
+        );
+    };
+    eprintln!(
+        "darkhex {} GTP engine: {} (type list_commands)",
+        env!("CARGO_PKG_VERSION"),
+        game.game_string()
+    );
+    let mut engine = Engine::new(game, &args);
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout();
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let line = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .replace('\t', " ");
+        let mut words: Vec<&str> = line.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        let id = words[0]
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            .then(|| words.remove(0));
+        let Some((&name, rest)) = words.split_first() else {
+            write!(stdout, "{}", frame(false, id, "missing command"))?;
+            stdout.flush()?;
+            continue;
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| engine.command(name, rest)))
+            .unwrap_or_else(|_| Err(anyhow!("internal error in {name}; the engine goes on")));
+        let quit = matches!(result, Ok(Reply::Quit));
+        let response = match result {
+            Ok(Reply::Text(t)) => frame(true, id, &t),
+            Ok(Reply::Quit) => frame(true, id, ""),
+            Err(e) => frame(false, id, &e.to_string().replace('\n', " ")),
+        };
+        write!(stdout, "{response}")?;
+        stdout.flush()?;
+        if quit {
+            break;
+        }
+    }
+    Ok(())
+}

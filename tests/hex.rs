@@ -1,0 +1,331 @@
+//! Solving Hex and Rex from the command line and over GTP: every answer is
+//! held to plain exhaustive minimax on small boards.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::{darkhex, json, ok, stderr, stdout};
+use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_games::board::Dims;
+use darkhex_games::{CellSet, Geometry};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+type Stones = [CellSet<1>; 2];
+
+/// A random unfinished position of `size`x`size` with `stones` stones.
+fn random_position(geom: &Geometry<1>, stones: usize, rng: &mut ChaCha8Rng) -> Stones {
+    loop {
+        let mut cells: Vec<usize> = (0..geom.cells()).collect();
+        cells.shuffle(rng);
+        let mut s: Stones = [CellSet::EMPTY; 2];
+        for (i, &c) in cells.iter().take(stones).enumerate() {
+            s[i % 2].insert(c);
+        }
+        if !geom.connected(s[0], 0) && !geom.connected(s[1], 1) {
+            return s;
+        }
+    }
+}
+
+fn names(dims: Dims, set: CellSet<1>) -> Vec<String> {
+    set.iter().map(|c| dims.cell_name(c)).collect()
+}
+
+fn geometry(game: &str, size: usize) -> Geometry<1> {
+    Geometry::new(Dims::new(game, size, size).unwrap()).unwrap()
+}
+
+#[test]
+fn solve_gives_minimax_values_and_winning_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    for (game, misere) in [("hex", false), ("rex", true)] {
+        let geom = geometry(game, 4);
+        let dims = geom.dims();
+        let mut minimax = Minimax::new(&geom, misere);
+        for round in 0..4 {
+            let stones = random_position(&geom, 3 + 2 * round, &mut rng);
+            let to_move = rng.random_range(0..2usize);
+            let v = json(&darkhex(
+                dir.path(),
+                &[
+                    "solve",
+                    &format!("{game}(board_size=4)"),
+                    "--black",
+                    &names(dims, stones[0]).join(","),
+                    "--white",
+                    &names(dims, stones[1]).join(","),
+                    "--to-move",
+                    &to_move.to_string(),
+                    "--all-moves",
+                    "--threads",
+                    "1",
+                    "--json",
+                ],
+            ));
+            let wins = minimax.wins(&stones, to_move);
+            let winner = if wins { to_move } else { 1 - to_move };
+            assert_eq!(v["winner"], winner, "{game} {stones:?}");
+            let mut expected = names(dims, minimax.winning_moves(&stones, to_move));
+            let mut got: Vec<String> = v["winning_moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap().to_string())
+                .collect();
+            expected.sort();
+            got.sort();
+            assert_eq!(got, expected, "{game} {stones:?} to move {to_move}");
+        }
+    }
+}
+
+#[test]
+fn openings_table_matches_minimax() {
+    let dir = tempfile::tempdir().unwrap();
+    let geom = geometry("hex", 4);
+    let dims = geom.dims();
+    let mut minimax = Minimax::new(&geom, false);
+    let v = json(&darkhex(
+        dir.path(),
+        &["solve", "hex(board_size=4)", "--openings", "--json"],
+    ));
+    let rows = v["openings"].as_array().unwrap();
+    assert_eq!(rows.len(), 16);
+    let winning = minimax.winning_moves(&[CellSet::EMPTY; 2], 0);
+    for row in rows {
+        let cell = dims.parse_cell(row["opening"].as_str().unwrap()).unwrap();
+        assert_eq!(row["black_wins"], winning.contains(cell), "{row}");
+    }
+    // The four winning openings of 4x4 lie on the short diagonal.
+    assert_eq!(winning.count(), 4);
+}
+
+#[test]
+fn a_time_limit_prints_what_is_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&darkhex(
+        dir.path(),
+        &[
+            "solve",
+            "hex(board_size=9)",
+            "--time-limit",
+            "0.3",
+            "--threads",
+            "1",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["complete"], false);
+    assert!(v["winner"].is_null());
+    let o = darkhex(
+        dir.path(),
+        &["solve", "hex(board_size=4)", "--moves", "a1,a1"],
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("a1"), "{}", stderr(&o));
+    let o = darkhex(
+        dir.path(),
+        &["solve", "hex(board_size=4)", "--without", "magic"],
+    );
+    assert!(
+        stderr(&o).contains("accepted are connections"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Runs a GTP session and returns the responses, one per command.
+fn gtp(args: &[&str], script: &str) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .arg("gtp")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(text.ends_with("\n\n"), "{text:?}");
+    text.strip_suffix("\n\n")
+        .unwrap_or_default()
+        .split("\n\n")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn gtp_speaks_benzenes_dialect_and_survives_errors() {
+    let r = gtp(
+        &[],
+        "protocol_version\n7 name\nboardsize 6 6\nplay b c4\nplay w c4\nplay q a1\nfoo\n\
+         # a comment\ndfpn-solve-state white\nvc-get-mustplay white\nknown_command vc-build\n\
+         undo\nfinal_score\nboardsize 3\nplay b b2\nplay b b1\nplay b b3\nfinal_score\ngenmove w\nquit\n",
+    );
+    let expect = [
+        "= 2",
+        "=7 darkhex",
+        "= ",
+        "= ",
+        "? illegal move: white c4 (occupied)",
+        "? 'q' is not a colour: accepted are b, black, w, white",
+        "? unknown command: foo",
+        // Benzene answers the same: Black's c4 wins 6x6.
+        "= black",
+        "",
+        "= true",
+        "= ",
+        "= cannot score",
+        "= ",
+        "= ",
+        "= ",
+        "= ",
+        "= B+",
+        "= resign",
+        "= ",
+    ];
+    assert_eq!(r.len(), expect.len(), "{r:#?}");
+    for (got, want) in r.iter().zip(expect) {
+        if !want.is_empty() {
+            assert_eq!(got, want);
+        }
+    }
+    // White's only move against Black's centre stone is c3 (as Benzene finds).
+    let must: Vec<&str> = r[8].split_whitespace().collect();
+    assert_eq!(must.len(), 1 + 2 * 34, "{}", r[8]);
+    assert!(!must.contains(&"c3"));
+}
+
+#[test]
+fn gtp_solver_answers_equal_minimax() {
+    let geom = geometry("hex", 4);
+    let dims = geom.dims();
+    let mut minimax = Minimax::new(&geom, false);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut script = String::from("boardsize 4\n");
+    let mut commands = 1;
+    let mut expected = Vec::new();
+    for _ in 0..5 {
+        let stones = random_position(&geom, 4, &mut rng);
+        let to_move = rng.random_range(0..2usize);
+        script += "clear_board\n";
+        commands += 1;
+        for (p, colour) in [(0, "b"), (1, "w")] {
+            for c in names(dims, stones[p]) {
+                script += &format!("play {colour} {c}\n");
+                commands += 1;
+            }
+        }
+        let colour = ["black", "white"][to_move];
+        script += &format!("dfpn-solve-state {colour}\ndfpn-solver-find-winning {colour}\n");
+        commands += 2;
+        let winner = if minimax.wins(&stones, to_move) {
+            to_move
+        } else {
+            1 - to_move
+        };
+        let mut moves = names(dims, minimax.winning_moves(&stones, to_move));
+        moves.sort();
+        expected.push((commands - 2, ["black", "white"][winner], moves));
+    }
+    let r = gtp(&["--threads", "1"], &script);
+    assert_eq!(r.len(), commands, "{r:#?}");
+    for (i, winner, moves) in expected {
+        assert_eq!(r[i], format!("= {winner}"));
+        let mut got: Vec<String> = r[i + 1]
+            .trim_start_matches('=')
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        got.sort();
+        assert_eq!(got, moves);
+    }
+}
+
+#[test]
+fn gtp_loads_hex_sgf_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.sgf");
+    std::fs::write(&file, "(;FF[4]GM[11]SZ[5];B[c3];W[b4];B[d2])").unwrap();
+    let bad = dir.path().join("bad.sgf");
+    std::fs::write(&bad, "(;GM[1]SZ[9];B[de])").unwrap();
+    let r = gtp(
+        &[],
+        &format!(
+            "loadsgf {}\nall_legal_moves\nloadsgf {} 2\nall_legal_moves\nloadsgf {}\nloadsgf nowhere.sgf\n",
+            file.display(),
+            file.display(),
+            bad.display()
+        ),
+    );
+    assert_eq!(r[0], "= ");
+    assert_eq!(r[1].split_whitespace().count(), 1 + 22);
+    assert_eq!(r[3].split_whitespace().count(), 1 + 24);
+    assert!(
+        r[4].starts_with("? ") && r[4].contains("GM[11]"),
+        "{}",
+        r[4]
+    );
+    assert!(r[5].starts_with("? cannot read"), "{}", r[5]);
+}
+
+#[test]
+fn solver_and_resistance_players() {
+    let dir = tempfile::tempdir().unwrap();
+    // 5x5 is a first-player win the solver proves within its time: as Black
+    // it must win whatever White does.
+    for opponent in ["resistance", "random", "mcts(sims=200)"] {
+        let out = ok(&darkhex(
+            dir.path(),
+            &[
+                "play",
+                "hex(board_size=5)",
+                "--p0",
+                "solver(time=5)",
+                "--p1",
+                opponent,
+            ],
+        ));
+        assert!(out.contains("x wins"), "{opponent}: {out}");
+    }
+    for (spec, says) in [
+        ("solver(time=-1)", "accepted are seconds"),
+        ("solver(depth=3)", "depth"),
+        ("resistance(x=1)", "x"),
+    ] {
+        let o = darkhex(
+            dir.path(),
+            &["play", "hex(board_size=5)", "--p0", spec, "--p1", "random"],
+        );
+        assert!(!o.status.success(), "{spec}");
+        assert!(stderr(&o).contains(says), "{spec}: {}", stderr(&o));
+    }
+    let o = darkhex(
+        dir.path(),
+        &[
+            "play",
+            "dark_hex(num_rows=2,num_cols=2)",
+            "--p0",
+            "resistance",
+            "--p1",
+            "random",
+        ],
+    );
+    assert!(stderr(&o).contains("plays Hex and Rex"), "{}", stderr(&o));
+}
