@@ -16,13 +16,14 @@ use crate::args::number_in;
 use crate::output::outln;
 
 /// Rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 6] = [
+pub const RULE_NAMES: [&str; 7] = [
     "connections",
     "fill-in",
     "vulnerable",
     "dominated",
     "symmetry",
     "resistance-order",
+    "proof-sets",
 ];
 
 #[derive(Args, Clone, Debug, Default)]
@@ -117,6 +118,7 @@ fn rules(game: &HexGame, without: &Option<String>) -> Result<Rules> {
                 "dominated" => rules.dominated = false,
                 "symmetry" => rules.symmetry = false,
                 "resistance-order" => rules.resistance_order = false,
+                "proof-sets" => rules.proof_sets = false,
                 other => bail!(
                     "unknown rule '{other}' in --without: accepted are {}",
                     RULE_NAMES.join(", ")

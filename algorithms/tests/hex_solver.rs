@@ -131,3 +131,52 @@ fn empty_boards_have_their_known_values() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// Proof sets: after each solve, the loser given every empty cell outside
+/// the root's proof set still loses (by minimax), and the values agree with
+/// the rule switched off.
+#[test]
+fn proof_sets_hold_and_keep_values() {
+    let (mut proved, mut smaller) = (0, 0);
+    for (i, (r, c)) in [(3, 4), (4, 4), (4, 5), (5, 5)].into_iter().enumerate() {
+        let g = geom(r, c);
+        let mut rng = ChaCha8Rng::seed_from_u64(200 + i as u64);
+        let mut m = Minimax::new(&g, false);
+        let params = DfpnParams {
+            tt_mb: 16,
+            ..DfpnParams::default()
+        };
+        let off = Rules {
+            proof_sets: false,
+            ..Rules::hex()
+        };
+        for stones in positions(&g, &mut rng, 30, 15) {
+            for to_move in 0..2 {
+                let pos = Position::new(&g, stones, to_move);
+                // A fresh table each time, so the root is searched.
+                let solver = HexSolver::new(&g, Rules::hex(), params);
+                let wins = solver.solve(&pos, &|_| {}).wins.expect("solved");
+                let proof = solver.proof_set(&pos).expect("the root is in the table");
+                let loser = if wins { 1 - to_move } else { to_move };
+                let mut reduced = stones;
+                reduced[loser] |= pos.empty_cells(&g) - proof;
+                proved += 1;
+                if !(pos.empty_cells(&g) - proof).is_empty() {
+                    smaller += 1;
+                }
+                assert_eq!(
+                    m.wins(&reduced, to_move),
+                    wins,
+                    "{r}x{c} {stones:?} to move {to_move}: proof set {proof:?}"
+                );
+                let plain = HexSolver::new(&g, off, params);
+                assert_eq!(plain.solve(&pos, &|_| {}).wins, Some(wins));
+            }
+        }
+    }
+    // The check means something only if proof sets leave cells out.
+    assert!(
+        smaller * 2 > proved,
+        "{smaller} of {proved} proof sets leave cells out"
+    );
+}

@@ -17,6 +17,10 @@
 //! - at every position first met, the rules of [`super::node`] decide it or
 //!   prune its moves (connections, mustplay, fill-in, inferior cells,
 //!   symmetry) and order the rest by resistance;
+//! - proof sets (Benzene's pre-2019 "maximum proof set"): a solved
+//!   position keeps the cells its winner needed; when a move is refuted,
+//!   every sibling outside its proof set is refuted with it, by
+//!   monotonicity of Hex, without search;
 //! - threads share the table; a move another thread is searching looks
 //!   more expensive to the others (a virtual loss on its delta), so they
 //!   spread over different moves (Kaneko's parallel df-pn).
@@ -27,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use darkhex_games::{CellSet, Geometry};
 
-use super::node::{Node, RuleStats, Rules, Workspace, examine};
+use super::node::{Node, RuleStats, Rules, Workspace, examine_with_grounds};
 use super::position::Position;
 use super::tt::{Bounds, Entry, Expansion, INF, TransTable};
 
@@ -81,6 +85,7 @@ impl Stats {
         self.rules.cells_filled += other.rules.cells_filled;
         self.rules.moves_pruned_by_mustplay += other.rules.moves_pruned_by_mustplay;
         self.rules.moves_pruned_as_inferior += other.rules.moves_pruned_as_inferior;
+        self.rules.moves_pruned_by_proof_sets += other.rules.moves_pruned_by_proof_sets;
         self.tt_used = other.tt_used;
         self.tt_slots = other.tt_slots;
     }
@@ -204,7 +209,13 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                             delta: INF,
                         };
                         while !search.finished() {
-                            let b = search.mid(pos, [CellSet::EMPTY; 2], root_th, &mut local);
+                            let (b, _) = search.mid(
+                                pos,
+                                [CellSet::EMPTY; 2],
+                                CellSet::EMPTY,
+                                root_th,
+                                &mut local,
+                            );
                             if b.is_solved() {
                                 search.done.store(true, Ordering::SeqCst);
                             }
@@ -234,6 +245,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             stats.rules.cells_filled += l.rules.cells_filled;
             stats.rules.moves_pruned_by_mustplay += l.rules.moves_pruned_by_mustplay;
             stats.rules.moves_pruned_as_inferior += l.rules.moves_pruned_as_inferior;
+            stats.rules.moves_pruned_by_proof_sets += l.rules.moves_pruned_by_proof_sets;
         }
         let turn = Turn {
             rotated: pos.stored_rotated(),
@@ -274,6 +286,18 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         (values, stats)
     }
 
+    /// The proof set of `pos` if the table holds it solved: empty cells
+    /// such that the winner still wins when the loser owns every other
+    /// empty cell (all cells when proof sets are off).
+    pub fn proof_set(&self, pos: &Position<W>) -> Option<CellSet<W>> {
+        let e = self.tt.get(pos.key())?;
+        let turn = Turn {
+            rotated: pos.stored_rotated(),
+            n: self.geom.cells(),
+        };
+        e.bounds.is_solved().then(|| turn.set(self.geom, e.proof))
+    }
+
     /// Forgets everything the table holds.
     pub fn clear(&self) {
         self.tt.clear();
@@ -304,14 +328,16 @@ impl<const W: usize> Search<'_, '_, W> {
     }
 
     /// Searches `pos` until its bounds reach `th` (or it is solved), and
-    /// returns its bounds. `fill` is the fill-in known from above.
+    /// returns its bounds, with a proof set (in `pos`'s cells) once solved.
+    /// `fill` is the fill-in known from above, `dead` its dead cells.
     fn mid(
         &self,
         pos: &Position<W>,
         fill: [CellSet<W>; 2],
+        dead: CellSet<W>,
         th: Bounds,
         local: &mut Local<W>,
-    ) -> Bounds {
+    ) -> (Bounds, CellSet<W>) {
         local.visits += 1;
         if local.visits.is_multiple_of(256) {
             if let Some(d) = self.deadline
@@ -323,85 +349,118 @@ impl<const W: usize> Search<'_, '_, W> {
                 self.report(false);
             }
         }
+        let geom = self.geom;
         let key = pos.key();
         let entry = self.tt.get(key);
-        if let Some(e) = &entry
-            && e.bounds.is_solved()
-        {
-            return e.bounds;
-        }
         // Entries hold a position and its rotation in one orientation.
         let turn = Turn {
             rotated: pos.stored_rotated(),
-            n: self.geom.cells(),
+            n: geom.cells(),
         };
+        if let Some(e) = &entry
+            && e.bounds.is_solved()
+        {
+            return (e.bounds, turn.set(geom, e.proof));
+        }
         let expansion = match entry.as_ref().and_then(|e| e.expansion.clone()) {
             Some(x) => x,
             None => {
                 self.expansions.fetch_add(1, Ordering::Relaxed);
-                match examine(
-                    self.geom,
+                match examine_with_grounds(
+                    geom,
                     pos,
                     fill,
+                    dead,
                     self.rules,
                     &mut local.rules,
                     &mut local.workspace,
                 ) {
-                    Node::Won(m) => {
+                    (Node::Won(m), grounds) => {
                         let best = m.map_or(u16::MAX, |c| turn.cell(c));
-                        self.store(key, Bounds::WIN, 1, best, None);
-                        return Bounds::WIN;
+                        let proof = turn.set(geom, grounds.proof);
+                        self.store(key, Bounds::WIN, 1, best, proof, None);
+                        return (Bounds::WIN, grounds.proof);
                     }
-                    Node::Lost => {
-                        self.store(key, Bounds::LOSS, 1, u16::MAX, None);
-                        return Bounds::LOSS;
+                    (Node::Lost, grounds) => {
+                        let proof = turn.set(geom, grounds.proof);
+                        self.store(key, Bounds::LOSS, 1, u16::MAX, proof, None);
+                        return (Bounds::LOSS, grounds.proof);
                     }
-                    Node::Open { children, fill } => Arc::new(Expansion {
+                    (Node::Open { children, fill }, g) => Arc::new(Expansion {
                         children: children.iter().map(|&c| turn.cell(c)).collect(),
-                        fill: turn.fill(self.geom, fill),
+                        fill: turn.fill(geom, fill),
+                        dominated: g
+                            .dominated
+                            .iter()
+                            .map(|&(c, by)| (turn.cell(c), turn.cell(by)))
+                            .collect(),
+                        semis: g.semis.iter().map(|&c| turn.set(geom, c)).collect(),
+                        mirrored: turn.set(geom, g.mirrored),
+                        dead: turn.set(geom, g.dead),
                     }),
                 }
             }
         };
-        let own_fill = turn.fill(self.geom, expansion.fill);
+        let own_fill = turn.fill(geom, expansion.fill);
+        let own_dead = turn.set(geom, expansion.dead);
         // (the move in the table's orientation, the position after it)
         let children: Vec<(u16, Position<W>)> = expansion
             .children
             .iter()
-            .map(|&c| (c, pos.play(self.geom, turn.cell(c) as usize)))
+            .map(|&c| (c, pos.play(geom, turn.cell(c) as usize)))
             .collect();
         let work_before = self.expansions.load(Ordering::Relaxed);
-        let mut bounds: Vec<Bounds> = children
-            .iter()
-            .map(|(_, c)| self.tt.bounds(c.key()))
-            .collect();
+        // A move's bounds, and its proof set in the table's orientation.
+        let look_up = |child: &Position<W>| {
+            let (b, proof) = self.tt.bounds_and_proof(child.key());
+            let proof = if child.stored_rotated() != turn.rotated {
+                geom.rotate(proof)
+            } else {
+                proof
+            };
+            (b, proof)
+        };
+        let (mut bounds, mut proofs): (Vec<Bounds>, Vec<CellSet<W>>) =
+            children.iter().map(|(_, c)| look_up(c)).unzip();
+        let mut refuted = vec![false; children.len()];
         let shared = self.params.threads > 1;
-        let mut searched: Option<(usize, Bounds)> = None;
+        let mut searched: Option<(usize, Bounds, CellSet<W>)> = None;
         loop {
             if shared {
                 // Other threads may have moved any sibling on.
-                for (b, (_, child)) in bounds.iter_mut().zip(&children) {
-                    *b = self.tt.bounds(child.key());
+                for ((b, proof), (_, child)) in bounds.iter_mut().zip(&mut proofs).zip(&children) {
+                    (*b, *proof) = look_up(child);
                 }
             }
             // The move just searched keeps the bounds it returned, even if
             // the table has since dropped its entry.
-            if let Some((i, b)) = searched.take()
+            if let Some((i, b, proof)) = searched.take()
                 && (!shared || !bounds[i].is_solved())
             {
                 bounds[i] = b;
+                proofs[i] = proof;
+            }
+            if self.rules.proof_sets {
+                local.rules.moves_pruned_by_proof_sets +=
+                    refute_siblings(&expansion.children, &mut bounds, &mut proofs, &mut refuted);
             }
             let summary = self.summarise(&bounds, &children);
             let work = self.expansions.load(Ordering::Relaxed) - work_before + 1;
             let node = summary.node;
             if node.is_solved() || node.phi >= th.phi || node.delta >= th.delta || self.finished() {
-                let best = summary.best.map_or(u16::MAX, |i| children[i].0);
-                self.store(key, node, work, best, Some(expansion.clone()));
-                return node;
+                let mut best = summary.best.map_or(u16::MAX, |i| children[i].0);
+                let mut proof = CellSet::EMPTY;
+                if node.is_solved() {
+                    let (b, p) = self.proof(&expansion, &bounds, &proofs, pos.to_move, node);
+                    best = b.unwrap_or(best);
+                    proof = p;
+                }
+                self.store(key, node, work, best, proof, Some(expansion.clone()));
+                return (node, turn.set(geom, proof));
             }
             let Some(i) = summary.best else {
                 // Unreachable: an unsolved position has a live move.
-                return node;
+                return (node, CellSet::EMPTY);
             };
             let child = bounds[i];
             let child_th = Bounds {
@@ -409,14 +468,92 @@ impl<const W: usize> Search<'_, '_, W> {
                 phi: sat(th.delta as u64 - node.delta as u64 + child.phi as u64),
                 delta: th.phi.min(self.epsilon_bound(summary.second_delta)),
             };
-            self.store(key, node, work, children[i].0, Some(expansion.clone()));
+            self.store(
+                key,
+                node,
+                work,
+                children[i].0,
+                CellSet::EMPTY,
+                Some(expansion.clone()),
+            );
             let (_, child_pos) = &children[i];
             let slot = self.busy_slot(child_pos.key());
             slot.fetch_add(1, Ordering::Relaxed);
-            let b = self.mid(child_pos, own_fill, child_th, local);
+            let (b, proof) = self.mid(child_pos, own_fill, own_dead, child_th, local);
             slot.fetch_sub(1, Ordering::Relaxed);
-            searched = Some((i, b));
+            searched = Some((i, b, turn.set(geom, proof)));
         }
+    }
+
+    /// The proof set of a solved position (in the table's orientation), and
+    /// the winning move it rests on when the player to move wins.
+    ///
+    /// Won: the winning move with the smallest proof set, plus that move.
+    /// Lost: every move of the loser in the proof set must lose, the rest
+    /// being the loser's stones already. So it grows from one move's proof
+    /// set: each cell in it that is a move adds that move's proof set, a
+    /// move left out as inferior adds the move dominating it, one left out
+    /// by mustplay the opponent semi it misses; the winner's fill-in is in
+    /// it, so that the fill-in theorems still hold when the loser's extra
+    /// stones are added (dead cells excepted: any colour will do for them).
+    /// The smallest over the starting moves is kept.
+    fn proof(
+        &self,
+        x: &Expansion<W>,
+        bounds: &[Bounds],
+        proofs: &[CellSet<W>],
+        to_move: usize,
+        node: Bounds,
+    ) -> (Option<u16>, CellSet<W>) {
+        let all = self.geom.all();
+        if !self.rules.proof_sets {
+            return (None, all);
+        }
+        if node.phi == 0 {
+            return x
+                .children
+                .iter()
+                .zip(bounds.iter().zip(proofs))
+                .filter(|(_, (b, _))| b.delta == 0)
+                .map(|(&c, (_, p))| (Some(c), p.with(c as usize)))
+                .min_by_key(|(_, p)| p.count())
+                .unwrap_or((None, all));
+        }
+        let winner = 1 - to_move;
+        let filled = x.fill[0] | x.fill[1];
+        let mut child_of = vec![usize::MAX; self.geom.cells()];
+        for (i, &c) in x.children.iter().enumerate() {
+            child_of[c as usize] = i;
+        }
+        let mut best = all;
+        for seed in proofs {
+            if seed.count() >= best.count() {
+                continue;
+            }
+            let mut proof = *seed | (x.fill[winner] - x.dead);
+            let mut done = filled;
+            while let Some(c) = (proof - done).first() {
+                done.insert(c);
+                if child_of[c] != usize::MAX {
+                    proof |= proofs[child_of[c]];
+                } else if let Some(&(_, by)) = x.dominated.iter().find(|d| d.0 as usize == c) {
+                    proof.insert(by as usize);
+                } else if let Some(s) = x.semis.iter().find(|s| !s.contains(c)) {
+                    proof |= *s;
+                } else {
+                    // Left out by symmetry, which needs the whole board.
+                    proof = all;
+                    break;
+                }
+                if proof.count() >= best.count() {
+                    break;
+                }
+            }
+            if proof.count() < best.count() {
+                best = proof;
+            }
+        }
+        (None, best)
     }
 
     /// The delta threshold of the best move: the second-best delta plus
@@ -435,6 +572,7 @@ impl<const W: usize> Search<'_, '_, W> {
         bounds: Bounds,
         work: u64,
         best: u16,
+        proof: CellSet<W>,
         expansion: Option<Arc<Expansion<W>>>,
     ) {
         self.tt.store(Entry {
@@ -442,6 +580,7 @@ impl<const W: usize> Search<'_, '_, W> {
             bounds,
             work,
             best,
+            proof,
             expansion,
         });
     }
@@ -530,6 +669,14 @@ impl Turn {
         }
     }
 
+    fn set<const W: usize>(&self, geom: &Geometry<W>, cells: CellSet<W>) -> CellSet<W> {
+        if self.rotated {
+            geom.rotate(cells)
+        } else {
+            cells
+        }
+    }
+
     fn fill<const W: usize>(&self, geom: &Geometry<W>, fill: [CellSet<W>; 2]) -> [CellSet<W>; 2] {
         if self.rotated {
             [geom.rotate(fill[0]), geom.rotate(fill[1])]
@@ -537,6 +684,40 @@ impl Turn {
             fill
         }
     }
+}
+
+/// Proof-set pruning (the "maximum proof set" of Benzene's solver before
+/// 2019): if a move loses, the opponent wins with the cells of its proof
+/// set, whoever owns the rest; a sibling move outside that set only gives
+/// the player a stone there instead of on the first move, and by
+/// monotonicity of Hex the opponent still wins. Such siblings are marked
+/// lost (their proof set: the first move's and the first move) without
+/// search. Returns how many were newly marked.
+fn refute_siblings<const W: usize>(
+    moves: &[u16],
+    bounds: &mut [Bounds],
+    proofs: &mut [CellSet<W>],
+    refuted: &mut [bool],
+) -> u64 {
+    let mut count = 0;
+    for i in 0..moves.len() {
+        // A refuted move's proof set contains the one it came from.
+        if bounds[i].phi != 0 || refuted[i] {
+            continue;
+        }
+        let proof = proofs[i].with(moves[i] as usize);
+        for j in 0..moves.len() {
+            if !bounds[j].is_solved() && !proof.contains(moves[j] as usize) {
+                bounds[j] = Bounds::WIN;
+                proofs[j] = proof;
+                if !refuted[j] {
+                    refuted[j] = true;
+                    count += 1;
+                }
+            }
+        }
+    }
+    count
 }
 
 struct Summary {

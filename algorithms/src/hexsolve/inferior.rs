@@ -36,16 +36,31 @@ const NO_GROUP: u16 = u16::MAX;
 
 impl<const W: usize> GroupMap<W> {
     pub fn new(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Self {
+        let mut map = GroupMap {
+            player,
+            label: Vec::new(),
+            cells: Vec::new(),
+            reach: Vec::new(),
+            joined: false,
+        };
+        map.reset(geom, stones, player);
+        map
+    }
+
+    /// Recomputes the map for `stones` in place, reusing its memory.
+    fn reset(&mut self, geom: &Geometry<W>, stones: &Stones<W>, player: usize) {
         let own = stones[player];
         let empty = geom.all() - stones[0] - stones[1];
         let sides = geom.sides(player);
-        let mut map = GroupMap {
-            player,
-            label: vec![NO_GROUP; geom.cells()],
-            cells: vec![CellSet::EMPTY; 2],
-            reach: vec![CellSet::EMPTY; 2],
-            joined: false,
-        };
+        let map = self;
+        map.player = player;
+        map.label.clear();
+        map.label.resize(geom.cells(), NO_GROUP);
+        map.cells.clear();
+        map.cells.resize(2, CellSet::EMPTY);
+        map.reach.clear();
+        map.reach.resize(2, CellSet::EMPTY);
+        map.joined = false;
         for (i, side) in sides.iter().enumerate() {
             map.cells[i] = geom.flood(*side & own, own);
         }
@@ -65,7 +80,6 @@ impl<const W: usize> GroupMap<W> {
                 map.label[c] = l as u16;
             }
         }
-        map
     }
 
     /// The labels of the groups an empty cell touches (its sides included).
@@ -251,19 +265,54 @@ pub fn killed_by<const W: usize>(
     player: usize,
     cell: usize,
 ) -> CellSet<W> {
+    let others = GroupMap::new(geom, stones, 1 - player);
+    let mut own = GroupMap::new(geom, stones, player);
+    killed_with(
+        geom,
+        stones,
+        player,
+        cell,
+        &others,
+        &mut own,
+        false,
+        &mut Vec::new(),
+    )
+}
+
+/// [`killed_by`], given the other player's groups before the stone. The
+/// stone changes that player's graph only by taking an empty cell away,
+/// which no test here reads: each takes the empty cells as an argument.
+/// So when no cell is simplicial before the stone (`none_dead`), only the
+/// stone's neighbours can turn simplicial in that graph.
+#[allow(clippy::too_many_arguments)]
+fn killed_with<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    cell: usize,
+    others: &GroupMap<W>,
+    own: &mut GroupMap<W>,
+    none_dead: bool,
+    scratch: &mut Vec<u16>,
+) -> CellSet<W> {
     let mut after = *stones;
     after[player].insert(cell);
     let empty = geom.all() - after[0] - after[1];
+    own.reset(geom, &after, player);
+    let own = &*own;
+    if own.joined || others.joined {
+        return empty;
+    }
     let near = geom.dilate(geom.dilate(CellSet::single(cell))) & empty;
     let mut killed = CellSet::EMPTY;
-    let mut scratch = Vec::new();
-    for p in [BLACK, WHITE] {
-        let groups = GroupMap::new(geom, &after, p);
-        if groups.joined {
-            return empty;
-        }
+    let near_others = if none_dead {
+        geom.adjacent(cell) & empty
+    } else {
+        near
+    };
+    for (groups, near) in [(own, near), (others, near_others)] {
         for c in (near - killed).iter() {
-            if is_simplicial(geom, &groups, empty.without(c), c, &mut scratch) {
+            if is_simplicial(geom, groups, empty.without(c), c, scratch) {
                 killed.insert(c);
             }
         }
@@ -289,12 +338,25 @@ pub fn captured_pair<const W: usize>(
     })
 }
 
-/// For every empty cell y, the cells `player`'s stone on y kills.
+/// For every empty cell y, the cells `player`'s stone on y kills, in a
+/// position without dead cells.
 fn kills<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Vec<CellSet<W>> {
     let empty = geom.all() - stones[0] - stones[1];
+    let others = GroupMap::new(geom, stones, 1 - player);
+    let mut own = GroupMap::new(geom, stones, player);
+    let mut scratch = Vec::new();
     let mut k = vec![CellSet::EMPTY; geom.cells()];
     for y in empty.iter() {
-        k[y] = killed_by(geom, stones, player, y);
+        k[y] = killed_with(
+            geom,
+            stones,
+            player,
+            y,
+            &others,
+            &mut own,
+            true,
+            &mut scratch,
+        );
     }
     k
 }
@@ -343,7 +405,10 @@ pub fn analyse<const W: usize>(
     let mut fill = [CellSet::EMPTY; 2];
     let mut dead = CellSet::EMPTY;
     let dead_colour = 1 - to_move;
+    // Each player's kills in the final fill-in, reused below.
+    let mut kills_now: [Option<Vec<CellSet<W>>>; 2] = [None, None];
     'fill: while !someone_joined(geom, &filled) {
+        kills_now = [None, None];
         let d = dead_cells(geom, &filled);
         if !d.is_empty() {
             dead |= d;
@@ -353,13 +418,15 @@ pub fn analyse<const W: usize>(
         }
         let empty = geom.all() - filled[0] - filled[1];
         for p in [to_move, 1 - to_move] {
-            if let Some((x, y)) = captured_pair(empty, &kills(geom, &filled, p)) {
+            let k = kills(geom, &filled, p);
+            if let Some((x, y)) = captured_pair(empty, &k) {
                 for c in [x, y] {
                     fill[p].insert(c);
                     filled[p].insert(c);
                 }
                 continue 'fill;
             }
+            kills_now[p] = Some(k);
         }
         break;
     }
@@ -376,7 +443,9 @@ pub fn analyse<const W: usize>(
     let empty = geom.all() - filled[0] - filled[1];
     // Rule (Henderson and Hayward, section 2): in the search for a winning
     // move, cells the opponent can kill (P-vulnerable) can be pruned.
-    let opponent_kills = kills(geom, &filled, 1 - to_move);
+    let opponent_kills = kills_now[1 - to_move]
+        .take()
+        .unwrap_or_else(|| kills(geom, &filled, 1 - to_move));
     let mut is_vulnerable = CellSet::EMPTY;
     for y in empty.iter() {
         for x in opponent_kills[y].iter() {
@@ -389,7 +458,9 @@ pub fn analyse<const W: usize>(
     // Rule: if the player's stone on y kills x, then y is at least as good
     // a move as x (S + P[y] with x dead is S + P[y] + P[x]): x is
     // capture-dominated by y. Of cells dominating each other one is kept.
-    let own_kills = kills(geom, &filled, to_move);
+    let own_kills = kills_now[to_move]
+        .take()
+        .unwrap_or_else(|| kills(geom, &filled, to_move));
     let candidates = empty - is_vulnerable;
     let mut arcs: Vec<Vec<usize>> = vec![Vec::new(); geom.cells()];
     for y in candidates.iter() {

@@ -33,6 +33,10 @@ pub struct Rules {
     /// Moves ordered by the current through them in the resistance circuits
     /// (otherwise by cell id).
     pub resistance_order: bool,
+    /// Proof sets: a move found losing also refutes every sibling outside
+    /// the cells the opponent's win needed (Hex only: it rests on
+    /// monotonicity, extra stones never hurt their owner).
+    pub proof_sets: bool,
     pub vc: VcParams,
 }
 
@@ -47,6 +51,7 @@ impl Rules {
             dominated: true,
             symmetry: true,
             resistance_order: true,
+            proof_sets: true,
             vc: VcParams::default(),
         }
     }
@@ -61,6 +66,7 @@ impl Rules {
             dominated: false,
             symmetry: true,
             resistance_order: false,
+            proof_sets: false,
             vc: VcParams::default(),
         }
     }
@@ -89,6 +95,7 @@ pub struct RuleStats {
     pub cells_filled: u64,
     pub moves_pruned_by_mustplay: u64,
     pub moves_pruned_as_inferior: u64,
+    pub moves_pruned_by_proof_sets: u64,
 }
 
 /// Memory one search thread reuses from position to position.
@@ -108,6 +115,31 @@ impl<const W: usize> Workspace<W> {
     }
 }
 
+/// Why [`examine_with_grounds`] decided a position or left moves out, in
+/// the position's own cells; what proof sets are built from.
+///
+/// A proof set of a decided position is a set of its empty cells such that
+/// the winner still wins when the loser is given every other empty cell.
+/// By monotonicity of Hex (an extra stone never hurts its owner) a move of
+/// the loser outside a proof set then loses too.
+#[derive(Clone, Debug, Default)]
+pub struct Grounds<const W: usize> {
+    /// Won or Lost: a proof set.
+    pub proof: CellSet<W>,
+    /// Open: moves left out as inferior, each with the move that dominates
+    /// it (vulnerable to a killer, or capture-dominated).
+    pub dominated: Vec<(u16, u16)>,
+    /// Open: the opponent's side-to-side semis (carrier and key) that put
+    /// the moves left out by mustplay out of the mustplay: a move outside
+    /// one of them loses to its key.
+    pub semis: Vec<CellSet<W>>,
+    /// Open: moves left out as the images of kept moves by rotation.
+    pub mirrored: CellSet<W>,
+    /// Open: the fill-in cells that are dead, from above included. A
+    /// proof set can leave them out: their colour changes no value.
+    pub dead: CellSet<W>,
+}
+
 /// Examines `pos` (with `fill`, fill-in known from above, added).
 pub fn examine<const W: usize>(
     geom: &Geometry<W>,
@@ -117,27 +149,60 @@ pub fn examine<const W: usize>(
     stats: &mut RuleStats,
     ws: &mut Workspace<W>,
 ) -> Node<W> {
+    examine_with_grounds(geom, pos, fill, CellSet::EMPTY, rules, stats, ws).0
+}
+
+/// [`examine`], with what shows its verdict; `dead` are the cells of
+/// `fill` that were dead when filled in.
+pub fn examine_with_grounds<const W: usize>(
+    geom: &Geometry<W>,
+    pos: &Position<W>,
+    fill: [CellSet<W>; 2],
+    dead: CellSet<W>,
+    rules: &Rules,
+    stats: &mut RuleStats,
+    ws: &mut Workspace<W>,
+) -> (Node<W>, Grounds<W>) {
     let p = pos.to_move;
+    let mut grounds = Grounds {
+        dead,
+        ..Grounds::default()
+    };
     let stones: Stones<W> = [pos.played[0] | fill[0], pos.played[1] | fill[1]];
-    if let Some(j) = joined(geom, &stones) {
-        let winner = if rules.misere { 1 - j } else { j };
-        return if winner == p {
+    // The fill-in is theirs by theorem, not by play: a proof set keeps the
+    // winner's fill-in, which would otherwise be given to the loser, except
+    // dead cells, whose colour does not matter.
+    let decided = |winner: usize, carrier: CellSet<W>, fill: &[CellSet<W>; 2], dead| {
+        let proof = if rules.misere {
+            geom.all()
+        } else {
+            carrier | (fill[winner] - dead)
+        };
+        let node = if winner == p {
             Node::Won(None)
         } else {
             Node::Lost
         };
+        (node, proof)
+    };
+    if let Some(j) = joined(geom, &stones) {
+        let winner = if rules.misere { 1 - j } else { j };
+        let (node, proof) = decided(winner, CellSet::EMPTY, &fill, grounds.dead);
+        grounds.proof = proof;
+        return (node, grounds);
     }
     let (filled, fill, prunable) = if rules.fill_in || rules.vulnerable || rules.dominated {
         let inf = analyse(geom, &stones, p);
-        let mut prunable = CellSet::EMPTY;
+        let mut prunable = Vec::new();
         if rules.vulnerable {
-            prunable |= inf.vulnerable.iter().map(|&(c, _)| c).collect();
+            prunable.extend(inf.vulnerable.iter().map(|&(c, by)| (c as u16, by as u16)));
         }
         if rules.dominated {
-            prunable |= inf.dominated.iter().map(|&(c, _)| c).collect();
+            prunable.extend(inf.dominated.iter().map(|&(c, by)| (c as u16, by as u16)));
         }
         if rules.fill_in {
             stats.cells_filled += (inf.fill[0].count() + inf.fill[1].count()) as u64;
+            grounds.dead |= inf.dead;
             let mut all = fill;
             all[0] |= inf.fill[0];
             all[1] |= inf.fill[1];
@@ -146,64 +211,100 @@ pub fn examine<const W: usize>(
             (stones, fill, prunable)
         }
     } else {
-        (stones, fill, CellSet::EMPTY)
+        (stones, fill, Vec::new())
     };
     if let Some(j) = joined(geom, &filled) {
         let winner = if rules.misere { 1 - j } else { j };
-        return if winner == p {
-            Node::Won(None)
-        } else {
-            Node::Lost
-        };
+        let (node, proof) = decided(winner, CellSet::EMPTY, &fill, grounds.dead);
+        grounds.proof = proof;
+        return (node, grounds);
     }
     let empty = geom.all() - filled[0] - filled[1];
     let mut candidates = empty;
     if rules.connections || rules.resistance_order {
-        for v in &mut ws.vcs {
-            v.rebuild(geom, &filled);
-        }
+        ws.vcs[p].rebuild(geom, &filled);
     }
     if rules.connections {
-        let [mine, theirs] = [&ws.vcs[p], &ws.vcs[1 - p]];
-        if mine.edge_full() {
+        let mine = &ws.vcs[p];
+        if let Some(carrier) = mine.smallest_edge_full() {
             stats.decided_by_connection += 1;
-            return Node::Won(empty.first().map(|c| c as u16));
+            grounds.proof = decided(p, carrier, &fill, grounds.dead).1;
+            return (Node::Won(empty.first().map(|c| c as u16)), grounds);
         }
-        if let Some((_, key)) = mine.edge_semis().next() {
+        if let Some((carrier, key)) = mine.edge_semis().min_by_key(|(c, _)| c.count()) {
             stats.decided_by_connection += 1;
-            return Node::Won(Some(key as u16));
+            grounds.proof = decided(p, carrier.with(key), &fill, grounds.dead).1;
+            return (Node::Won(Some(key as u16)), grounds);
         }
-        if theirs.edge_full() {
+    }
+    // The opponent's connections only matter when the mover's do not win.
+    if rules.connections || rules.resistance_order {
+        ws.vcs[1 - p].rebuild(geom, &filled);
+    }
+    if rules.connections {
+        let theirs = &ws.vcs[1 - p];
+        if let Some(carrier) = theirs.smallest_edge_full() {
             stats.decided_by_connection += 1;
-            return Node::Lost;
+            grounds.proof = decided(1 - p, carrier, &fill, grounds.dead).1;
+            return (Node::Lost, grounds);
         }
         // Mustplay: only a cell in every opponent semi's carrier can stop
         // the opponent joining next move.
         if let Some(block) = theirs.blocking_cells() {
+            let mut semis: Vec<CellSet<W>> =
+                theirs.edge_semis().map(|(c, key)| c.with(key)).collect();
+            semis.sort_by_key(|c| c.count());
             let before = candidates.count();
             candidates &= block;
             stats.moves_pruned_by_mustplay += (before - candidates.count()) as u64;
             if candidates.is_empty() {
                 stats.decided_by_connection += 1;
-                return Node::Lost;
+                let carrier = if rules.proof_sets {
+                    refuting_semis(&semis)
+                } else {
+                    geom.all()
+                };
+                grounds.proof = decided(1 - p, carrier, &fill, grounds.dead).1;
+                return (Node::Lost, grounds);
+            }
+            if rules.proof_sets {
+                // For each move left out, the smallest semi it misses.
+                for c in (empty - candidates).iter() {
+                    if let Some(s) = semis.iter().find(|s| !s.contains(c))
+                        && !grounds.semis.contains(s)
+                    {
+                        grounds.semis.push(*s);
+                    }
+                }
+                grounds.semis.sort_by_key(|c| c.count());
             }
         }
     }
-    let kept = candidates - prunable;
+    let pruned: CellSet<W> = prunable.iter().map(|&(c, _)| c as usize).collect();
+    let kept = candidates - pruned;
     // Pruning rests on a winning move being kept: if every candidate were
     // pruned the position would look lost, which the rules do not show.
     if !kept.is_empty() {
         stats.moves_pruned_as_inferior += (candidates.count() - kept.count()) as u64;
+        let mut seen = CellSet::<W>::EMPTY;
+        for &(c, by) in &prunable {
+            if candidates.contains(c as usize) && !seen.contains(c as usize) {
+                seen.insert(c as usize);
+                grounds.dominated.push((c, by));
+            }
+        }
         candidates = kept;
     }
     // A position equal to its rotation gives each move and its image the
     // same value: one of each pair is enough.
     if rules.symmetry && pos.is_symmetric(geom) {
         let n = geom.cells();
+        let before = candidates;
         candidates = candidates
             .iter()
             .filter(|&c| !candidates.contains(n - 1 - c) || c <= n - 1 - c)
             .collect();
+        grounds.mirrored = before - candidates;
     }
     let mut children: Vec<u16> = candidates.iter().map(|c| c as u16).collect();
     if rules.resistance_order {
@@ -214,5 +315,20 @@ pub fn examine<const W: usize>(
                 .then(a.cmp(&b))
         });
     }
-    Node::Open { children, fill }
+    (Node::Open { children, fill }, grounds)
+}
+
+/// When no move is in every one of the opponent's side-to-side `semis`
+/// (sorted smallest first): a union of some of them such that each cell in
+/// it misses one of them, so every move there loses to that semi's key.
+fn refuting_semis<const W: usize>(semis: &[CellSet<W>]) -> CellSet<W> {
+    let mut proof = semis[0];
+    let mut done = CellSet::EMPTY;
+    while let Some(c) = (proof - done).first() {
+        done.insert(c);
+        if let Some(s) = semis.iter().find(|s| !s.contains(c)) {
+            proof |= *s;
+        }
+    }
+    proof
 }

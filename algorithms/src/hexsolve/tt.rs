@@ -41,11 +41,16 @@ impl Bounds {
     }
 }
 
-/// The moves and fill-in of an undecided position.
+/// The moves and fill-in of an undecided position, and why the other moves
+/// were left out (see [`super::node::Grounds`]).
 #[derive(Clone, Debug)]
 pub struct Expansion<const W: usize> {
     pub children: Box<[u16]>,
     pub fill: [CellSet<W>; 2],
+    pub dominated: Box<[(u16, u16)]>,
+    pub semis: Box<[CellSet<W>]>,
+    pub mirrored: CellSet<W>,
+    pub dead: CellSet<W>,
 }
 
 #[derive(Clone, Debug)]
@@ -56,6 +61,9 @@ pub struct Entry<const W: usize> {
     pub work: u64,
     /// The best move found (a winning move once proved won), or `u16::MAX`.
     pub best: u16,
+    /// Once solved, a proof set: empty cells outside it may all be the
+    /// loser's and the winner still wins.
+    pub proof: CellSet<W>,
     pub expansion: Option<Arc<Expansion<W>>>,
 }
 
@@ -107,12 +115,17 @@ impl<const W: usize> TransTable<W> {
 
     /// The bounds of `key` (new positions have 1, 1).
     pub fn bounds(&self, key: u64) -> Bounds {
+        self.bounds_and_proof(key).0
+    }
+
+    /// The bounds of `key` and its proof set (meaningful once solved).
+    pub fn bounds_and_proof(&self, key: u64) -> (Bounds, CellSet<W>) {
         let (shard, start) = self.place(key);
         let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
         slots
             .get(start..start + BUCKET)
             .and_then(|b| b.iter().flatten().find(|e| e.key == key))
-            .map_or(Bounds::NEW, |e| e.bounds)
+            .map_or((Bounds::NEW, CellSet::EMPTY), |e| (e.bounds, e.proof))
     }
 
     /// Stores an entry. A solved entry is never replaced by an unsolved one

@@ -98,6 +98,10 @@ pub struct VcSet<const W: usize> {
     edge_full: bool,
     /// Reused by the AND rule for what it finds.
     scratch: Vec<(End, CellSet<W>)>,
+    /// Reused by the OR rule: the semis' carriers, their suffix
+    /// intersections and the fulls found.
+    or_scratch: [Vec<CellSet<W>>; 3],
+    or_skip: Vec<bool>,
     /// Pairs whose lists were written since the last reset.
     used_pairs: Vec<u32>,
 }
@@ -126,6 +130,8 @@ impl<const W: usize> VcSet<W> {
             or_queued: vec![false; ends * ends],
             edge_full: false,
             scratch: Vec::new(),
+            or_scratch: Default::default(),
+            or_skip: Vec::new(),
             used_pairs: Vec::new(),
         }
     }
@@ -417,33 +423,53 @@ impl<const W: usize> VcSet<W> {
     /// OR: fulls from the semis of `x`–`y` with an empty common intersection.
     fn or_rule(&mut self, x: End, y: End) {
         let p = self.pair(x, y);
-        let semis: Vec<CellSet<W>> = self.semis[p].iter().map(|s| s.carrier).collect();
-        let fresh: Vec<usize> = (0..semis.len())
-            .filter(|&i| !self.semis[p][i].processed)
-            .collect();
-        if fresh.is_empty() {
+        if self.semis[p].iter().all(|s| s.processed) {
             return;
         }
-        let mut new_fulls: Vec<CellSet<W>> = Vec::new();
+        let [mut semis, mut tails, mut new_fulls] = std::mem::take(&mut self.or_scratch);
+        semis.clear();
+        semis.extend(self.semis[p].iter().map(|s| s.carrier));
+        new_fulls.clear();
         // The whole list: its greedy union when the intersection is empty.
         let all = semis.iter().fold(CellSet::<W>::FULL, |acc, s| acc & *s);
         if all.is_empty() {
             new_fulls.push(greedy_union(&semis));
         }
         // Each new semi with up to max_ors - 1 others.
-        let mut tails = vec![CellSet::<W>::FULL; semis.len() + 1];
+        tails.clear();
+        tails.resize(semis.len() + 1, CellSet::<W>::FULL);
         for i in (0..semis.len()).rev() {
             tails[i] = tails[i + 1] & semis[i];
         }
-        for &i in &fresh {
-            self.or_search(&semis, &tails, semis[i], semis[i], i, 0, 1, &mut new_fulls);
+        // Semis before `first` that are new too had their turn first: sets
+        // holding both were searched then.
+        let mut earlier_new = std::mem::take(&mut self.or_skip);
+        earlier_new.clear();
+        earlier_new.resize(semis.len(), false);
+        for i in 0..semis.len() {
+            if !self.semis[p][i].processed {
+                self.or_search(
+                    &semis,
+                    &tails,
+                    &earlier_new,
+                    semis[i],
+                    semis[i],
+                    i,
+                    0,
+                    1,
+                    &mut new_fulls,
+                );
+                earlier_new[i] = true;
+            }
         }
         for s in &mut self.semis[p] {
             s.processed = true;
         }
-        for carrier in new_fulls {
+        for &carrier in &new_fulls {
             self.add_full(x, y, carrier);
         }
+        self.or_scratch = [semis, tails, new_fulls];
+        self.or_skip = earlier_new;
     }
 
     /// Depth-first search over subsets containing semi `first`, extending
@@ -454,6 +480,7 @@ impl<const W: usize> VcSet<W> {
         &self,
         semis: &[CellSet<W>],
         tails: &[CellSet<W>],
+        skip: &[bool],
         inter: CellSet<W>,
         union: CellSet<W>,
         first: usize,
@@ -466,10 +493,10 @@ impl<const W: usize> VcSet<W> {
         }
         for j in from..semis.len() {
             // Not even all the remaining semis together empty it.
-            if (inter & tails[j]).count() > 0 {
+            if !(inter & tails[j]).is_empty() {
                 return;
             }
-            if j == first {
+            if j == first || skip[j] {
                 continue;
             }
             let next = inter & semis[j];
@@ -479,8 +506,8 @@ impl<const W: usize> VcSet<W> {
             let u = union | semis[j];
             if next.is_empty() {
                 out.push(u);
-            } else {
-                self.or_search(semis, tails, next, u, first, j + 1, used + 1, out);
+            } else if used + 1 < self.params.max_ors {
+                self.or_search(semis, tails, skip, next, u, first, j + 1, used + 1, out);
             }
         }
     }
