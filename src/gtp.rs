@@ -51,15 +51,17 @@ GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style):
   all_legal_moves   final_score   loadsgf FILE [MOVE_NUMBER] (Hex SGF, GM[11])
   dfpn-solve-state [COLOUR]         the winner with COLOUR to move (black, white, or empty: unknown)
   dfpn-solver-find-winning COLOUR   every winning move of COLOUR (all empty cells tried)
+  dfpn-clear-tt                     accepted; every solve starts with an empty table
   vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist
   param_dfpn [threads N | tt_mb N | tt_size ENTRIES | timelimit S]
   param_player [move_time S]        hexgui-analyze_commands";
 
-const COMMANDS: [&str; 26] = [
+const COMMANDS: [&str; 27] = [
     "all_legal_moves",
     "boardsize",
     "clear_board",
     "compute-inferior",
+    "dfpn-clear-tt",
     "dfpn-solve-state",
     "dfpn-solver-find-winning",
     "eval-resist",
@@ -543,6 +545,8 @@ impl Engine {
                 ]
                 .join("\n"),
             ),
+            // Each solve starts with a fresh table: there is nothing to clear.
+            "dfpn-clear-tt" => text(""),
             "param_dfpn" => text(self.param_dfpn(args)?),
             "param_player" => text(self.param_player(args)?),
             other => bail!("unknown command: {other}"),

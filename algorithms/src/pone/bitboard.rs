@@ -1,97 +1,60 @@
-//! Hex boards of up to 64 cells as bit sets: neighbourhoods, connection and
-//! the cells that would complete a connection, in a few word operations.
+//! PONE's view of a board of up to 64 cells: each cell set one word, with
+//! the neighbourhood, flood and rotation of the shared board geometry.
 
+use darkhex_games::CellSet;
 use darkhex_games::board::Dims;
 
 /// Bit sets over one board's cells (cell id = bit index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Geometry {
     pub dims: Dims,
     pub all: u64,
-    cols: u32,
-    first_col: u64,
-    last_col: u64,
-    first_row: u64,
-    last_row: u64,
+    board: darkhex_games::Geometry<1>,
 }
 
 /// Boards with more cells do not fit a word.
 pub const MAX_CELLS: usize = 64;
 
+fn set(s: u64) -> CellSet<1> {
+    CellSet([s])
+}
+
+fn word(s: CellSet<1>) -> u64 {
+    s.0[0]
+}
+
 impl Geometry {
     /// `None` for boards of more than 64 cells.
     pub fn new(dims: Dims) -> Option<Geometry> {
-        let cells = dims.cells();
-        if cells > MAX_CELLS {
-            return None;
-        }
-        let all = if cells == 64 {
-            u64::MAX
-        } else {
-            (1u64 << cells) - 1
-        };
-        let (rows, cols) = (dims.rows(), dims.cols());
-        let mut g = Geometry {
+        let board = darkhex_games::Geometry::<1>::new(dims)?;
+        Some(Geometry {
             dims,
-            all,
-            cols: cols as u32,
-            first_col: 0,
-            last_col: 0,
-            first_row: 0,
-            last_row: 0,
-        };
-        for r in 0..rows {
-            g.first_col |= 1 << dims.cell(r, 0);
-            g.last_col |= 1 << dims.cell(r, cols - 1);
-        }
-        for c in 0..cols {
-            g.first_row |= 1 << dims.cell(0, c);
-            g.last_row |= 1 << dims.cell(rows - 1, c);
-        }
-        Some(g)
+            all: word(board.all()),
+            board,
+        })
     }
 
     /// The set and every cell adjacent to it.
+    #[inline]
     pub fn dilate(&self, s: u64) -> u64 {
-        let c = self.cols;
-        let not_first = !self.first_col;
-        let not_last = !self.last_col;
-        let mut d = s;
-        d |= (s << 1) & not_first; // (r, c-1) -> (r, c)
-        d |= (s >> 1) & not_last; // (r, c+1) -> (r, c)
-        d |= s << c; // (r-1, c) -> (r, c)
-        d |= s >> c; // (r+1, c) -> (r, c)
-        if c > 1 {
-            d |= (s >> (c - 1)) & not_first; // (r+1, c-1) -> (r, c)
-            d |= (s << (c - 1)) & not_last; // (r-1, c+1) -> (r, c)
-        }
-        d & self.all
+        word(self.board.dilate(set(s)))
     }
 
     /// The stones of `stones` connected to `seed` through `stones`.
+    #[inline]
     pub fn flood(&self, seed: u64, stones: u64) -> u64 {
-        let mut reached = seed & stones;
-        loop {
-            let next = self.dilate(reached) & stones;
-            if next == reached {
-                return reached;
-            }
-            reached = next;
-        }
+        word(self.board.flood(set(seed), set(stones)))
     }
 
     /// The two sides `player` joins (Black rows, White columns).
     pub fn sides(&self, player: usize) -> (u64, u64) {
-        if player == 0 {
-            (self.first_row, self.last_row)
-        } else {
-            (self.first_col, self.last_col)
-        }
+        let [a, b] = self.board.sides(player);
+        (word(a), word(b))
     }
 
+    #[inline]
     pub fn connected(&self, stones: u64, player: usize) -> bool {
-        let (a, b) = self.sides(player);
-        self.flood(a, stones) & b != 0
+        self.board.connected(set(stones), player)
     }
 
     /// Cells of `empty` that would join `player`'s sides if `player` took one.
@@ -103,9 +66,9 @@ impl Geometry {
     }
 
     /// The cell set turned by 180 degrees, which keeps each player's sides.
+    #[inline]
     pub fn rotate(&self, s: u64) -> u64 {
-        let n = self.dims.cells() as u32;
-        s.reverse_bits() >> (64 - n)
+        word(self.board.rotate(set(s)))
     }
 }
 

@@ -29,7 +29,7 @@ pub enum Hearing {
 }
 
 /// The rules of one search: the game and whose knowledge it follows.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Rules {
     pub geometry: Geometry,
     pub owner: usize,

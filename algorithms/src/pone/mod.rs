@@ -80,7 +80,7 @@ pub fn solve(
         game: game.game_string(),
     };
     let root = knowledge_of(&rules, from).ok_or_else(bad)?;
-    let search = Search::new(rules);
+    let search = Search::new(rules.clone());
     let worlds = root.worlds(&rules);
     if worlds.sets.is_empty() {
         return Err(bad());
