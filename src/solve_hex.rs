@@ -252,11 +252,12 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         );
         let r = stats.rules;
         outln!(
-            "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned",
+            "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
             r.decided_by_connection,
             r.cells_filled,
             r.moves_pruned_by_mustplay,
-            r.moves_pruned_as_inferior
+            r.moves_pruned_as_inferior,
+            r.moves_pruned_by_proof_sets
         );
     }
     if interrupted {

@@ -81,11 +81,7 @@ impl Stats {
         self.expansions += other.expansions;
         self.visits += other.visits;
         self.seconds += other.seconds;
-        self.rules.decided_by_connection += other.rules.decided_by_connection;
-        self.rules.cells_filled += other.rules.cells_filled;
-        self.rules.moves_pruned_by_mustplay += other.rules.moves_pruned_by_mustplay;
-        self.rules.moves_pruned_as_inferior += other.rules.moves_pruned_as_inferior;
-        self.rules.moves_pruned_by_proof_sets += other.rules.moves_pruned_by_proof_sets;
+        self.rules.add(&other.rules);
         self.tt_used = other.tt_used;
         self.tt_slots = other.tt_slots;
     }
@@ -241,11 +237,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         };
         for l in &locals {
             stats.visits += l.visits;
-            stats.rules.decided_by_connection += l.rules.decided_by_connection;
-            stats.rules.cells_filled += l.rules.cells_filled;
-            stats.rules.moves_pruned_by_mustplay += l.rules.moves_pruned_by_mustplay;
-            stats.rules.moves_pruned_as_inferior += l.rules.moves_pruned_as_inferior;
-            stats.rules.moves_pruned_by_proof_sets += l.rules.moves_pruned_by_proof_sets;
+            stats.rules.add(&l.rules);
         }
         let turn = Turn {
             rotated: pos.stored_rotated(),

@@ -98,6 +98,16 @@ pub struct RuleStats {
     pub moves_pruned_by_proof_sets: u64,
 }
 
+impl RuleStats {
+    pub fn add(&mut self, other: &RuleStats) {
+        self.decided_by_connection += other.decided_by_connection;
+        self.cells_filled += other.cells_filled;
+        self.moves_pruned_by_mustplay += other.moves_pruned_by_mustplay;
+        self.moves_pruned_as_inferior += other.moves_pruned_as_inferior;
+        self.moves_pruned_by_proof_sets += other.moves_pruned_by_proof_sets;
+    }
+}
+
 /// Memory one search thread reuses from position to position.
 pub struct Workspace<const W: usize> {
     /// Each colour's connections.

@@ -69,10 +69,16 @@ pub struct Entry<const W: usize> {
 
 const BUCKET: usize = 4;
 const SHARDS: usize = 64;
+/// Buckets of one page. Pages are allocated when first written, so a short
+/// solve with a large table touches little memory (whole shards cost
+/// milliseconds each to clear).
+const PAGE_BUCKETS: usize = 512;
+
+type Page<const W: usize> = Box<[Option<Entry<W>>]>;
 
 pub struct TransTable<const W: usize> {
-    /// Each shard's slots, allocated when the shard is first written.
-    shards: Vec<Mutex<Vec<Option<Entry<W>>>>>,
+    /// Each shard's pages of slots.
+    shards: Vec<Mutex<Vec<Option<Page<W>>>>>,
     buckets_per_shard: usize,
     used: AtomicUsize,
 }
@@ -87,7 +93,10 @@ impl<const W: usize> TransTable<W> {
             + 32;
         let slots = (megabytes.max(1) * 1_000_000 / entry).max(SHARDS * BUCKET);
         let buckets_per_shard = slots / (SHARDS * BUCKET);
-        let shards = (0..SHARDS).map(|_| Mutex::new(Vec::new())).collect();
+        let pages = buckets_per_shard.div_ceil(PAGE_BUCKETS);
+        let shards = (0..SHARDS)
+            .map(|_| Mutex::new((0..pages).map(|_| None).collect()))
+            .collect();
         TransTable {
             shards,
             buckets_per_shard,
@@ -95,17 +104,19 @@ impl<const W: usize> TransTable<W> {
         }
     }
 
-    fn place(&self, key: u64) -> (usize, usize) {
+    /// The shard, page and first slot of `key`'s bucket.
+    fn place(&self, key: u64) -> (usize, usize, usize) {
         let shard = (key >> 58) as usize % SHARDS;
         let bucket = (key as usize) % self.buckets_per_shard;
-        (shard, bucket * BUCKET)
+        (shard, bucket / PAGE_BUCKETS, (bucket % PAGE_BUCKETS) * BUCKET)
     }
 
     /// The entry of `key`, if the table has it.
     pub fn get(&self, key: u64) -> Option<Entry<W>> {
-        let (shard, start) = self.place(key);
-        let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-        slots
+        let (shard, page, start) = self.place(key);
+        let pages = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        pages[page]
+            .as_ref()?
             .get(start..start + BUCKET)?
             .iter()
             .flatten()
@@ -120,10 +131,11 @@ impl<const W: usize> TransTable<W> {
 
     /// The bounds of `key` and its proof set (meaningful once solved).
     pub fn bounds_and_proof(&self, key: u64) -> (Bounds, CellSet<W>) {
-        let (shard, start) = self.place(key);
-        let slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-        slots
-            .get(start..start + BUCKET)
+        let (shard, page, start) = self.place(key);
+        let pages = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        pages[page]
+            .as_ref()
+            .and_then(|p| p.get(start..start + BUCKET))
             .and_then(|b| b.iter().flatten().find(|e| e.key == key))
             .map_or((Bounds::NEW, CellSet::EMPTY), |e| (e.bounds, e.proof))
     }
@@ -131,11 +143,10 @@ impl<const W: usize> TransTable<W> {
     /// Stores an entry. A solved entry is never replaced by an unsolved one
     /// of the same position.
     pub fn store(&self, entry: Entry<W>) {
-        let (shard, start) = self.place(entry.key);
-        let mut slots = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-        if slots.is_empty() {
-            slots.resize(self.buckets_per_shard * BUCKET, None);
-        }
+        let (shard, page, start) = self.place(entry.key);
+        let mut pages = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        let buckets = PAGE_BUCKETS.min(self.buckets_per_shard - page * PAGE_BUCKETS);
+        let slots = pages[page].get_or_insert_with(|| vec![None; buckets * BUCKET].into());
         let bucket = &mut slots[start..start + BUCKET];
         if let Some(e) = bucket.iter_mut().flatten().find(|e| e.key == entry.key) {
             if e.bounds.is_solved() && !entry.bounds.is_solved() {
@@ -174,8 +185,8 @@ impl<const W: usize> TransTable<W> {
     /// Forgets every entry.
     pub fn clear(&self) {
         for s in &self.shards {
-            let mut slots = s.lock().unwrap_or_else(|e| e.into_inner());
-            *slots = Vec::new();
+            let mut pages = s.lock().unwrap_or_else(|e| e.into_inner());
+            pages.iter_mut().for_each(|p| *p = None);
         }
         self.used.store(0, Ordering::Relaxed);
     }
