@@ -2,40 +2,16 @@
 //! dead cell's colour changes no value, fill-in changes no value, and no
 //! pruned move is the only winning one.
 
+mod common;
+
+use common::{geom, positions};
 use darkhex_algorithms::hexsolve::inferior::{analyse, dead_cells};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::position::joined;
-use darkhex_games::board::{BLACK, Dims, WHITE};
-use darkhex_games::{CellSet, Geometry};
-use rand::{Rng, SeedableRng};
+use darkhex_games::CellSet;
+use darkhex_games::board::{BLACK, WHITE};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
-fn geom(r: usize, c: usize) -> Geometry<1> {
-    Geometry::new(Dims::new("hex", r, c).unwrap()).unwrap()
-}
-
-/// Random unfinished positions with at most `max_empty` empty cells.
-fn positions(
-    g: &Geometry<1>,
-    rng: &mut ChaCha8Rng,
-    count: usize,
-    max_empty: usize,
-) -> Vec<[CellSet<1>; 2]> {
-    let mut out = Vec::new();
-    while out.len() < count {
-        let stones = rng.random_range(g.cells().saturating_sub(max_empty)..g.cells());
-        let mut s = [CellSet::EMPTY; 2];
-        let mut empty: Vec<usize> = (0..g.cells()).collect();
-        for i in 0..stones {
-            let k = rng.random_range(0..empty.len());
-            s[i % 2].insert(empty.swap_remove(k));
-        }
-        if joined(g, &s).is_none() {
-            out.push(s);
-        }
-    }
-    out
-}
 
 const BOARDS: [(usize, usize); 5] = [(3, 3), (3, 4), (4, 3), (4, 4), (5, 5)];
 
