@@ -329,3 +329,29 @@ fn solver_and_resistance_players() {
     );
     assert!(stderr(&o).contains("plays Hex and Rex"), "{}", stderr(&o));
 }
+
+#[test]
+fn six_by_six_replies_to_a1_agree_with_benzene() {
+    // Benzene's wolve, `play b a1` then `dfpn-solver-find-winning white`,
+    // answers b2 d2 e2 c3 d3 c4 d5 (measured on this project's machine).
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&darkhex(
+        dir.path(),
+        &[
+            "solve",
+            "hex(board_size=6)",
+            "--moves",
+            "a1",
+            "--all-moves",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["winner"], 1);
+    let got: Vec<&str> = v["winning_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(got, ["b2", "d2", "e2", "c3", "d3", "c4", "d5"]);
+}
