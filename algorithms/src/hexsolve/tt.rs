@@ -108,7 +108,11 @@ impl<const W: usize> TransTable<W> {
     fn place(&self, key: u64) -> (usize, usize, usize) {
         let shard = (key >> 58) as usize % SHARDS;
         let bucket = (key as usize) % self.buckets_per_shard;
-        (shard, bucket / PAGE_BUCKETS, (bucket % PAGE_BUCKETS) * BUCKET)
+        (
+            shard,
+            bucket / PAGE_BUCKETS,
+            (bucket % PAGE_BUCKETS) * BUCKET,
+        )
     }
 
     /// The entry of `key`, if the table has it.
