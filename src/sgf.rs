@@ -25,7 +25,9 @@ pub fn read_hex_sgf(text: &str) -> Result<SgfGame> {
         .ok_or_else(|| anyhow!("the SGF file holds no game"))?;
     let root = match tree {
         GameTree::Unknown(node) => node,
-        GameTree::GoGame(_) => bail!("the SGF file is a Go game (GM[1]); Hex files have GM[11]"),
+        GameTree::GoGame(_) => bail!(
+            "the SGF file is a Go game (GM[1], the default when GM is missing); Hex files have GM[11]"
+        ),
     };
     match root.get_property("GM") {
         Some(Prop::GM(11)) => {}
@@ -108,7 +110,7 @@ mod tests {
     fn refuses_other_games_and_bad_cells() {
         for (text, says) in [
             ("(;GM[1]SZ[9];B[de])", "Go game"),
-            ("(;SZ[5];B[c3])", "does not say its game"),
+            ("(;SZ[5];B[c3])", "the default when GM is missing"),
             ("(;GM[11]SZ[5];B[z9])", "'z9'"),
             ("(;GM[11];B[a1])", "no board size"),
             ("not sgf", "not an SGF file"),
