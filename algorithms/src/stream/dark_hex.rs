@@ -193,7 +193,7 @@ impl StreamGame for DarkHexStream {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn apply(&self, node: &DarkHexNode, action: Action, child: &mut DarkHexNode) -> Shown {
         let m = node.to_move as usize;
         let cell = action as usize;

@@ -12,10 +12,32 @@ const SCALE: f64 = 79_228_162_514_264_337_593_543_950_336.0;
 /// Terms of absolute value up to this fit with room for 2^66 of them.
 pub const MAX_TERM: f64 = (1u64 << 30) as f64;
 
-/// A term in fixed point (truncated toward zero, the same on every machine).
+/// A term in fixed point, truncated toward zero: `(x * 2^96) as i128` for
+/// terms up to [`MAX_TERM`], by shifting the mantissa (the library
+/// conversion is a call, and this runs once per history).
 #[inline]
 pub fn to_fixed(x: f64) -> i128 {
-    (x * SCALE) as i128
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7FF) as i32;
+    if exponent == 0 {
+        // Zero and subnormals are far below the resolution.
+        return 0;
+    }
+    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
+    // x = mantissa * 2^(exponent - 1075); scaled by 2^96.
+    let shift = exponent - 1075 + 96;
+    let magnitude = if shift >= 0 {
+        (mantissa as i128) << shift.min(74)
+    } else if shift > -64 {
+        (mantissa >> -shift) as i128
+    } else {
+        0
+    };
+    if bits >> 63 != 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 #[inline]
@@ -68,5 +90,16 @@ mod tests {
         assert!((to_f64(forward) - exact).abs() < 1e-13);
         assert_eq!(to_f64(to_fixed(-0.75)), -0.75);
         assert_eq!(to_f64(to_fixed(MAX_TERM)), MAX_TERM);
+        let mut x = 0x1234_5678_9ABC_DEF1_u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Magnitudes from 2^-120 to 2^30, both signs.
+            let e = (x % 150) as i32 - 120;
+            let v = (x >> 11) as f64 / (1u64 << 53) as f64 * 2f64.powi(e);
+            let v = if x & 1 == 1 { -v } else { v };
+            assert_eq!(to_fixed(v), (v * SCALE) as i128, "{v:e}");
+        }
     }
 }

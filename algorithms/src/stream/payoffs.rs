@@ -134,9 +134,12 @@ impl<'a, S: StreamGame> Walker<'a, S> {
             self.nodes.push(self.nodes[depth].clone());
             self.moves.push(Moves::default());
         }
-        let mut moves = std::mem::take(&mut self.moves[depth]);
-        self.stream.moves(&self.nodes[depth], &mut moves);
-        self.pending += moves.len() as u64;
+        // The moves stay in place (they are large): read them by index
+        // around the recursive calls.
+        self.stream
+            .moves(&self.nodes[depth], &mut self.moves[depth]);
+        let n = self.moves[depth].len();
+        self.pending += n as u64;
         if self.pending >= REPORT_EVERY {
             self.progress.add(std::mem::take(&mut self.pending));
         }
@@ -144,9 +147,10 @@ impl<'a, S: StreamGame> Walker<'a, S> {
         match self.stream.turn(&self.nodes[depth]) {
             Turn::Player(m) => {
                 let first = self.tables[m].row(rows[m]).slot_start as usize;
-                let probs = &self.policy[m][first..first + moves.len()];
                 let other_reach = reach[1 - m] * reach[2];
-                for (i, (&a, &sigma)) in moves.actions().iter().zip(probs).enumerate() {
+                for i in 0..n {
+                    let a = self.moves[depth].actions()[i];
+                    let sigma = self.policy[m][first + i];
                     let mut next = reach;
                     next[m] *= sigma;
                     let v = self.child(depth, a, rows, next);
@@ -159,7 +163,8 @@ impl<'a, S: StreamGame> Walker<'a, S> {
                 }
             }
             Turn::Chance => {
-                for (&a, &p) in moves.actions().iter().zip(moves.probs()) {
+                for i in 0..n {
+                    let (a, p) = (self.moves[depth].actions()[i], self.moves[depth].probs()[i]);
                     let mut next = reach;
                     next[2] *= p;
                     let v = self.child(depth, a, rows, next);
@@ -170,7 +175,6 @@ impl<'a, S: StreamGame> Walker<'a, S> {
             }
             Turn::Terminal => unreachable!("the walk visits inner nodes only"),
         }
-        self.moves[depth] = moves;
         out
     }
 

@@ -40,7 +40,7 @@ impl RowPolicy {
             game: tables.game().to_string(),
             reason,
         };
-        for p in 0..NUM_PLAYERS {
+        for (p, missing_p) in missing.iter_mut().enumerate() {
             let t = tables.player(p);
             let mut covered = vec![false; t.num_rows()];
             for entry in &file.infosets[p] {
@@ -65,7 +65,7 @@ impl RowPolicy {
                 }
                 policy.probs[p][t.slots(row)].copy_from_slice(&entry.probs);
             }
-            missing[p] = t.num_decision_rows() - file.infosets[p].len();
+            *missing_p = t.num_decision_rows() - file.infosets[p].len();
         }
         Ok((policy, missing))
     }
