@@ -234,12 +234,12 @@ fn the_three_ways_of_building_tables_agree() {
     }
 }
 
-/// Same bits with one worker thread as with three, on a tree large enough
-/// to be split; and the policy's value from either player's side agrees
+/// Same bits with one worker thread and no split as with three threads
+/// and many subtrees; and the policy's value from either player's side agrees
 /// with the value the pass computed.
 #[test]
 fn the_pass_does_not_depend_on_the_thread_count() {
-    let name = "dark_hex(num_rows=2,num_cols=4,gameversion=adh,disclosure=noise)";
+    let name = "dark_hex(num_rows=3,num_cols=2,gameversion=adh,disclosure=noise)";
     let AnyGame::DarkHex(g) = load_game(name).unwrap() else {
         unreachable!()
     };

@@ -39,6 +39,9 @@ const REPORT_EVERY: u64 = 1 << 20;
 pub struct PassOptions<'a> {
     /// Called with the number of histories walked so far.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// Cut the top of the tree where a level first has this many inner
+    /// nodes (0: the default, 8192). The result does not depend on it.
+    pub min_tasks: usize,
 }
 
 /// What one pass computes for a policy profile.
@@ -228,14 +231,14 @@ fn step_rows(
     rows
 }
 
-/// The first depth whose inner nodes number at least [`SPLIT_TARGET`], or
+/// The first depth whose inner nodes number at least `target`, or
 /// `None` when the tree is too small to be worth splitting.
-fn split_depth<S: StreamGame>(stream: &S) -> Option<usize> {
+fn split_depth<S: StreamGame>(stream: &S, target: usize) -> Option<usize> {
     let mut level = vec![stream.root()];
     let mut moves = Moves::default();
     let mut child = stream.root();
     for depth in 0.. {
-        if level.len() >= SPLIT_TARGET {
+        if level.len() >= target {
             return Some(depth);
         }
         let mut next = Vec::new();
@@ -346,7 +349,11 @@ pub fn sequence_payoffs<S: StreamGame>(
             histories: 1,
         });
     }
-    let split = split_depth(stream);
+    let target = match options.min_tasks {
+        0 => SPLIT_TARGET,
+        n => n,
+    };
+    let split = split_depth(stream, target);
     let tasks = split.map_or_else(Vec::new, |d| collect_tasks(stream, tables, policy, d));
     let workers: Vec<Mutex<Option<SlotSums>>> = (0..rayon::current_num_threads())
         .map(|_| Mutex::new(None))
