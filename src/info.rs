@@ -1,14 +1,18 @@
-//! `darkhex info`: the size of a game tree and whether it has perfect recall.
+//! `darkhex info`: the size of a game tree and whether it has perfect
+//! recall; for dark games too large to walk, the information-state counts
+//! from the streaming tables.
 
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
+use darkhex_algorithms::stream::{self, BuildOptions, BuildProgress, InfoStateTables};
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::analysis::{WalkOptions, tree_stats};
 use darkhex_games::{AnyGame, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::set_threads;
 use crate::help;
 use crate::output::outln;
 
@@ -21,7 +25,7 @@ const WALK_RATE: f64 = 15e6;
 #[command(after_help = help::after(&[
     "darkhex info 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'",
     "darkhex info leduc_poker --json",
-    "darkhex info 'dark_hex(num_rows=3,num_cols=3)'        (too large to count: prints an estimate)",
+    "darkhex info 'dark_hex(num_rows=3,num_cols=3)'        (too large to walk: counted from the streaming tables)",
 ], &[help::GAMES]))]
 pub struct InfoArgs {
     /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
@@ -30,10 +34,16 @@ pub struct InfoArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
-    /// Count only trees of at most this many histories (estimated first);
-    /// larger ones get an estimate
+    /// Walk only trees of at most this many histories (estimated first);
+    /// larger dark games are counted from the streaming tables, others estimated
     #[arg(long, default_value_t = 100_000_000)]
     max_histories: u64,
+    /// Only estimate the size of a game too large to walk
+    #[arg(long)]
+    estimate_only: bool,
+    /// Worker threads for the streaming tables (default: all cores)
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 /// "13 s", "4.2 min", "3.1 h".
@@ -47,11 +57,92 @@ pub fn duration(seconds: f64) -> String {
     }
 }
 
+/// Builds the streaming tables of `game` with a spinner that names the
+/// player and depth being numbered.
+pub fn build_tables_with_spinner(game: &AnyGame) -> Result<InfoStateTables> {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} information-state tables: {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    let progress = |p: BuildProgress| {
+        bar.set_message(format!(
+            "player {}, {} observations deep, {} rows, {} histories",
+            p.player, p.depth, p.rows, p.histories
+        ))
+    };
+    let options = BuildOptions {
+        progress: Some(&progress),
+    };
+    let tables = stream::build_tables(game, &options)
+        .with_context(|| format!("building the information-state tables of {game}"))?;
+    bar.finish_and_clear();
+    Ok(tables)
+}
+
+fn tables_report(args: &InfoArgs, estimate: f64) -> Result<()> {
+    let start = Instant::now();
+    let tables = build_tables_with_spinner(&args.game)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let game = args.game.to_string();
+    let t = [tables.player(0), tables.player(1)];
+    if args.json {
+        let json = serde_json::json!({
+            "game": game,
+            "histories": tables.histories(),
+            "terminals": tables.terminals(),
+            "estimated_histories": estimate,
+            "infosets": [t[0].num_decision_rows(), t[1].num_decision_rows()],
+            "sequences": [1 + t[0].num_slots(), 1 + t[1].num_slots()],
+            "observation_sequences": [t[0].num_rows(), t[1].num_rows()],
+            "perfect_recall": true,
+            "method": "streaming tables",
+            "table_bytes": tables.memory_bytes(),
+            "seconds": seconds,
+        });
+        outln!("{json}");
+        return Ok(());
+    }
+    outln!("game              {game}");
+    outln!(
+        "histories         {} (counted without walking them: histories at the same board and information state merged)",
+        tables.histories()
+    );
+    outln!("terminals         {}", tables.terminals());
+    outln!(
+        "infosets          {} (player 0), {} (player 1)",
+        t[0].num_decision_rows(),
+        t[1].num_decision_rows()
+    );
+    outln!(
+        "sequences         {} (player 0), {} (player 1)",
+        1 + t[0].num_slots(),
+        1 + t[1].num_slots()
+    );
+    outln!(
+        "observation seqs  {} (player 0), {} (player 1), decision or not",
+        t[0].num_rows(),
+        t[1].num_rows()
+    );
+    outln!("perfect recall    yes (information states are observation sequences)");
+    outln!(
+        "table memory      {:.1} MB",
+        tables.memory_bytes() as f64 / 1e6
+    );
+    outln!("seconds           {seconds:.3}");
+    Ok(())
+}
+
 pub fn run(args: InfoArgs) -> Result<()> {
+    set_threads(args.threads)?;
     // Knuth's estimator: exact on trees whose branching depends only on depth,
     // within a small factor on these; it decides before any long walk.
     let estimate = with_game!(&args.game, g => estimate_histories(g, ESTIMATE_PROBES, 0));
     if estimate > args.max_histories as f64 {
+        if matches!(args.game, AnyGame::DarkHex(_)) && !args.estimate_only {
+            return tables_report(&args, estimate);
+        }
         let game = args.game.to_string();
         let seconds = estimate / WALK_RATE;
         if args.json {

@@ -32,6 +32,17 @@ pub fn bar(len: u64) -> ProgressBar {
     bar
 }
 
+/// A bar over a streaming pass: the share of histories done and the time left.
+pub fn histories_bar(histories: u64) -> ProgressBar {
+    let bar = ProgressBar::new(histories);
+    let style = ProgressStyle::with_template(
+        "{bar:32.cyan/blue} {percent:>3}% of {human_len} histories, {per_sec}  [{elapsed_precise} < {eta}]",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
 /// A flag Ctrl-C raises, so that long runs stop between steps and save
 /// what they finished.
 pub fn interrupt_flag() -> Arc<AtomicBool> {

@@ -102,6 +102,7 @@ fn info_estimates_trees_over_the_limit_instead_of_walking_them() {
         "info",
         "dark_hex(num_rows=3,num_cols=3)",
         "--json",
+        "--estimate-only",
     ]));
     assert_eq!(v["counted"], false);
     // Well over 10^10 histories: the estimate must say so, not walk for minutes.

@@ -1,0 +1,214 @@
+//! Builds one player's table level by level (rows of `d` observations,
+//! then `d + 1`), without walking every history: what a player will
+//! observe depends only on the real state and their own row, so histories
+//! that reach the same (row, packed node) are merged and counted once,
+//! with their number kept to count the histories exactly.
+//!
+//! Within a row, the moves that show the player nothing (the opponent's,
+//! in the dark) are followed to closure one move at a time, merging again
+//! after each. Rows of a level are expanded in parallel; the next level's
+//! rows are numbered in (parent row, symbol) order, which is the canonical
+//! breadth-first order of [`super::tables`], whatever the thread count.
+
+use darkhex_games::{Action, Turn};
+use rayon::prelude::*;
+
+use super::error::StreamError;
+use super::tables::{BuildOptions, BuildProgress, InfoStateTables, NOT_OWN, PlayerTable, RawTable};
+use super::walkable::{MAX_SYMBOLS, Moves, NO_SYMBOL, PackedStream};
+
+/// (packed node, number of histories reaching it), sorted by node, unique.
+type Nodes = Vec<(u64, u64)>;
+
+struct RowGroup {
+    row: u32,
+    nodes: Nodes,
+}
+
+struct ChildGroup {
+    symbol: u8,
+    own: u8,
+    nodes: Nodes,
+}
+
+#[derive(Default)]
+struct Expanded {
+    actions: Option<Vec<Action>>,
+    children: Vec<ChildGroup>,
+    histories: u64,
+    terminals: u64,
+}
+
+/// Sorts by node and adds up the counts of equal nodes.
+fn merge(nodes: &mut Nodes) {
+    nodes.sort_unstable_by_key(|&(n, _)| n);
+    nodes.dedup_by(|later, kept| {
+        if later.0 == kept.0 {
+            kept.1 += later.1;
+            true
+        } else {
+            false
+        }
+    });
+}
+
+fn expand<S: PackedStream>(
+    stream: &S,
+    player: usize,
+    group: RowGroup,
+) -> Result<Expanded, StreamError> {
+    let recall = |reason: &str| StreamError::NotPerfectRecall {
+        game: stream.game_string(),
+        player,
+        reason: reason.to_string(),
+    };
+    let mut out = Expanded::default();
+    let mut buckets: Vec<Nodes> = vec![Vec::new(); MAX_SYMBOLS];
+    let mut own = [None::<u8>; MAX_SYMBOLS];
+    let mut moves = Moves::default();
+    let mut child = stream.root();
+    let mut generation = group.nodes;
+    while !generation.is_empty() {
+        let mut next = Vec::new();
+        for &(key, count) in &generation {
+            out.histories += count;
+            let node = stream.unpack(key);
+            let turn = stream.turn(&node);
+            let mover = match turn {
+                Turn::Terminal => {
+                    out.terminals += count;
+                    continue;
+                }
+                Turn::Chance => None,
+                Turn::Player(m) => Some(m),
+            };
+            stream.moves(&node, &mut moves);
+            if mover == Some(player) {
+                match &out.actions {
+                    None => out.actions = Some(moves.actions().to_vec()),
+                    Some(a) if a != moves.actions() => {
+                        return Err(recall(
+                            "an information state has histories with different legal actions",
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+            for (i, &a) in moves.actions().iter().enumerate() {
+                let shown = stream.apply(&node, a, &mut child)[player];
+                let mine = if mover == Some(player) {
+                    i as u8
+                } else {
+                    NOT_OWN
+                };
+                if shown == NO_SYMBOL {
+                    if mine != NOT_OWN {
+                        return Err(StreamError::SilentOwnMove {
+                            game: stream.game_string(),
+                            player,
+                        });
+                    }
+                    next.push((stream.pack(&child), count));
+                    continue;
+                }
+                let s = shown as usize;
+                match own[s] {
+                    None => own[s] = Some(mine),
+                    Some(o) if o != mine => {
+                        return Err(recall(
+                            "one observation follows both an own move and another's, or different own moves",
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                buckets[s].push((stream.pack(&child), count));
+            }
+        }
+        merge(&mut next);
+        generation = next;
+    }
+    for (s, mut nodes) in buckets.into_iter().enumerate() {
+        if let Some(o) = own[s] {
+            merge(&mut nodes);
+            out.children.push(ChildGroup {
+                symbol: s as u8,
+                own: o,
+                nodes,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// One player's table, and the histories and terminals it counted.
+fn build_player<S: PackedStream>(
+    stream: &S,
+    player: usize,
+    options: &BuildOptions,
+) -> Result<(PlayerTable, u64, u64), StreamError> {
+    let mut raw = RawTable::with_root();
+    let mut level = vec![RowGroup {
+        row: 0,
+        nodes: vec![(stream.pack(&stream.root()), 1)],
+    }];
+    let (mut histories, mut terminals) = (0u64, 0u64);
+    for depth in 0.. {
+        if level.is_empty() {
+            break;
+        }
+        let rows: Vec<u32> = level.iter().map(|g| g.row).collect();
+        let expanded: Vec<Result<Expanded, StreamError>> = level
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|g| expand(stream, player, g))
+            .collect();
+        let mut next = Vec::new();
+        for (row, e) in rows.into_iter().zip(expanded) {
+            let e = e?;
+            histories += e.histories;
+            terminals += e.terminals;
+            debug_assert_eq!(raw.action_start.len(), row as usize + 1);
+            if let Some(a) = e.actions {
+                raw.actions.extend_from_slice(&a);
+            }
+            raw.action_start.push(raw.actions.len() as u32);
+            for c in e.children {
+                next.push(RowGroup {
+                    row: raw.len() as u32,
+                    nodes: c.nodes,
+                });
+                raw.parent.push(row);
+                raw.symbol.push(c.symbol);
+                raw.own.push(c.own);
+            }
+        }
+        level = next;
+        if let Some(progress) = options.progress {
+            progress(BuildProgress {
+                player,
+                depth: depth + 1,
+                rows: raw.len() as u64,
+                histories,
+            });
+        }
+    }
+    Ok((PlayerTable::freeze(raw), histories, terminals))
+}
+
+/// Builds both players' tables, merging histories that agree on the
+/// player's row and the packed node.
+pub fn build_by_levels<S: PackedStream>(
+    stream: &S,
+    options: &BuildOptions,
+) -> Result<InfoStateTables, StreamError> {
+    let (t0, histories, terminals) = build_player(stream, 0, options)?;
+    let (t1, histories1, _) = build_player(stream, 1, options)?;
+    debug_assert_eq!(histories, histories1);
+    Ok(InfoStateTables::new(
+        stream.game_string(),
+        stream.alphabet().to_vec(),
+        [t0, t1],
+        histories,
+        terminals,
+    ))
+}

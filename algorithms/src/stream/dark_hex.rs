@@ -1,0 +1,253 @@
+//! Dark Hex and Dark Rex for the streaming passes: the real board as three
+//! bit sets, and win detection by one lookup in a table of every stone set
+//! that joins a player's sides. Its observations are those of
+//! [`darkhex_games::dark_hex`] (the same tokens, the same order), so tables
+//! built on it agree with the State API's information states.
+
+use darkhex_games::dark_hex::{DarkHexGame, Disclosure, GameVersion, ObsType, token};
+use darkhex_games::{Action, Game, NUM_PLAYERS, Token, Turn};
+
+use super::error::StreamError;
+use super::walkable::{MAX_SYMBOLS, Moves, NO_SYMBOL, PackedStream, Shown, StreamGame};
+
+/// Three 20-bit sets pack into one word, and the win tables stay at 128 KB.
+pub const MAX_CELLS: usize = 20;
+
+const NO_WINNER: u8 = 2;
+
+/// A Dark Hex history reduced to what decides its future.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DarkHexNode {
+    stones: [u32; NUM_PLAYERS],
+    /// Stones their owner's opponent has collided with.
+    revealed: u32,
+    to_move: u8,
+    winner: u8,
+}
+
+#[derive(Clone, Debug)]
+pub struct DarkHexStream {
+    game: DarkHexGame,
+    cells: usize,
+    all: u32,
+    abrupt: bool,
+    misere: bool,
+    alphabet: Vec<Token>,
+    /// What the opponent is shown of a placement.
+    placement_shown: u8,
+    /// What the owner of the stone on a cell is shown of a collision there.
+    collision_shown: Vec<u8>,
+    /// Bit `s` of `joins[p]` is set when stone set `s` joins player p's sides.
+    joins: [Vec<u64>; NUM_PLAYERS],
+}
+
+impl DarkHexStream {
+    pub fn new(game: &DarkHexGame) -> Result<Self, StreamError> {
+        let dims = game.dims();
+        let cells = dims.cells();
+        if cells > MAX_CELLS {
+            return Err(StreamError::BoardTooLarge {
+                game: game.game_string(),
+                cells,
+                max: MAX_CELLS,
+            });
+        }
+        // Ascending tokens: placed, collided, opponent turn, noise, flash.
+        let mut alphabet: Vec<Token> = (0..cells as Token).map(|c| token::PLACED | c).collect();
+        alphabet.extend((0..cells as Token).map(|c| token::COLLIDED | c));
+        let symbol_of_next = |alphabet: &Vec<Token>| alphabet.len() as u8;
+        let turn = (game.obstype() == ObsType::RevealNumTurns).then(|| {
+            let s = symbol_of_next(&alphabet);
+            alphabet.push(token::OPPONENT_TURN);
+            s
+        });
+        let collision_shown: Vec<u8> = match game.disclosure() {
+            Disclosure::None => vec![turn.unwrap_or(NO_SYMBOL); cells],
+            Disclosure::Noise => {
+                let s = symbol_of_next(&alphabet);
+                alphabet.push(token::NOISE);
+                vec![s; cells]
+            }
+            Disclosure::Flash => {
+                let base = symbol_of_next(&alphabet);
+                alphabet.extend((0..cells as Token).map(|c| token::FLASH | c));
+                (0..cells).map(|c| base + c as u8).collect()
+            }
+        };
+        if alphabet.len() > MAX_SYMBOLS {
+            return Err(StreamError::TooManyObservations {
+                game: game.game_string(),
+                symbols: alphabet.len(),
+                max: MAX_SYMBOLS,
+            });
+        }
+        Ok(DarkHexStream {
+            game: *game,
+            cells,
+            all: ((1u64 << cells) - 1) as u32,
+            abrupt: game.version() == GameVersion::Abrupt,
+            misere: game.is_misere(),
+            alphabet,
+            placement_shown: turn.unwrap_or(NO_SYMBOL),
+            collision_shown,
+            joins: [join_table(game, 0), join_table(game, 1)],
+        })
+    }
+
+    pub fn game(&self) -> &DarkHexGame {
+        &self.game
+    }
+
+    #[inline]
+    fn joined(&self, player: usize, stones: u32) -> bool {
+        let s = stones as usize;
+        self.joins[player][s >> 6] >> (s & 63) & 1 != 0
+    }
+}
+
+/// Which stone sets join `player`'s two sides, by flood fill from the
+/// first side within each set.
+fn join_table(game: &DarkHexGame, player: usize) -> Vec<u64> {
+    let dims = game.dims();
+    let cells = dims.cells();
+    let neighbours: Vec<u32> = (0..cells)
+        .map(|c| dims.neighbours(c).fold(0, |m, n| m | 1 << n))
+        .collect();
+    let side = |first: bool| -> u32 {
+        (0..cells)
+            .filter(|&c| {
+                let (r, col) = dims.row_col(c);
+                match (player, first) {
+                    (0, true) => r == 0,
+                    (0, false) => r + 1 == dims.rows(),
+                    (_, true) => col == 0,
+                    (_, false) => col + 1 == dims.cols(),
+                }
+            })
+            .fold(0, |m, c| m | 1 << c)
+    };
+    let (start, goal) = (side(true), side(false));
+    let sets = 1usize << cells;
+    let mut table = vec![0u64; sets.div_ceil(64)];
+    for s in 0..sets {
+        let stones = s as u32;
+        let mut reached = stones & start;
+        loop {
+            let mut grown = reached;
+            let mut rest = reached;
+            while rest != 0 {
+                grown |= neighbours[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+            }
+            grown &= stones;
+            if grown == reached {
+                break;
+            }
+            reached = grown;
+        }
+        if reached & goal != 0 {
+            table[s >> 6] |= 1 << (s & 63);
+        }
+    }
+    table
+}
+
+impl StreamGame for DarkHexStream {
+    type Node = DarkHexNode;
+
+    fn game_string(&self) -> String {
+        self.game.game_string()
+    }
+
+    fn alphabet(&self) -> &[Token] {
+        &self.alphabet
+    }
+
+    fn root(&self) -> DarkHexNode {
+        DarkHexNode {
+            stones: [0, 0],
+            revealed: 0,
+            to_move: 0,
+            winner: NO_WINNER,
+        }
+    }
+
+    #[inline]
+    fn turn(&self, node: &DarkHexNode) -> Turn {
+        if node.winner == NO_WINNER {
+            Turn::Player(node.to_move as usize)
+        } else {
+            Turn::Terminal
+        }
+    }
+
+    #[inline]
+    fn moves(&self, node: &DarkHexNode, out: &mut Moves) {
+        out.clear();
+        let m = node.to_move as usize;
+        let seen = node.stones[m] | (node.stones[1 - m] & node.revealed);
+        let mut free = self.all & !seen;
+        while free != 0 {
+            out.push(free.trailing_zeros() as Action, 0.0);
+            free &= free - 1;
+        }
+    }
+
+    #[inline(always)]
+    fn apply(&self, node: &DarkHexNode, action: Action, child: &mut DarkHexNode) -> Shown {
+        let m = node.to_move as usize;
+        let cell = action as usize;
+        let bit = 1u32 << cell;
+        *child = *node;
+        let mut shown = [NO_SYMBOL; NUM_PLAYERS];
+        if node.stones[1 - m] & bit != 0 {
+            child.revealed |= bit;
+            shown[m] = (self.cells + cell) as u8;
+            shown[1 - m] = self.collision_shown[cell];
+            if self.abrupt {
+                child.to_move = 1 - m as u8;
+            }
+        } else {
+            child.stones[m] |= bit;
+            shown[m] = cell as u8;
+            shown[1 - m] = self.placement_shown;
+            if self.joined(m, child.stones[m]) {
+                child.winner = if self.misere { 1 - m as u8 } else { m as u8 };
+            } else {
+                child.to_move = 1 - m as u8;
+            }
+        }
+        shown
+    }
+
+    #[inline]
+    fn utility(&self, node: &DarkHexNode) -> f64 {
+        if node.winner == 0 { 1.0 } else { -1.0 }
+    }
+
+    fn max_abs_utility(&self) -> f64 {
+        1.0
+    }
+}
+
+impl PackedStream for DarkHexStream {
+    #[inline]
+    fn pack(&self, n: &DarkHexNode) -> u64 {
+        n.stones[0] as u64
+            | (n.stones[1] as u64) << 20
+            | (n.revealed as u64) << 40
+            | (n.to_move as u64) << 60
+            | (n.winner as u64) << 61
+    }
+
+    #[inline]
+    fn unpack(&self, key: u64) -> DarkHexNode {
+        let set = |shift: u32| ((key >> shift) & 0xF_FFFF) as u32;
+        DarkHexNode {
+            stones: [set(0), set(20)],
+            revealed: set(40),
+            to_move: (key >> 60 & 1) as u8,
+            winner: (key >> 61 & 3) as u8,
+        }
+    }
+}

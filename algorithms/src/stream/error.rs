@@ -1,0 +1,49 @@
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum StreamError {
+    #[error(
+        "{game} shows {symbols} distinct observations; the tables hold at most {max} (boards of at most 20 cells)"
+    )]
+    TooManyObservations {
+        game: String,
+        symbols: usize,
+        max: usize,
+    },
+    #[error(
+        "{game} has {cells} cells; the streaming passes take Dark Hex boards of at most {max} cells"
+    )]
+    BoardTooLarge {
+        game: String,
+        cells: usize,
+        max: usize,
+    },
+    #[error(
+        "{game}: a move shows player {player} more than one observation, which the tables do not support"
+    )]
+    SeveralObservations { game: String, player: usize },
+    #[error(
+        "{game}: player {player} learns nothing of their own move, so their observations do not identify their information state"
+    )]
+    SilentOwnMove { game: String, player: usize },
+    #[error("{game} does not have perfect recall for player {player}: {reason}")]
+    NotPerfectRecall {
+        game: String,
+        player: usize,
+        reason: String,
+    },
+    #[error("{game} has a move with {actions} outcomes; at most {max} are supported")]
+    TooManyActions {
+        game: String,
+        actions: usize,
+        max: usize,
+    },
+    #[error(
+        "{game} is not zero-sum (returns {returns:?}); the streaming best response needs zero-sum games"
+    )]
+    NotZeroSum { game: String, returns: [f64; 2] },
+    #[error("{game}: utilities up to {max_abs} are too large for the exact sums (at most 2^30)")]
+    UtilityTooLarge { game: String, max_abs: f64 },
+    #[error("the tables were built for {tables}, not for {game}")]
+    WrongTables { tables: String, game: String },
+}

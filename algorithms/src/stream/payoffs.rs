@@ -1,0 +1,393 @@
+//! The streaming pass: every history once, depth first, never stored,
+//! both players at once.
+//!
+//! Each node returns, for each player q, the expected utility to q of the
+//! terminals below it that q reaches without moving again, weighted by the
+//! probabilities of everyone else's moves below it (the opponent's policy
+//! and chance), and the plain expected value of player 0. At a node where
+//! q moves, the child's amount times the reach of q's opponent and chance
+//! is added to the slot of q's action: summed over the histories of the
+//! information state, that is the payoff of q's sequence in the sequence
+//! form (the product of the payoff matrix with the opponent's realisation
+//! plan). Best responses take maxima over those bottom up; counterfactual
+//! values take policy-weighted sums (see [`super::best_response`]).
+//!
+//! The top of the tree is cut at a fixed depth into subtrees that rayon
+//! walks in parallel; slot sums are exact fixed-point integers (see
+//! [`super::fixed_point`]), one set per worker thread, added up at the
+//! end, so the result has the same bits whatever the thread count.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use darkhex_games::{Action, NUM_PLAYERS, Turn};
+use rayon::prelude::*;
+
+use super::error::StreamError;
+use super::fixed_point::{MAX_TERM, SlotSums, to_fixed};
+use super::row_policy::RowPolicy;
+use super::tables::{InfoStateTables, PlayerTable};
+use super::walkable::{Moves, NO_SYMBOL, StreamGame};
+
+/// The top of the tree is cut where a level first has this many inner nodes.
+const SPLIT_TARGET: usize = 1 << 13;
+
+/// Workers report progress after about this many histories.
+const REPORT_EVERY: u64 = 1 << 20;
+
+#[derive(Default)]
+pub struct PassOptions<'a> {
+    /// Called with the number of histories walked so far.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// Cut the top of the tree where a level first has this many inner
+    /// nodes (0: the default, 8192). The result does not depend on it.
+    pub min_tasks: usize,
+}
+
+/// What one pass computes for a policy profile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SequencePayoffs {
+    /// `slots[p][k]`: the payoff of player p's sequence `k + 1`.
+    pub slots: [Vec<f64>; NUM_PLAYERS],
+    /// The payoff of each player's empty sequence (terminals reached before
+    /// the player first moves).
+    pub empty: [f64; NUM_PLAYERS],
+    /// Player 0's expected utility when both follow the profile.
+    pub value_p0: f64,
+    /// Histories walked (subtrees that no player's opponent reaches are skipped).
+    pub histories: u64,
+}
+
+/// Reach of player 0, player 1 and chance.
+type Reach = [f64; 3];
+/// Amounts for player 0 and player 1 as above, and player 0's expected value.
+type Amounts = [f64; 3];
+
+/// A subtree of the parallel part: its root and what the walk carries there.
+#[derive(Clone)]
+struct Task<N> {
+    node: N,
+    rows: [u32; NUM_PLAYERS],
+    reach: Reach,
+}
+
+enum Child {
+    Terminal(f64),
+    /// Nobody's opponent reaches it: it adds nothing to any sum.
+    Unreached,
+    Inner,
+}
+
+struct Progress<'a> {
+    done: AtomicU64,
+    report: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+impl Progress<'_> {
+    fn add(&self, n: u64) {
+        let total = self.done.fetch_add(n, Ordering::Relaxed) + n;
+        if let Some(report) = self.report {
+            report(total);
+        }
+    }
+}
+
+struct Walker<'a, S: StreamGame> {
+    stream: &'a S,
+    tables: [&'a PlayerTable; NUM_PLAYERS],
+    policy: [&'a [f64]; NUM_PLAYERS],
+    sums: &'a mut SlotSums,
+    nodes: Vec<S::Node>,
+    moves: Vec<Moves>,
+    /// Children at this depth come from `split_results`, in walk order.
+    split_depth: usize,
+    split_results: &'a [Amounts],
+    next_result: usize,
+    pending: u64,
+    progress: &'a Progress<'a>,
+}
+
+impl<'a, S: StreamGame> Walker<'a, S> {
+    fn new(
+        stream: &'a S,
+        tables: &'a InfoStateTables,
+        policy: &'a RowPolicy,
+        sums: &'a mut SlotSums,
+        root: S::Node,
+        progress: &'a Progress<'a>,
+    ) -> Self {
+        Walker {
+            stream,
+            tables: [tables.player(0), tables.player(1)],
+            policy: [&policy.probs[0], &policy.probs[1]],
+            sums,
+            nodes: vec![root],
+            moves: vec![Moves::default()],
+            split_depth: usize::MAX,
+            split_results: &[],
+            next_result: 0,
+            pending: 0,
+            progress,
+        }
+    }
+
+    /// The amounts of the inner node at `depth` (relative to the walk's start).
+    fn visit(&mut self, depth: usize, rows: [u32; NUM_PLAYERS], reach: Reach) -> Amounts {
+        if self.nodes.len() == depth + 1 {
+            self.nodes.push(self.nodes[depth].clone());
+            self.moves.push(Moves::default());
+        }
+        // The moves stay in place (they are large): read them by index
+        // around the recursive calls.
+        self.stream
+            .moves(&self.nodes[depth], &mut self.moves[depth]);
+        let n = self.moves[depth].len();
+        self.pending += n as u64;
+        if self.pending >= REPORT_EVERY {
+            self.progress.add(std::mem::take(&mut self.pending));
+        }
+        let mut out = [0.0; 3];
+        match self.stream.turn(&self.nodes[depth]) {
+            Turn::Player(m) => {
+                let first = self.tables[m].row(rows[m]).slot_start as usize;
+                let other_reach = reach[1 - m] * reach[2];
+                for i in 0..n {
+                    let a = self.moves[depth].actions()[i];
+                    let sigma = self.policy[m][first + i];
+                    let mut next = reach;
+                    next[m] *= sigma;
+                    let v = self.child(depth, a, rows, next);
+                    let gain = other_reach * v[m];
+                    if gain != 0.0 {
+                        self.sums.sums[m][first + i] += to_fixed(gain);
+                    }
+                    out[1 - m] += sigma * v[1 - m];
+                    out[2] += sigma * v[2];
+                }
+            }
+            Turn::Chance => {
+                for i in 0..n {
+                    let (a, p) = (self.moves[depth].actions()[i], self.moves[depth].probs()[i]);
+                    let mut next = reach;
+                    next[2] *= p;
+                    let v = self.child(depth, a, rows, next);
+                    for q in 0..3 {
+                        out[q] += p * v[q];
+                    }
+                }
+            }
+            Turn::Terminal => unreachable!("the walk visits inner nodes only"),
+        }
+        out
+    }
+
+    #[inline]
+    fn child(
+        &mut self,
+        depth: usize,
+        a: Action,
+        rows: [u32; NUM_PLAYERS],
+        reach: Reach,
+    ) -> Amounts {
+        let (parents, children) = self.nodes.split_at_mut(depth + 1);
+        let shown = self.stream.apply(&parents[depth], a, &mut children[0]);
+        match classify(self.stream, &children[0], reach) {
+            Child::Terminal(u) => [u, -u, u],
+            Child::Unreached => [0.0; 3],
+            Child::Inner if depth + 1 == self.split_depth => {
+                self.next_result += 1;
+                self.split_results[self.next_result - 1]
+            }
+            Child::Inner => {
+                let next_rows = step_rows(&self.tables, rows, shown);
+                self.visit(depth + 1, next_rows, reach)
+            }
+        }
+    }
+}
+
+#[inline]
+fn classify<S: StreamGame>(stream: &S, node: &S::Node, reach: Reach) -> Child {
+    if stream.turn(node) == Turn::Terminal {
+        Child::Terminal(stream.utility(node))
+    } else if reach[2] == 0.0 || (reach[0] == 0.0 && reach[1] == 0.0) {
+        Child::Unreached
+    } else {
+        Child::Inner
+    }
+}
+
+#[inline]
+fn step_rows(
+    tables: &[&PlayerTable; NUM_PLAYERS],
+    mut rows: [u32; NUM_PLAYERS],
+    shown: [u8; NUM_PLAYERS],
+) -> [u32; NUM_PLAYERS] {
+    for p in 0..NUM_PLAYERS {
+        if shown[p] != NO_SYMBOL {
+            rows[p] = tables[p].step(rows[p], shown[p]);
+        }
+    }
+    rows
+}
+
+/// The first depth whose inner nodes number at least `target`, or
+/// `None` when the tree is too small to be worth splitting.
+fn split_depth<S: StreamGame>(stream: &S, target: usize) -> Option<usize> {
+    let mut level = vec![stream.root()];
+    let mut moves = Moves::default();
+    let mut child = stream.root();
+    for depth in 0.. {
+        if level.len() >= target {
+            return Some(depth);
+        }
+        let mut next = Vec::new();
+        for node in &level {
+            stream.moves(node, &mut moves);
+            for &a in moves.actions() {
+                stream.apply(node, a, &mut child);
+                if stream.turn(&child) != Turn::Terminal {
+                    next.push(child.clone());
+                }
+            }
+        }
+        if next.is_empty() {
+            return None;
+        }
+        level = next;
+    }
+    None
+}
+
+/// The subtrees at `split` in walk order, with what the walk carries there.
+fn collect_tasks<S: StreamGame>(
+    stream: &S,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    split: usize,
+) -> Vec<Task<S::Node>> {
+    fn go<S: StreamGame>(
+        stream: &S,
+        tables: &[&PlayerTable; NUM_PLAYERS],
+        policy: &RowPolicy,
+        task: Task<S::Node>,
+        depth: usize,
+        split: usize,
+        out: &mut Vec<Task<S::Node>>,
+    ) {
+        let mut moves = Moves::default();
+        stream.moves(&task.node, &mut moves);
+        let turn = stream.turn(&task.node);
+        let mut child = task.node.clone();
+        for (i, &a) in moves.actions().iter().enumerate() {
+            let shown = stream.apply(&task.node, a, &mut child);
+            let mut reach = task.reach;
+            match turn {
+                Turn::Player(m) => {
+                    reach[m] *= policy.probs[m][tables[m].row(task.rows[m]).slot_start as usize + i]
+                }
+                _ => reach[2] *= moves.probs()[i],
+            }
+            if !matches!(classify(stream, &child, reach), Child::Inner) {
+                continue;
+            }
+            let next = Task {
+                node: child.clone(),
+                rows: step_rows(tables, task.rows, shown),
+                reach,
+            };
+            if depth + 1 == split {
+                out.push(next);
+            } else {
+                go(stream, tables, policy, next, depth + 1, split, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let t = [tables.player(0), tables.player(1)];
+    let root = Task {
+        node: stream.root(),
+        rows: [0; NUM_PLAYERS],
+        reach: [1.0; 3],
+    };
+    go(stream, &t, policy, root, 0, split, &mut out);
+    out
+}
+
+/// Walks every history of `stream` once under `policy` and returns both
+/// players' sequence payoffs. `tables` must have been built for `stream`.
+pub fn sequence_payoffs<S: StreamGame>(
+    stream: &S,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    options: &PassOptions,
+) -> Result<SequencePayoffs, StreamError> {
+    if tables.game() != stream.game_string() || tables.alphabet() != stream.alphabet() {
+        return Err(StreamError::WrongTables {
+            tables: tables.game().to_string(),
+            game: stream.game_string(),
+        });
+    }
+    if stream.max_abs_utility() > MAX_TERM {
+        return Err(StreamError::UtilityTooLarge {
+            game: stream.game_string(),
+            max_abs: stream.max_abs_utility(),
+        });
+    }
+    let slots = [tables.player(0).num_slots(), tables.player(1).num_slots()];
+    let progress = Progress {
+        done: AtomicU64::new(0),
+        report: options.progress,
+    };
+    let root = stream.root();
+    if stream.turn(&root) == Turn::Terminal {
+        let u = stream.utility(&root);
+        return Ok(SequencePayoffs {
+            slots: slots.map(|n| vec![0.0; n]),
+            empty: [u, -u],
+            value_p0: u,
+            histories: 1,
+        });
+    }
+    let target = match options.min_tasks {
+        0 => SPLIT_TARGET,
+        n => n,
+    };
+    let split = split_depth(stream, target);
+    let tasks = split.map_or_else(Vec::new, |d| collect_tasks(stream, tables, policy, d));
+    let workers: Vec<Mutex<Option<SlotSums>>> = (0..rayon::current_num_threads())
+        .map(|_| Mutex::new(None))
+        .collect();
+    let results: Vec<Amounts> = tasks
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|task| {
+            let worker = rayon::current_thread_index().unwrap_or(0) % workers.len();
+            // Each worker thread locks only its own set: never contended.
+            let mut guard = workers[worker].lock().unwrap_or_else(|e| e.into_inner());
+            let sums = guard.get_or_insert_with(|| SlotSums::new(slots));
+            let mut w = Walker::new(stream, tables, policy, sums, task.node, &progress);
+            let v = w.visit(0, task.rows, task.reach);
+            progress.add(w.pending);
+            v
+        })
+        .collect();
+    let mut total = SlotSums::new(slots);
+    let mut top = Walker::new(stream, tables, policy, &mut total, root, &progress);
+    top.split_depth = split.unwrap_or(usize::MAX);
+    top.split_results = &results;
+    let root_amounts = top.visit(0, [0; NUM_PLAYERS], [1.0; 3]);
+    debug_assert_eq!(top.next_result, results.len());
+    progress.add(top.pending + 1);
+    for w in workers {
+        if let Some(sums) = w.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            total.absorb(&sums);
+        }
+    }
+    Ok(SequencePayoffs {
+        slots: total.to_f64(),
+        empty: [root_amounts[0], root_amounts[1]],
+        value_p0: root_amounts[2],
+        histories: progress.done.load(Ordering::Relaxed),
+    })
+}

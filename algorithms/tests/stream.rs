@@ -1,0 +1,329 @@
+//! The streaming tables and best response against the compiled tree: the
+//! same information states, the same counts, and the same best-response
+//! values, exploitability and expected value for random policies.
+
+use std::collections::HashMap;
+
+use darkhex_algorithms::stream::{
+    BuildOptions, DarkHexStream, InfoStateTables, PassOptions, RowPolicy, StateStream,
+    build_by_levels, build_by_walk, build_tables, policy_value, sequence_payoffs,
+    stream_best_responses, stream_exploitability,
+};
+use darkhex_algorithms::{
+    CompileOptions, GameTree, PolicyFile, Provenance, TreePolicy, exploitability,
+};
+use darkhex_games::{AnyGame, Token, load_game};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+
+fn reference() -> Value {
+    serde_json::from_str(include_str!("../../reference/openspiel.json")).unwrap()
+}
+
+/// Every Dark Hex variant on a board: gameversion x disclosure x obstype.
+fn variants(rows: usize, cols: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for version in ["cdh", "adh"] {
+        for disclosure in ["none", "noise", "flash"] {
+            for obstype in ["reveal-nothing", "reveal-numturns"] {
+                out.push(format!(
+                    "dark_hex(num_rows={rows},num_cols={cols},gameversion={version},disclosure={disclosure},obstype={obstype})"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A random profile with some exact zeros, so that pruned subtrees are exercised.
+fn random_policy(tree: &GameTree, seed: u64) -> TreePolicy {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut policy = TreePolicy::uniform(tree);
+    for p in 0..2 {
+        let table = tree.infosets(p);
+        for i in 0..table.len() {
+            let slots = table.slots(i);
+            let mut w: Vec<f64> = slots
+                .clone()
+                .map(|_| {
+                    if rng.random_bool(0.2) {
+                        0.0
+                    } else {
+                        rng.random::<f64>()
+                    }
+                })
+                .collect();
+            if w.iter().all(|&x| x == 0.0) {
+                w[0] = 1.0;
+            }
+            let sum: f64 = w.iter().sum();
+            for (slot, x) in slots.zip(w) {
+                policy.probs[p][slot] = x / sum;
+            }
+        }
+    }
+    policy
+}
+
+/// The tables hold exactly the tree's information states, with its actions.
+fn check_tables(name: &str, tree: &GameTree, tables: &InfoStateTables) {
+    assert_eq!(
+        tables.histories(),
+        tree.num_nodes() as u64,
+        "{name}: histories"
+    );
+    assert_eq!(
+        tables.terminals(),
+        tree.num_terminals() as u64,
+        "{name}: terminals"
+    );
+    for p in 0..2 {
+        let infosets = tree.infosets(p);
+        let t = tables.player(p);
+        assert_eq!(
+            t.num_decision_rows(),
+            infosets.len(),
+            "{name}: player {p} infosets"
+        );
+        assert_eq!(
+            t.num_slots(),
+            infosets.num_slots(),
+            "{name}: player {p} sequences"
+        );
+        for i in 0..infosets.len() {
+            let row = tables
+                .row_of_key(p, &infosets.keys[i])
+                .unwrap_or_else(|| panic!("{name}: player {p} infoset {i} has no row"));
+            assert_eq!(t.actions(row), infosets.actions_of(i), "{name}: actions");
+            assert_eq!(tables.key_of_row(p, row), &*infosets.keys[i]);
+        }
+    }
+}
+
+/// The streaming numbers equal the tree's for two random profiles.
+fn check_best_response(name: &str, game: &AnyGame, tree: &GameTree, tables: &InfoStateTables) {
+    for seed in [1, 2] {
+        let tree_policy = random_policy(tree, seed);
+        let want = exploitability(tree, &tree_policy);
+        let file = PolicyFile::from_tree(tree, &tree_policy, Provenance::default());
+        let (policy, missing) = RowPolicy::from_file(tables, &file).unwrap();
+        assert_eq!(missing, [0, 0]);
+        let got = stream_exploitability(game, tables, &policy, &PassOptions::default())
+            .unwrap()
+            .exploitability;
+        for (g, w, what) in [
+            (
+                got.best_response_values[0],
+                want.best_response_values[0],
+                "br0",
+            ),
+            (
+                got.best_response_values[1],
+                want.best_response_values[1],
+                "br1",
+            ),
+            (got.nash_conv, want.nash_conv, "nash_conv"),
+            (got.exploitability, want.exploitability, "exploitability"),
+            (got.value_p0, want.value_p0, "value_p0"),
+        ] {
+            assert!(
+                (g - w).abs() < 1e-12,
+                "{name} seed {seed}: {what} {g} vs {w}"
+            );
+        }
+    }
+}
+
+fn compile(game: &AnyGame) -> GameTree {
+    GameTree::build(game, &CompileOptions::default()).unwrap()
+}
+
+#[test]
+fn dark_hex_tables_and_best_responses_equal_the_compiled_trees() {
+    let mut names = Vec::new();
+    for (r, c) in [(2, 2), (2, 3), (3, 2)] {
+        names.extend(variants(r, c));
+    }
+    names.push("dark_rex(num_rows=2,num_cols=3,gameversion=adh,disclosure=flash)".to_string());
+    for name in &names {
+        let game = load_game(name).unwrap();
+        let tree = compile(&game);
+        let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+        check_tables(name, &tree, &tables);
+        check_best_response(name, &game, &tree, &tables);
+    }
+}
+
+#[test]
+fn poker_tables_and_best_responses_equal_the_compiled_trees() {
+    let r = reference();
+    for name in ["kuhn_poker", "leduc_poker"] {
+        let game = load_game(name).unwrap();
+        let tree = compile(&game);
+        let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+        check_tables(name, &tree, &tables);
+        check_best_response(name, &game, &tree, &tables);
+        let facts = &r["games"][name];
+        for p in 0..2 {
+            let want = facts["infosets"][p].as_u64().unwrap() as usize;
+            assert_eq!(tables.player(p).num_decision_rows(), want, "{name}");
+        }
+        assert_eq!(tables.histories(), facts["histories"].as_u64().unwrap());
+        // Uniform exploitability against OpenSpiel's.
+        let uniform = RowPolicy::uniform(&tables);
+        let e = stream_exploitability(&game, &tables, &uniform, &PassOptions::default()).unwrap();
+        let want = facts["uniform_exploitability"].as_f64().unwrap();
+        assert!(
+            (e.exploitability.exploitability - want).abs() < 1e-12,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn dark_hex_counts_equal_openspiels() {
+    let r = reference();
+    let mut checked = 0;
+    for (name, facts) in r["games"].as_object().unwrap() {
+        if !name.starts_with("dark_hex") {
+            continue;
+        }
+        let Some(infosets) = facts.get("infosets") else {
+            continue;
+        };
+        let game = load_game(name).unwrap();
+        let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+        for p in 0..2 {
+            assert_eq!(
+                tables.player(p).num_decision_rows() as u64,
+                infosets[p].as_u64().unwrap(),
+                "{name} player {p}"
+            );
+        }
+        if let Some(h) = facts.get("histories").and_then(Value::as_u64) {
+            assert_eq!(tables.histories(), h, "{name}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} dark_hex entries checked");
+}
+
+/// The level builder, the walk builder on the same stream, and the walk
+/// builder on the State API number the same rows the same way.
+#[test]
+fn the_three_ways_of_building_tables_agree() {
+    for name in variants(2, 3).iter().chain(&variants(3, 2)) {
+        let AnyGame::DarkHex(g) = load_game(name).unwrap() else {
+            unreachable!()
+        };
+        let stream = DarkHexStream::new(&g).unwrap();
+        let by_levels = build_by_levels(&stream, &BuildOptions::default()).unwrap();
+        let by_walk = build_by_walk(&stream, &BuildOptions::default()).unwrap();
+        assert_eq!(by_levels, by_walk, "{name}");
+        let state = StateStream::new(g).unwrap();
+        let by_state = build_by_walk(&state, &BuildOptions::default()).unwrap();
+        for p in 0..2 {
+            let (a, b) = (by_levels.player(p), by_state.player(p));
+            assert_eq!(a.num_rows(), b.num_rows(), "{name}");
+            for row in (0..a.num_rows() as u32).step_by(7) {
+                assert_eq!(by_levels.key_of_row(p, row), by_state.key_of_row(p, row));
+                assert_eq!(a.actions(row), b.actions(row));
+            }
+        }
+    }
+}
+
+/// Same bits with one worker thread and no split as with three threads
+/// and many subtrees; and the policy's value from either player's side agrees
+/// with the value the pass computed.
+#[test]
+fn the_pass_does_not_depend_on_the_thread_count() {
+    let name = "dark_hex(num_rows=3,num_cols=2,gameversion=adh,disclosure=noise)";
+    let AnyGame::DarkHex(g) = load_game(name).unwrap() else {
+        unreachable!()
+    };
+    let stream = DarkHexStream::new(&g).unwrap();
+    let tables = build_by_levels(&stream, &BuildOptions::default()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut policy = RowPolicy::uniform(&tables);
+    for p in 0..2 {
+        let t = tables.player(p);
+        for row in t.decision_rows() {
+            let slots = t.slots(row);
+            let w: Vec<f64> = slots.clone().map(|_| rng.random::<f64>()).collect();
+            let sum: f64 = w.iter().sum();
+            for (s, x) in slots.zip(w) {
+                policy.probs[p][s] = x / sum;
+            }
+        }
+    }
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                sequence_payoffs(&stream, &tables, &policy, &PassOptions::default()).unwrap()
+            })
+    };
+    let (one, three) = (run(1), run(3));
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for p in 0..2 {
+        assert_eq!(bits(&one.slots[p]), bits(&three.slots[p]));
+    }
+    assert_eq!(one.value_p0.to_bits(), three.value_p0.to_bits());
+    assert_eq!(one.histories, tables.histories());
+    let v0 = policy_value(&tables, &one, &policy, 0);
+    let v1 = policy_value(&tables, &one, &policy, 1);
+    assert!((v0 - one.value_p0).abs() < 1e-12 && (v1 + one.value_p0).abs() < 1e-12);
+    let e = stream_best_responses(&tables, &one);
+    assert!(e.best_response_values[0] >= v0 - 1e-12 && e.best_response_values[1] >= v1 - 1e-12);
+}
+
+/// A policy file that lacks information states plays uniformly there and
+/// says how many; one with a state the game lacks is refused.
+#[test]
+fn missing_states_play_uniformly_and_unknown_ones_are_refused() {
+    let name = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let game = load_game(name).unwrap();
+    let tree = compile(&game);
+    let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+    let tree_policy = random_policy(&tree, 3);
+    let mut file = PolicyFile::from_tree(&tree, &tree_policy, Provenance::default());
+    // Drop every third state of player 1; the tree's policy plays them uniformly.
+    let mut kept = Vec::new();
+    let mut uniform = tree_policy.clone();
+    let by_key: HashMap<Vec<Token>, usize> = (0..tree.infosets(1).len())
+        .map(|i| (tree.infosets(1).keys[i].to_vec(), i))
+        .collect();
+    for (k, e) in file.infosets[1].drain(..).enumerate() {
+        if k % 3 == 0 {
+            let i = by_key[&e.key];
+            let slots = tree.infosets(1).slots(i);
+            let u = 1.0 / slots.len() as f64;
+            uniform.probs[1][slots].fill(u);
+        } else {
+            kept.push(e);
+        }
+    }
+    let dropped = tree.infosets(1).len() - kept.len();
+    file.infosets[1] = kept;
+    let (policy, missing) = RowPolicy::from_file(&tables, &file).unwrap();
+    assert_eq!(missing, [0, dropped]);
+    let want = exploitability(&tree, &uniform);
+    let got = stream_exploitability(&game, &tables, &policy, &PassOptions::default())
+        .unwrap()
+        .exploitability;
+    assert!((got.exploitability - want.exploitability).abs() < 1e-12);
+
+    let mut bad = file.clone();
+    let mut extra = bad.infosets[0][0].clone();
+    extra.key.push(extra.key.first().copied().unwrap_or(0));
+    bad.infosets[0].push(extra);
+    assert!(RowPolicy::from_file(&tables, &bad).is_err());
+
+    let round_trip = policy.to_file(&tables, Provenance::default());
+    let (again, none) = RowPolicy::from_file(&tables, &round_trip).unwrap();
+    assert_eq!((again, none), (policy, [0, 0]));
+}
