@@ -317,18 +317,18 @@ impl<const W: usize> VcSet<W> {
         &self.key_arena[s.semi_at as usize..][..s.semis as usize]
     }
 
-    /// Drops pair `p`'s fulls whose carrier contains `carrier`, keeping
-    /// the order of the others.
-    fn drop_full_supersets(&mut self, p: usize, carrier: CellSet<W>) {
+    /// Drops pair `p`'s fulls whose carrier contains `carrier`, the first
+    /// at `first`, keeping the order of the others.
+    fn drop_full_supersets(&mut self, p: usize, carrier: CellSet<W>, first: usize) {
         let slot = &mut self.slots[p];
         let n = slot.fulls as usize;
         if n == 0 {
             return;
         }
-        let list = &mut self.full_arena[slot.full_at as usize..][..n];
-        let Some(first) = list.iter().position(|f| carrier.is_subset(f)) else {
+        if first >= n {
             return;
-        };
+        }
+        let list = &mut self.full_arena[slot.full_at as usize..][..n];
         let mut kept = first;
         let mut done = slot.fulls_done & first_bits(first);
         for i in first + 1..n {
@@ -342,19 +342,19 @@ impl<const W: usize> VcSet<W> {
         slot.fulls_done = done;
     }
 
-    /// Drops pair `p`'s semis whose carrier contains `carrier`, keeping
-    /// the order of the others.
-    fn drop_semi_supersets(&mut self, p: usize, carrier: CellSet<W>) {
+    /// Drops pair `p`'s semis whose carrier contains `carrier`, the first
+    /// at `first`, keeping the order of the others.
+    fn drop_semi_supersets(&mut self, p: usize, carrier: CellSet<W>, first: usize) {
         let slot = &mut self.slots[p];
         let n = slot.semis as usize;
         if n == 0 {
             return;
         }
         let at = slot.semi_at as usize;
-        let list = &mut self.semi_arena[at..][..n];
-        let Some(first) = list.iter().position(|s| carrier.is_subset(s)) else {
+        if first >= n {
             return;
-        };
+        }
+        let list = &mut self.semi_arena[at..][..n];
         let keys = &mut self.key_arena[at..][..n];
         let mut kept = first;
         let mut done = slot.semis_done & first_bits(first);
@@ -400,14 +400,14 @@ impl<const W: usize> VcSet<W> {
             return false;
         }
         let p = self.pair(x, y);
-        if self.full_list(p).iter().any(|f| f.is_subset(&carrier)) {
+        let Some(first) = first_superset(self.full_list(p), carrier) else {
             return false;
-        }
+        };
         let slot = self.slots[p];
         if slot.fulls == 0 && slot.semis == 0 {
             self.used_pairs.push(p as u32);
         }
-        self.drop_full_supersets(p, carrier);
+        self.drop_full_supersets(p, carrier, first);
         let len = self.slots[p].fulls as usize;
         if len >= self.params.max_fulls {
             return false;
@@ -428,7 +428,8 @@ impl<const W: usize> VcSet<W> {
         self.full_arena[slot.full_at as usize + len] = carrier;
         slot.fulls_done |= (processed as u64) << len;
         slot.fulls += 1;
-        self.drop_semi_supersets(p, carrier);
+        let first = self.semi_list(p).iter().position(|s| carrier.is_subset(s));
+        self.drop_semi_supersets(p, carrier, first.unwrap_or(usize::MAX));
         if !processed {
             self.full_queue.push_back((x, y, carrier));
         }
@@ -460,14 +461,14 @@ impl<const W: usize> VcSet<W> {
         if self.full_list(p).iter().any(|f| f.is_subset(&carrier)) {
             return false;
         }
-        if self.semi_list(p).iter().any(|s| s.is_subset(&carrier)) {
+        let Some(first) = first_superset(self.semi_list(p), carrier) else {
             return false;
-        }
+        };
         let slot = self.slots[p];
         if slot.semis == 0 && slot.fulls == 0 {
             self.used_pairs.push(p as u32);
         }
-        self.drop_semi_supersets(p, carrier);
+        self.drop_semi_supersets(p, carrier, first);
         let len = self.slots[p].semis as usize;
         if len >= self.params.max_semis {
             return false;
@@ -843,6 +844,22 @@ impl<const W: usize> VcSet<W> {
         next.close();
         next
     }
+}
+
+/// Where `carrier` stands against a list of carriers, in one pass: `None`
+/// when one of them is a subset of it (it adds nothing), else the index of
+/// the first that contains it (the list's length when none does).
+fn first_superset<const W: usize>(list: &[CellSet<W>], carrier: CellSet<W>) -> Option<usize> {
+    let mut first = list.len();
+    for (i, c) in list.iter().enumerate() {
+        if c.is_subset(&carrier) {
+            return None;
+        }
+        if first == list.len() && carrier.is_subset(c) {
+            first = i;
+        }
+    }
+    Some(first)
 }
 
 /// A union of carriers that still has an empty intersection: carriers are
