@@ -103,7 +103,7 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
     };
     let s = number(source, &mut ends);
     let t = number(sink, &mut ends);
-    let mut links: Vec<(usize, usize, f64)> = Vec::new();
+    let mut links: Vec<(usize, usize, f64)> = Vec::with_capacity(4 * n);
     let sides = geom.sides(player);
     for c in empty.iter() {
         let me = number(c as End, &mut ends);
@@ -111,18 +111,30 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
             let other = number(d as End, &mut ends);
             links.push((me, other, EMPTY_EMPTY));
         }
-        let mut touched: Vec<End> = (geom.adjacent(c) & stones[player])
+        // At most six neighbours and two sides: no allocation per cell.
+        let mut touched = [0 as End; 8];
+        let mut count = 0;
+        for e in (geom.adjacent(c) & stones[player])
             .iter()
             .filter_map(|d| vcs.end_of(d))
-            .collect();
+        {
+            touched[count] = e;
+            count += 1;
+        }
         for (i, side) in sides.iter().enumerate() {
             if side.contains(c) {
-                touched.push(vcs.side(i));
+                touched[count] = vcs.side(i);
+                count += 1;
             }
         }
+        let touched = &mut touched[..count];
         touched.sort_unstable();
-        touched.dedup();
-        for e in touched {
+        let mut last = None;
+        for &e in touched.iter() {
+            if last == Some(e) {
+                continue;
+            }
+            last = Some(e);
             let other = number(e, &mut ends);
             links.push((me, other, STONE_EMPTY));
         }
@@ -151,16 +163,30 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
     }
     let m = ends.len();
     // Only the part of the circuit connected to the sink carries current.
-    let mut adjacency: Vec<Vec<(usize, f64)>> = vec![Vec::new(); m];
-    for &(a, b, g) in &links {
-        adjacency[a].push((b, g));
-        adjacency[b].push((a, g));
+    // Each node's links, in one array (in the order of `links`, which
+    // fixes the order the currents are summed in).
+    let mut start = vec![0usize; m + 1];
+    for &(a, b, _) in &links {
+        start[a + 1] += 1;
+        start[b + 1] += 1;
     }
+    for v in 0..m {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut flat = vec![(0usize, 0.0f64); start[m]];
+    for &(a, b, g) in &links {
+        flat[fill[a]] = (b, g);
+        fill[a] += 1;
+        flat[fill[b]] = (a, g);
+        fill[b] += 1;
+    }
+    let adjacency = |v: usize| &flat[start[v]..start[v + 1]];
     let mut reached = vec![false; m];
     let mut stack = vec![t];
     reached[t] = true;
     while let Some(v) = stack.pop() {
-        for &(w, _) in &adjacency[v] {
+        for &(w, _) in adjacency(v) {
             if !reached[w] {
                 reached[w] = true;
                 stack.push(w);
@@ -214,7 +240,7 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
         if e >= n || !empty.contains(e) || !reached[v] {
             continue;
         }
-        let through: f64 = adjacency[v]
+        let through: f64 = adjacency(v)
             .iter()
             .map(|&(w, g)| g * (voltage(v) - voltage(w)).abs())
             .sum();

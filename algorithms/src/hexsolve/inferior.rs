@@ -22,6 +22,8 @@ use super::position::Stones;
 #[derive(Clone, Debug)]
 pub struct GroupMap<const W: usize> {
     player: usize,
+    /// The player's stones.
+    own: CellSet<W>,
     /// Each cell's group label, `NO_GROUP` for cells without the player's stone.
     label: Vec<u16>,
     /// Each group's stones.
@@ -38,6 +40,7 @@ impl<const W: usize> GroupMap<W> {
     pub fn new(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Self {
         let mut map = GroupMap {
             player,
+            own: CellSet::EMPTY,
             label: Vec::new(),
             cells: Vec::new(),
             reach: Vec::new(),
@@ -54,6 +57,7 @@ impl<const W: usize> GroupMap<W> {
         let sides = geom.sides(player);
         let map = self;
         map.player = player;
+        map.own = own;
         map.label.clear();
         map.label.resize(geom.cells(), NO_GROUP);
         map.cells.clear();
@@ -82,20 +86,26 @@ impl<const W: usize> GroupMap<W> {
         }
     }
 
-    /// The labels of the groups an empty cell touches (its sides included).
-    fn groups_at(&self, geom: &Geometry<W>, cell: usize, out: &mut Vec<u16>) {
-        out.clear();
+    /// The one group an empty cell touches (its sides included): `Err`
+    /// when it touches two or more, `Ok(None)` when none.
+    fn group_at(&self, geom: &Geometry<W>, cell: usize) -> Result<Option<u16>, ()> {
+        let mut group = None;
         for (i, side) in geom.sides(self.player).iter().enumerate() {
             if side.contains(cell) {
-                out.push(i as u16);
+                if group.is_some_and(|g| g != i as u16) {
+                    return Err(());
+                }
+                group = Some(i as u16);
             }
         }
-        for c in geom.adjacent(cell).iter() {
+        for c in (geom.adjacent(cell) & self.own).iter() {
             let l = self.label[c];
-            if l != NO_GROUP && !out.contains(&l) {
-                out.push(l);
+            if group.is_some_and(|g| g != l) {
+                return Err(());
             }
+            group = Some(l);
         }
+        Ok(group)
     }
 }
 
@@ -109,12 +119,10 @@ fn is_simplicial<const W: usize>(
     groups: &GroupMap<W>,
     empty: CellSet<W>,
     cell: usize,
-    scratch: &mut Vec<u16>,
 ) -> bool {
-    groups.groups_at(geom, cell, scratch);
-    if scratch.len() > 1 {
+    let Ok(group) = groups.group_at(geom, cell) else {
         return false;
-    }
+    };
     let near = geom.adjacent(cell) & empty;
     // Empty neighbours pairwise adjacent (on the hex grid: at most two).
     for e in near.iter() {
@@ -122,8 +130,8 @@ fn is_simplicial<const W: usize>(
             return false;
         }
     }
-    match scratch.first() {
-        Some(&l) => near.is_subset(&groups.reach[l as usize]),
+    match group {
+        Some(l) => near.is_subset(&groups.reach[l as usize]),
         None => true,
     }
 }
@@ -240,7 +248,6 @@ fn block_of_edge(adj: &[Vec<u16>], s: usize, t: usize) -> Vec<bool> {
 pub fn dead_cells<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> CellSet<W> {
     let empty = geom.all() - stones[0] - stones[1];
     let mut dead = CellSet::EMPTY;
-    let mut scratch = Vec::new();
     for p in [BLACK, WHITE] {
         let groups = GroupMap::new(geom, stones, p);
         if groups.joined {
@@ -248,7 +255,7 @@ pub fn dead_cells<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> Cel
             return empty;
         }
         for c in (empty - dead).iter() {
-            if is_simplicial(geom, &groups, empty.without(c), c, &mut scratch) {
+            if is_simplicial(geom, &groups, empty.without(c), c) {
                 dead.insert(c);
             }
         }
@@ -267,16 +274,7 @@ pub fn killed_by<const W: usize>(
 ) -> CellSet<W> {
     let others = GroupMap::new(geom, stones, 1 - player);
     let mut own = GroupMap::new(geom, stones, player);
-    killed_with(
-        geom,
-        stones,
-        player,
-        cell,
-        &others,
-        &mut own,
-        false,
-        &mut Vec::new(),
-    )
+    killed_with(geom, stones, player, cell, &others, &mut own, false)
 }
 
 /// [`killed_by`], given the other player's groups before the stone. The
@@ -293,7 +291,6 @@ fn killed_with<const W: usize>(
     others: &GroupMap<W>,
     own: &mut GroupMap<W>,
     none_dead: bool,
-    scratch: &mut Vec<u16>,
 ) -> CellSet<W> {
     let mut after = *stones;
     after[player].insert(cell);
@@ -312,7 +309,7 @@ fn killed_with<const W: usize>(
     };
     for (groups, near) in [(own, near), (others, near_others)] {
         for c in (near - killed).iter() {
-            if is_simplicial(geom, groups, empty.without(c), c, scratch) {
+            if is_simplicial(geom, groups, empty.without(c), c) {
                 killed.insert(c);
             }
         }
@@ -344,19 +341,9 @@ fn kills<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, player: usize) 
     let empty = geom.all() - stones[0] - stones[1];
     let others = GroupMap::new(geom, stones, 1 - player);
     let mut own = GroupMap::new(geom, stones, player);
-    let mut scratch = Vec::new();
     let mut k = vec![CellSet::EMPTY; geom.cells()];
     for y in empty.iter() {
-        k[y] = killed_with(
-            geom,
-            stones,
-            player,
-            y,
-            &others,
-            &mut own,
-            true,
-            &mut scratch,
-        );
+        k[y] = killed_with(geom, stones, player, y, &others, &mut own, true);
     }
     k
 }

@@ -317,7 +317,8 @@ pub fn examine_with_grounds<const W: usize>(
         grounds.mirrored = before - candidates;
     }
     let mut children: Vec<u16> = candidates.iter().map(|c| c as u16).collect();
-    if rules.resistance_order {
+    // A single move needs no order.
+    if rules.resistance_order && children.len() > 1 {
         let r = evaluate(geom, &filled, [&ws.vcs[BLACK], &ws.vcs[WHITE]]);
         children.sort_by(|&a, &b| {
             r.cell_current(b as usize)

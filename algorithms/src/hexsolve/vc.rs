@@ -56,18 +56,39 @@ impl Default for VcParams {
     }
 }
 
-/// A connection's carrier and whether the rules have used it yet.
+/// Where one pair's lists live in the arenas, and which of their entries
+/// the rules have used already (bit `i` for entry `i`).
+///
+/// The AND rule walks many pairs per new full; with each pair's lists in
+/// their own heap blocks nearly every step was a cache miss. Blocks are
+/// handed out from shared arenas in order of first use, so the pairs of one
+/// position sit together, and the headers are small enough to stay cached.
 #[derive(Clone, Copy, Debug)]
-struct Full<const W: usize> {
-    carrier: CellSet<W>,
-    processed: bool,
+struct PairSlot {
+    full_at: u32,
+    semi_at: u32,
+    fulls: u16,
+    semis: u16,
+    fulls_done: u64,
+    semis_done: u64,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Semi<const W: usize> {
-    carrier: CellSet<W>,
-    key: u16,
-    processed: bool,
+const NO_BLOCK: u32 = u32::MAX;
+
+impl PairSlot {
+    const EMPTY: PairSlot = PairSlot {
+        full_at: NO_BLOCK,
+        semi_at: NO_BLOCK,
+        fulls: 0,
+        semis: 0,
+        fulls_done: 0,
+        semis_done: 0,
+    };
+}
+
+/// The mask of the first `n` entries.
+fn first_bits(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
 /// The ends of connections: cells `0..n` (an empty cell, or the player's
@@ -88,8 +109,14 @@ pub struct VcSet<const W: usize> {
     end_of: Vec<End>,
     /// Cells of each end (stone groups and sides include their stones).
     members: Vec<CellSet<W>>,
-    fulls: Vec<Vec<Full<W>>>,
-    semis: Vec<Vec<Semi<W>>>,
+    slots: Vec<PairSlot>,
+    /// Carriers of fulls, `max_fulls` a block.
+    full_arena: Vec<CellSet<W>>,
+    full_top: usize,
+    /// Carriers and keys of semis, `max_semis` a block.
+    semi_arena: Vec<CellSet<W>>,
+    key_arena: Vec<u16>,
+    semi_top: usize,
     /// For each end, the ends it has a full list with.
     full_partners: Vec<Vec<End>>,
     full_queue: VecDeque<(End, End, CellSet<W>)>,
@@ -114,6 +141,12 @@ impl<const W: usize> VcSet<W> {
     pub fn new(geom: &Geometry<W>, player: usize, params: VcParams) -> Self {
         let n = geom.cells();
         let ends = n + 2;
+        // The used-entry masks are one word a pair.
+        assert!(
+            params.max_fulls <= 64 && params.max_semis <= 64,
+            "at most 64 fulls and 64 semis a pair"
+        );
+        let pairs = ends * (ends + 1) / 2;
         VcSet {
             player,
             params,
@@ -122,12 +155,16 @@ impl<const W: usize> VcSet<W> {
             stones: [CellSet::EMPTY; 2],
             end_of: vec![NONE; n],
             members: vec![CellSet::EMPTY; ends],
-            fulls: vec![Vec::new(); ends * ends],
-            semis: vec![Vec::new(); ends * ends],
+            slots: vec![PairSlot::EMPTY; pairs],
+            full_arena: Vec::new(),
+            full_top: 0,
+            semi_arena: Vec::new(),
+            key_arena: Vec::new(),
+            semi_top: 0,
             full_partners: vec![Vec::new(); ends],
             full_queue: VecDeque::new(),
             or_queue: VecDeque::new(),
-            or_queued: vec![false; ends * ends],
+            or_queued: vec![false; pairs],
             edge_full: false,
             scratch: Vec::new(),
             or_scratch: Default::default(),
@@ -156,11 +193,12 @@ impl<const W: usize> VcSet<W> {
     /// Empties every list, keeping their memory.
     fn reset(&mut self) {
         for &p in &self.used_pairs {
-            self.fulls[p as usize].clear();
-            self.semis[p as usize].clear();
+            self.slots[p as usize] = PairSlot::EMPTY;
             self.or_queued[p as usize] = false;
         }
         self.used_pairs.clear();
+        self.full_top = 0;
+        self.semi_top = 0;
         for partners in &mut self.full_partners {
             partners.clear();
         }
@@ -243,9 +281,93 @@ impl<const W: usize> VcSet<W> {
         }
     }
 
+    /// The index of an unordered pair (a triangle, diagonal included).
     fn pair(&self, x: End, y: End) -> usize {
-        let (a, b) = if x < y { (x, y) } else { (y, x) };
-        a as usize * self.ends + b as usize
+        let (a, b) = if x < y {
+            (x as usize, y as usize)
+        } else {
+            (y as usize, x as usize)
+        };
+        b * (b + 1) / 2 + a
+    }
+
+    /// The carriers of pair `p`'s fulls.
+    fn full_list(&self, p: usize) -> &[CellSet<W>] {
+        let s = &self.slots[p];
+        if s.fulls == 0 {
+            return &[];
+        }
+        &self.full_arena[s.full_at as usize..][..s.fulls as usize]
+    }
+
+    /// The carriers of pair `p`'s semis.
+    fn semi_list(&self, p: usize) -> &[CellSet<W>] {
+        let s = &self.slots[p];
+        if s.semis == 0 {
+            return &[];
+        }
+        &self.semi_arena[s.semi_at as usize..][..s.semis as usize]
+    }
+
+    fn semi_keys(&self, p: usize) -> &[u16] {
+        let s = &self.slots[p];
+        if s.semis == 0 {
+            return &[];
+        }
+        &self.key_arena[s.semi_at as usize..][..s.semis as usize]
+    }
+
+    /// Drops pair `p`'s fulls whose carrier contains `carrier`, the first
+    /// at `first`, keeping the order of the others.
+    fn drop_full_supersets(&mut self, p: usize, carrier: CellSet<W>, first: usize) {
+        let slot = &mut self.slots[p];
+        let n = slot.fulls as usize;
+        if n == 0 {
+            return;
+        }
+        if first >= n {
+            return;
+        }
+        let list = &mut self.full_arena[slot.full_at as usize..][..n];
+        let mut kept = first;
+        let mut done = slot.fulls_done & first_bits(first);
+        for i in first + 1..n {
+            if !carrier.is_subset(&list[i]) {
+                list[kept] = list[i];
+                done |= ((slot.fulls_done >> i) & 1) << kept;
+                kept += 1;
+            }
+        }
+        slot.fulls = kept as u16;
+        slot.fulls_done = done;
+    }
+
+    /// Drops pair `p`'s semis whose carrier contains `carrier`, the first
+    /// at `first`, keeping the order of the others.
+    fn drop_semi_supersets(&mut self, p: usize, carrier: CellSet<W>, first: usize) {
+        let slot = &mut self.slots[p];
+        let n = slot.semis as usize;
+        if n == 0 {
+            return;
+        }
+        let at = slot.semi_at as usize;
+        if first >= n {
+            return;
+        }
+        let list = &mut self.semi_arena[at..][..n];
+        let keys = &mut self.key_arena[at..][..n];
+        let mut kept = first;
+        let mut done = slot.semis_done & first_bits(first);
+        for i in first + 1..n {
+            if !carrier.is_subset(&list[i]) {
+                list[kept] = list[i];
+                keys[kept] = keys[i];
+                done |= ((slot.semis_done >> i) & 1) << kept;
+                kept += 1;
+            }
+        }
+        slot.semis = kept as u16;
+        slot.semis_done = done;
     }
 
     fn is_cell_end(&self, e: End) -> bool {
@@ -278,23 +400,36 @@ impl<const W: usize> VcSet<W> {
             return false;
         }
         let p = self.pair(x, y);
-        let list = &mut self.fulls[p];
-        if list.iter().any(|f| f.carrier.is_subset(&carrier)) {
+        let Some(first) = first_superset(self.full_list(p), carrier) else {
             return false;
-        }
-        if list.is_empty() && self.semis[p].is_empty() {
+        };
+        let slot = self.slots[p];
+        if slot.fulls == 0 && slot.semis == 0 {
             self.used_pairs.push(p as u32);
         }
-        list.retain(|f| !carrier.is_subset(&f.carrier));
-        if list.len() >= self.params.max_fulls {
+        self.drop_full_supersets(p, carrier, first);
+        let len = self.slots[p].fulls as usize;
+        if len >= self.params.max_fulls {
             return false;
         }
-        if list.is_empty() {
+        if len == 0 {
             self.full_partners[x as usize].push(y);
             self.full_partners[y as usize].push(x);
         }
-        list.push(Full { carrier, processed });
-        self.semis[p].retain(|s| !carrier.is_subset(&s.carrier));
+        if self.slots[p].full_at == NO_BLOCK {
+            let at = self.full_top;
+            self.full_top += self.params.max_fulls;
+            if self.full_arena.len() < self.full_top {
+                self.full_arena.resize(self.full_top, CellSet::EMPTY);
+            }
+            self.slots[p].full_at = at as u32;
+        }
+        let slot = &mut self.slots[p];
+        self.full_arena[slot.full_at as usize + len] = carrier;
+        slot.fulls_done |= (processed as u64) << len;
+        slot.fulls += 1;
+        let first = self.semi_list(p).iter().position(|s| carrier.is_subset(s));
+        self.drop_semi_supersets(p, carrier, first.unwrap_or(usize::MAX));
         if !processed {
             self.full_queue.push_back((x, y, carrier));
         }
@@ -323,25 +458,35 @@ impl<const W: usize> VcSet<W> {
             return false;
         }
         let p = self.pair(x, y);
-        if self.fulls[p].iter().any(|f| f.carrier.is_subset(&carrier)) {
+        if self.full_list(p).iter().any(|f| f.is_subset(&carrier)) {
             return false;
         }
-        let list = &mut self.semis[p];
-        if list.iter().any(|s| s.carrier.is_subset(&carrier)) {
+        let Some(first) = first_superset(self.semi_list(p), carrier) else {
             return false;
-        }
-        if list.is_empty() && self.fulls[p].is_empty() {
+        };
+        let slot = self.slots[p];
+        if slot.semis == 0 && slot.fulls == 0 {
             self.used_pairs.push(p as u32);
         }
-        list.retain(|s| !carrier.is_subset(&s.carrier));
-        if list.len() >= self.params.max_semis {
+        self.drop_semi_supersets(p, carrier, first);
+        let len = self.slots[p].semis as usize;
+        if len >= self.params.max_semis {
             return false;
         }
-        list.push(Semi {
-            carrier,
-            key,
-            processed,
-        });
+        if self.slots[p].semi_at == NO_BLOCK {
+            let at = self.semi_top;
+            self.semi_top += self.params.max_semis;
+            if self.semi_arena.len() < self.semi_top {
+                self.semi_arena.resize(self.semi_top, CellSet::EMPTY);
+                self.key_arena.resize(self.semi_top, 0);
+            }
+            self.slots[p].semi_at = at as u32;
+        }
+        let slot = &mut self.slots[p];
+        self.semi_arena[slot.semi_at as usize + len] = carrier;
+        self.key_arena[slot.semi_at as usize + len] = key;
+        slot.semis_done |= (processed as u64) << len;
+        slot.semis += 1;
         if !processed && !self.or_queued[p] {
             self.or_queued[p] = true;
             self.or_queue.push_back((x.min(y), x.max(y)));
@@ -362,15 +507,17 @@ impl<const W: usize> VcSet<W> {
             }
             if let Some((x, y, carrier)) = self.full_queue.pop_front() {
                 let p = self.pair(x, y);
-                let waiting = |f: &Full<W>| f.carrier == carrier && !f.processed;
-                if !self.fulls[p].iter().any(waiting) {
+                let list = self.full_list(p);
+                let done = self.slots[p].fulls_done;
+                let waiting = (0..list.len()).any(|i| list[i] == carrier && done >> i & 1 == 0);
+                if !waiting {
                     continue;
                 }
                 self.and_rule(x, y, carrier);
                 self.and_rule(y, x, carrier);
                 // The AND rule adds to other pairs only, so the full is there.
-                if let Some(f) = self.fulls[p].iter_mut().find(|f| f.carrier == carrier) {
-                    f.processed = true;
+                if let Some(i) = self.full_list(p).iter().position(|f| *f == carrier) {
+                    self.slots[p].fulls_done |= 1 << i;
                 }
             } else if let Some((x, y)) = self.or_queue.pop_front() {
                 let p = self.pair(x, y);
@@ -391,7 +538,7 @@ impl<const W: usize> VcSet<W> {
             return;
         }
         let through_empty = self.is_empty_end(z);
-        let avoid_a = self.end_cells(a);
+        let avoid = carrier | self.end_cells(a);
         let mut found = std::mem::take(&mut self.scratch);
         found.clear();
         for k in 0..self.full_partners[z as usize].len() {
@@ -399,10 +546,14 @@ impl<const W: usize> VcSet<W> {
             if w == a || self.end_cells(w).intersects(&carrier) {
                 continue;
             }
-            for f in &self.fulls[self.pair(z, w)] {
-                if f.processed && !f.carrier.intersects(&carrier) && !f.carrier.intersects(&avoid_a)
-                {
-                    let mut union = carrier | f.carrier;
+            let slot = self.slots[self.pair(z, w)];
+            let mut done = slot.fulls_done;
+            while done != 0 {
+                let i = done.trailing_zeros() as usize;
+                done &= done - 1;
+                let f = self.full_arena[slot.full_at as usize + i];
+                if !f.intersects(&avoid) {
+                    let mut union = carrier | f;
                     if through_empty {
                         union.insert(z as usize);
                     }
@@ -423,12 +574,14 @@ impl<const W: usize> VcSet<W> {
     /// OR: fulls from the semis of `x`–`y` with an empty common intersection.
     fn or_rule(&mut self, x: End, y: End) {
         let p = self.pair(x, y);
-        if self.semis[p].iter().all(|s| s.processed) {
+        let slot = self.slots[p];
+        let done = slot.semis_done;
+        if done == first_bits(slot.semis as usize) {
             return;
         }
         let [mut semis, mut tails, mut new_fulls] = std::mem::take(&mut self.or_scratch);
         semis.clear();
-        semis.extend(self.semis[p].iter().map(|s| s.carrier));
+        semis.extend_from_slice(self.semi_list(p));
         new_fulls.clear();
         // The whole list: its greedy union when the intersection is empty.
         let all = semis.iter().fold(CellSet::<W>::FULL, |acc, s| acc & *s);
@@ -447,7 +600,7 @@ impl<const W: usize> VcSet<W> {
         earlier_new.clear();
         earlier_new.resize(semis.len(), false);
         for i in 0..semis.len() {
-            if !self.semis[p][i].processed {
+            if done >> i & 1 == 0 {
                 self.or_search(
                     &semis,
                     &tails,
@@ -462,9 +615,7 @@ impl<const W: usize> VcSet<W> {
                 earlier_new[i] = true;
             }
         }
-        for s in &mut self.semis[p] {
-            s.processed = true;
-        }
+        self.slots[p].semis_done = first_bits(semis.len());
         for &carrier in &new_fulls {
             self.add_full(x, y, carrier);
         }
@@ -514,19 +665,21 @@ impl<const W: usize> VcSet<W> {
 
     /// Whether the player's sides are fully connected.
     pub fn edge_full(&self) -> bool {
-        !self.fulls[self.pair(self.side(0), self.side(1))].is_empty()
+        self.slots[self.pair(self.side(0), self.side(1))].fulls > 0
     }
 
     /// The carriers of the fulls between `x` and `y`.
     pub fn fulls(&self, x: End, y: End) -> impl Iterator<Item = CellSet<W>> + '_ {
-        self.fulls[self.pair(x, y)].iter().map(|f| f.carrier)
+        self.full_list(self.pair(x, y)).iter().copied()
     }
 
     /// The (carrier, key) of the semis between `x` and `y`.
     pub fn semis(&self, x: End, y: End) -> impl Iterator<Item = (CellSet<W>, usize)> + '_ {
-        self.semis[self.pair(x, y)]
+        let p = self.pair(x, y);
+        self.semi_list(p)
             .iter()
-            .map(|s| (s.carrier, s.key as usize))
+            .zip(self.semi_keys(p))
+            .map(|(&c, &k)| (c, k as usize))
     }
 
     /// The semis between the two sides: the player joins them by playing a key.
@@ -567,7 +720,7 @@ impl<const W: usize> VcSet<W> {
         let mut pairs = Vec::new();
         for x in 0..self.ends {
             for y in x + 1..self.ends {
-                if !self.semis[x * self.ends + y].is_empty() {
+                if self.slots[self.pair(x as End, y as End)].semis > 0 {
                     pairs.push((x as End, y as End));
                 }
             }
@@ -584,8 +737,8 @@ impl<const W: usize> VcSet<W> {
     /// Total number of fulls and semis.
     pub fn counts(&self) -> (usize, usize) {
         (
-            self.fulls.iter().map(Vec::len).sum(),
-            self.semis.iter().map(Vec::len).sum(),
+            self.slots.iter().map(|s| s.fulls as usize).sum(),
+            self.slots.iter().map(|s| s.semis as usize).sum(),
         )
     }
 
@@ -614,8 +767,8 @@ impl<const W: usize> VcSet<W> {
         let mut broken = Vec::new();
         for x in 0..self.ends {
             for y in x + 1..self.ends {
-                let p = x * self.ends + y;
-                if self.fulls[p].is_empty() && self.semis[p].is_empty() {
+                let p = self.pair(x as End, y as End);
+                if self.slots[p].fulls == 0 && self.slots[p].semis == 0 {
                     continue;
                 }
                 let (Some(nx), Some(ny)) = (rename(x as End), rename(y as End)) else {
@@ -624,24 +777,24 @@ impl<const W: usize> VcSet<W> {
                 if nx == ny {
                     continue;
                 }
-                for f in &self.fulls[p] {
-                    let hit = f.carrier.contains(cell);
+                for f in self.full_list(p) {
+                    let hit = f.contains(cell);
                     if !hit || own_move {
-                        carried_fulls.push((nx, ny, f.carrier.without(cell), !hit));
+                        carried_fulls.push((nx, ny, f.without(cell), !hit));
                     } else {
                         broken.push((nx, ny));
                     }
                 }
-                for s in &self.semis[p] {
-                    let hit = s.carrier.contains(cell);
+                for (s, &key) in self.semi_list(p).iter().zip(self.semi_keys(p)) {
+                    let hit = s.contains(cell);
                     if hit && !own_move {
                         continue;
                     }
-                    if s.key as usize == cell {
+                    if key as usize == cell {
                         // The key is played: the semi is now a full.
-                        carried_fulls.push((nx, ny, s.carrier.without(cell), false));
+                        carried_fulls.push((nx, ny, s.without(cell), false));
                     } else {
-                        carried_semis.push((nx, ny, s.carrier.without(cell), s.key, !hit));
+                        carried_semis.push((nx, ny, s.without(cell), key, !hit));
                     }
                 }
             }
@@ -666,23 +819,23 @@ impl<const W: usize> VcSet<W> {
                     continue;
                 }
                 let p = next.pair(group, y);
-                for f in &mut next.fulls[p] {
-                    if f.processed {
-                        f.processed = false;
-                        next.full_queue.push_back((group, y, f.carrier));
+                let done = next.slots[p].fulls_done;
+                for i in 0..next.slots[p].fulls as usize {
+                    if done >> i & 1 == 1 {
+                        let f = next.full_list(p)[i];
+                        next.full_queue.push_back((group, y, f));
                     }
                 }
+                next.slots[p].fulls_done = 0;
                 redo.push((group, y));
             }
         }
         for (x, y) in redo {
             let p = next.pair(x, y);
-            if next.semis[p].is_empty() {
+            if next.slots[p].semis == 0 {
                 continue;
             }
-            for s in &mut next.semis[p] {
-                s.processed = false;
-            }
+            next.slots[p].semis_done = 0;
             if !next.or_queued[p] {
                 next.or_queued[p] = true;
                 next.or_queue.push_back((x.min(y), x.max(y)));
@@ -691,6 +844,22 @@ impl<const W: usize> VcSet<W> {
         next.close();
         next
     }
+}
+
+/// Where `carrier` stands against a list of carriers, in one pass: `None`
+/// when one of them is a subset of it (it adds nothing), else the index of
+/// the first that contains it (the list's length when none does).
+fn first_superset<const W: usize>(list: &[CellSet<W>], carrier: CellSet<W>) -> Option<usize> {
+    let mut first = list.len();
+    for (i, c) in list.iter().enumerate() {
+        if c.is_subset(&carrier) {
+            return None;
+        }
+        if first == list.len() && carrier.is_subset(c) {
+            first = i;
+        }
+    }
+    Some(first)
 }
 
 /// A union of carriers that still has an empty intersection: carriers are
