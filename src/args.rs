@@ -48,6 +48,11 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The most threads worth running here: more only adds overhead.
+pub fn max_threads() -> usize {
+    cores() * MAX_THREADS_PER_CORE
+}
+
 /// Sets the worker threads of every parallel pass. More than a few per core
 /// is clamped, with a warning: it only adds overhead.
 pub fn set_threads(threads: Option<usize>) -> Result<()> {
@@ -57,7 +62,7 @@ pub fn set_threads(threads: Option<usize>) -> Result<()> {
     if t == 0 {
         bail!("--threads must be at least 1");
     }
-    let max = cores() * MAX_THREADS_PER_CORE;
+    let max = max_threads();
     if t > max {
         eprintln!(
             "warning: --threads {t} is more than {MAX_THREADS_PER_CORE} per core on this {}-core machine; using {max}",

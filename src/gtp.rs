@@ -91,8 +91,7 @@ const COMMANDS: [&str; 27] = [
 const BYTES_PER_ENTRY: usize = 64;
 
 struct Engine {
-    misere: bool,
-    dims: Dims,
+    /// Knows the game (its board and whether it is Rex).
     analyst: Arc<dyn HexAnalyst>,
     /// (colour, cell) in the order played.
     moves: Vec<(usize, usize)>,
@@ -132,25 +131,26 @@ fn seconds(limit: f64) -> Option<Duration> {
 impl Engine {
     fn new(game: HexGame, args: &GtpArgs) -> Self {
         Engine {
-            misere: game.is_misere(),
-            dims: game.dims(),
             analyst: Arc::from(analyst_for(&game)),
             moves: Vec::new(),
             threads: args
                 .threads
                 .unwrap_or_else(crate::args::cores)
-                .clamp(1, crate::args::cores() * 4),
+                .clamp(1, crate::args::max_threads()),
             tt_mb: args.tt_mb.max(1),
             time_limit: args.time_limit,
             move_time: args.move_time,
         }
     }
 
+    fn dims(&self) -> Dims {
+        self.analyst.game().dims()
+    }
+
     fn resize(&mut self, rows: usize, cols: usize) -> Result<()> {
-        let name = if self.misere { "rex" } else { "hex" };
-        let dims = Dims::new(name, rows, cols)?;
-        self.dims = dims;
-        self.analyst = Arc::from(analyst_for(&HexGame::new(dims, self.misere)));
+        let game = self.analyst.game();
+        let dims = Dims::new(game.name(), rows, cols)?;
+        self.analyst = Arc::from(analyst_for(&HexGame::new(dims, game.is_misere())));
         self.moves.clear();
         Ok(())
     }
@@ -168,7 +168,7 @@ impl Engine {
     }
 
     fn empty_cells(&self) -> Vec<usize> {
-        (0..self.dims.cells())
+        (0..self.dims().cells())
             .filter(|&c| self.occupant(c).is_none())
             .collect()
     }
@@ -190,7 +190,7 @@ impl Engine {
     fn names(&self, cells: impl IntoIterator<Item = usize>) -> String {
         cells
             .into_iter()
-            .map(|c| format!(" {}", self.dims.cell_name(c)))
+            .map(|c| format!(" {}", self.dims().cell_name(c)))
             .collect()
     }
 
@@ -203,7 +203,7 @@ impl Engine {
             );
         }
         let cell = self
-            .dims
+            .dims()
             .parse_cell(w)
             .map_err(|e| anyhow!("illegal move: {} {w} ({e})", colour_name(colour)))?;
         if self.occupant(cell).is_some() {
@@ -225,7 +225,7 @@ impl Engine {
             .solve(&stones, colour, self.budget(self.move_time), &|_| {});
         let chosen = match (verdict.winner, verdict.winning_move) {
             (Some(w), Some(m)) if w == colour => {
-                eprintln!("info: {} is a proven win", self.dims.cell_name(m));
+                eprintln!("info: {} is a proven win", self.dims().cell_name(m));
                 m
             }
             _ => {
@@ -237,10 +237,7 @@ impl Engine {
                 let best = scores
                     .iter()
                     .copied()
-                    .fold(None, |best: Option<(usize, f64)>, (c, s)| match best {
-                        Some((_, b)) if b >= s => best,
-                        _ => Some((c, s)),
-                    })
+                    .reduce(|best, next| if best.1 >= next.1 { best } else { next })
                     .map(|(c, _)| c)
                     .ok_or_else(|| anyhow!("no move to play"))?;
                 let verdict_word = match verdict.winner {
@@ -249,26 +246,30 @@ impl Engine {
                 };
                 eprintln!(
                     "info: {verdict_word}{} by resistance after {:.1} s",
-                    self.dims.cell_name(best),
+                    self.dims().cell_name(best),
                     start.elapsed().as_secs_f64()
                 );
                 best
             }
         };
         self.moves.push((colour, chosen));
-        Ok(self.dims.cell_name(chosen))
+        Ok(self.dims().cell_name(chosen))
     }
 
     fn showboard(&self) -> String {
-        let board = self.dims.render(|c| match self.occupant(c) {
+        let board = self.dims().render(|c| match self.occupant(c) {
             Some(p) => stone_glyph(p),
             None => '.',
         });
-        let game = if self.misere { "Rex" } else { "Hex" };
+        let game = if self.analyst.game().is_misere() {
+            "Rex"
+        } else {
+            "Hex"
+        };
         format!(
             "\n{game} {}x{}, {} to move (x Black joins top and bottom, o White left and right)\n{board}",
-            self.dims.cols(),
-            self.dims.rows(),
+            self.dims().cols(),
+            self.dims().rows(),
             colour_name(self.to_move())
         )
     }
@@ -282,7 +283,7 @@ impl Engine {
         let mut listed = Vec::new();
         for (p, tag) in [(BLACK, "fb"), (WHITE, "fw")] {
             for &c in &inf.fill[p] {
-                out += &format!(" {} {tag}", self.dims.cell_name(c));
+                out += &format!(" {} {tag}", self.dims().cell_name(c));
                 listed.push(c);
             }
         }
@@ -290,8 +291,8 @@ impl Engine {
             for &(c, by) in list {
                 out += &format!(
                     " {} {tag}[{}]",
-                    self.dims.cell_name(c),
-                    self.dims.cell_name(by)
+                    self.dims().cell_name(c),
+                    self.dims().cell_name(by)
                 );
                 listed.push(c);
             }
@@ -315,7 +316,7 @@ impl Engine {
                     .ok_or_else(bad)?;
                 match *name {
                     "threads" => {
-                        self.threads = (number as usize).clamp(1, crate::args::cores() * 4)
+                        self.threads = (number as usize).clamp(1, crate::args::max_threads())
                     }
                     "tt_mb" => self.tt_mb = (number as usize).max(1),
                     "tt_size" => self.tt_mb = ((number as usize * BYTES_PER_ENTRY) >> 20).max(1),
@@ -369,7 +370,7 @@ impl Engine {
             .take(limit.map_or(usize::MAX, |n| n.saturating_sub(1)));
         for &(colour, cell) in game.setup.iter().chain(moves) {
             if self.occupant(cell).is_some() {
-                bail!("the SGF file plays {} twice", self.dims.cell_name(cell));
+                bail!("the SGF file plays {} twice", self.dims().cell_name(cell));
             }
             self.moves.push((colour, cell));
         }
@@ -501,7 +502,7 @@ impl Engine {
                 if let Considered::Moves(keep) = self.analyst.considered(&stones, colour) {
                     for c in self.empty_cells() {
                         if !keep.contains(&c) && !listed.contains(&c) {
-                            out += &format!(" {} x", self.dims.cell_name(c));
+                            out += &format!(" {} x", self.dims().cell_name(c));
                         }
                     }
                 }
@@ -516,7 +517,7 @@ impl Engine {
                     .filter(|c| must.as_ref().is_some_and(|m| !m.contains(c)));
                 text(
                     outside
-                        .map(|c| format!(" {} x", self.dims.cell_name(c)))
+                        .map(|c| format!(" {} x", self.dims().cell_name(c)))
                         .collect::<String>(),
                 )
             }

@@ -104,11 +104,7 @@ fn position<const W: usize>(
 }
 
 fn rules(game: &HexGame, without: &Option<String>) -> Result<Rules> {
-    let mut rules = if game.is_misere() {
-        Rules::rex()
-    } else {
-        Rules::hex()
-    };
+    let mut rules = Rules::for_game(game.is_misere());
     if let Some(list) = without {
         for name in list.split(',').map(str::trim) {
             match name {
@@ -148,7 +144,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     let threads = args
         .threads
         .unwrap_or_else(crate::args::cores)
-        .clamp(1, crate::args::cores() * 4);
+        .clamp(1, crate::args::max_threads());
     let params = DfpnParams {
         threads,
         tt_mb: args.tt_mb.max(1),
@@ -213,7 +209,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         outln!("{json}");
     } else {
         outln!("game             {}", game.game_string());
-        outln!("position\n{}", board(dims, &pos));
+        outln!("position\n{}", value_board(dims, &pos, &[]));
         outln!("to move          {}", player_name(to_move));
         match (winner, out.wins) {
             (Some(w), Some(true)) => outln!(
@@ -290,18 +286,7 @@ fn progress_line(p: &Progress) -> String {
     )
 }
 
-fn board<const W: usize>(dims: Dims, pos: &Position<W>) -> String {
-    dims.render(|c| {
-        if pos.played[0].contains(c) {
-            stone_glyph(0)
-        } else if pos.played[1].contains(c) {
-            stone_glyph(1)
-        } else {
-            '.'
-        }
-    })
-}
-
+/// The position, with each solved move's value on its cell.
 fn value_board<const W: usize>(
     dims: Dims,
     pos: &Position<W>,

@@ -149,11 +149,7 @@ impl<const W: usize> Engine<W> {
     fn new(game: HexGame) -> Self {
         // Every board a HexGame accepts fits the widest cell set.
         let geom = Geometry::<W>::new(game.dims()).expect("the cell set holds the board");
-        let rules = if game.is_misere() {
-            Rules::rex()
-        } else {
-            Rules::hex()
-        };
+        let rules = Rules::for_game(game.is_misere());
         Engine { game, geom, rules }
     }
 

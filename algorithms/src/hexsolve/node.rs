@@ -56,6 +56,11 @@ impl Rules {
         }
     }
 
+    /// The rules of Hex, or of Rex when `misere`.
+    pub fn for_game(misere: bool) -> Self {
+        if misere { Rules::rex() } else { Rules::hex() }
+    }
+
     /// Rex: plain search (the Hex theorems do not hold for Rex).
     pub fn rex() -> Self {
         Rules {
