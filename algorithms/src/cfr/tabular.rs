@@ -6,12 +6,26 @@
 //! matching after each pass, CFR+ clipping regrets at zero after each pass
 //! and averaging with weight t, DCFR discounting positive and negative
 //! regrets by t^a/(t^a+1) and t^b/(t^b+1) and averaging with weight t^g.
+//! Predictive CFR+ (Farina, Kroer and Sandholm 2021) keeps CFR+'s clipped
+//! regrets but plays regret matching on the regrets plus a prediction of
+//! the next instantaneous regret, the last one, with alternating updates
+//! and averaging weight t^g (quadratic by default, as in Farina et al.'s
+//! later experiments and PDCFR+'s).
 //!
 //! Each pass is split into a fixed set of subtrees (independent of the number
 //! of threads) that run in parallel and write only their own nodes' slots of a
 //! scratch array; regrets are then summed per infoset in node order. Every sum
 //! is thus taken in the same order whatever the thread count, so results are
 //! bitwise identical with 1 or N threads.
+//!
+//! Where an infoset's contributions cancel, that order leaves rounding
+//! residue (multiples of an ulp of the larger terms), and regret matching,
+//! discontinuous at zero, turns residue into policy: the order is part of
+//! the algorithm, and OpenSpiel's is kept so that results agree with it.
+//! [`CfrSolver::with_exact_sums`] sums each infoset's contributions exactly
+//! instead (fixed point), as the streaming solver
+//! ([`crate::stream::stream_cfr`]) must, its parallel sums having no node
+//! order: the two then agree bitwise.
 //!
 //! The average policy weights each infoset by the player's own reach
 //! probability of it. OpenSpiel adds the same weight once per history of the
@@ -23,6 +37,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::policy::{TreePolicy, normalise, regret_matching};
+use crate::stream::fixed_point::{to_f64 as fixed_to_f64, to_fixed};
 use crate::tree::{CHANCE, GameTree, TERMINAL};
 use darkhex_games::NUM_PLAYERS;
 
@@ -41,6 +56,31 @@ pub enum CfrVariant {
     Plus,
     Linear,
     Discounted { alpha: f64, beta: f64, gamma: f64 },
+    Predictive { gamma: f64 },
+}
+
+/// What a variant does to a cumulative regret at the end of a pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RegretUpdate {
+    Keep,
+    /// Regret matching+: negative regrets become zero.
+    Clip,
+    /// Positive regrets times `pos`, negative ones times `neg`.
+    Discount {
+        pos: f64,
+        neg: f64,
+    },
+}
+
+impl RegretUpdate {
+    #[inline]
+    pub fn apply(self, r: f64) -> f64 {
+        match self {
+            RegretUpdate::Keep => r,
+            RegretUpdate::Clip => r.max(0.0),
+            RegretUpdate::Discount { pos, neg } => r * if r >= 0.0 { pos } else { neg },
+        }
+    }
 }
 
 impl CfrVariant {
@@ -51,46 +91,73 @@ impl CfrVariant {
         gamma: 2.0,
     };
 
+    /// Predictive CFR+'s default: quadratic averaging.
+    pub const PCFR_DEFAULT: CfrVariant = CfrVariant::Predictive { gamma: 2.0 };
+
     pub fn name(&self) -> &'static str {
         match self {
             CfrVariant::Vanilla => "cfr",
             CfrVariant::Plus => "cfr+",
             CfrVariant::Linear => "lcfr",
             CfrVariant::Discounted { .. } => "dcfr",
+            CfrVariant::Predictive { .. } => "pcfr+",
         }
     }
 
+    /// Whether the current policy also depends on the last instantaneous regrets.
+    pub fn is_predictive(&self) -> bool {
+        matches!(self, CfrVariant::Predictive { .. })
+    }
+
     /// Weight of iteration `t`'s policy in the average.
-    fn average_weight(&self, t: u64) -> f64 {
+    pub fn average_weight(&self, t: u64) -> f64 {
         let t = t as f64;
         match *self {
             CfrVariant::Vanilla => 1.0,
             CfrVariant::Plus | CfrVariant::Linear => t,
-            CfrVariant::Discounted { gamma, .. } => t.powf(gamma),
+            CfrVariant::Discounted { gamma, .. } | CfrVariant::Predictive { gamma } => {
+                t.powf(gamma)
+            }
         }
     }
 
-    /// Applied to a player's cumulative regrets after their pass of iteration `t`.
-    fn finish_regrets(&self, regrets: &mut [f64], t: u64) {
+    /// Applied to each cumulative regret after its player's pass of iteration `t`.
+    pub fn regret_update(&self, t: u64) -> RegretUpdate {
         let t = t as f64;
         let discount = |exp: f64| {
             let x = t.powf(exp);
             x / (x + 1.0)
         };
         match *self {
-            CfrVariant::Vanilla => {}
-            CfrVariant::Plus => regrets.iter_mut().for_each(|r| *r = r.max(0.0)),
+            CfrVariant::Vanilla => RegretUpdate::Keep,
+            CfrVariant::Plus | CfrVariant::Predictive { .. } => RegretUpdate::Clip,
             CfrVariant::Linear => {
                 let d = discount(1.0);
-                regrets.iter_mut().for_each(|r| *r *= d);
+                RegretUpdate::Discount { pos: d, neg: d }
             }
-            CfrVariant::Discounted { alpha, beta, .. } => {
-                let (pos, neg) = (discount(alpha), discount(beta));
-                for r in regrets {
-                    *r *= if *r >= 0.0 { pos } else { neg };
-                }
-            }
+            CfrVariant::Discounted { alpha, beta, .. } => RegretUpdate::Discount {
+                pos: discount(alpha),
+                neg: discount(beta),
+            },
         }
+    }
+}
+
+/// The current policy at one information state: regret matching on the
+/// regrets, plus the prediction for predictive variants (`prediction`
+/// empty otherwise). `scratch` holds the sum.
+pub fn match_with_prediction(
+    regrets: &[f64],
+    prediction: &[f64],
+    scratch: &mut Vec<f64>,
+    out: &mut [f64],
+) {
+    if prediction.is_empty() {
+        regret_matching(regrets, out);
+    } else {
+        scratch.clear();
+        scratch.extend(regrets.iter().zip(prediction).map(|(r, m)| r + m));
+        regret_matching(scratch, out);
     }
 }
 
@@ -101,6 +168,10 @@ pub struct CfrState {
     pub iteration: u64,
     pub regrets: [Vec<f64>; NUM_PLAYERS],
     pub cumulative: [Vec<f64>; NUM_PLAYERS],
+    /// Predictive variants: each player's last instantaneous regrets
+    /// (empty for the others).
+    #[serde(default)]
+    pub predictions: [Vec<f64>; NUM_PLAYERS],
 }
 
 /// One subtree of a pass: its root and the range of its descendants.
@@ -192,8 +263,12 @@ impl Split {
     }
 }
 
-/// One infoset group of a regret sum: its infoset range, regrets and policy.
-type ChunkWork<'a> = ((&'a (usize, usize), &'a mut [f64]), &'a mut [f64]);
+/// One infoset group of a regret sum: its infoset range, regrets, policy
+/// and predictions.
+type ChunkWork<'a> = (
+    ((&'a (usize, usize), &'a mut [f64]), &'a mut [f64]),
+    &'a mut [f64],
+);
 
 /// Cuts `data` into the given ascending, disjoint ranges.
 fn split_ranges<T>(
@@ -227,6 +302,22 @@ fn for_each_set_bit(bits: &[AtomicU64], range: std::ops::Range<usize>, mut f: im
         }
         i += 1;
     }
+}
+
+/// Calls `add(action index, contribution)` for each visited history of an
+/// infoset (`histories`, whose pairs are `pairs`, `n` a history), in
+/// depth-first order as OpenSpiel adds them; the others contributed nothing.
+fn for_each_contribution(
+    visited: &[AtomicU64],
+    histories: std::ops::Range<usize>,
+    pairs: &[f64],
+    n: usize,
+    add: &mut dyn FnMut(usize, f64),
+) {
+    for_each_set_bit(visited, histories.clone(), |h| {
+        let c = &pairs[(h - histories.start) * n..][..n];
+        c.iter().enumerate().for_each(|(k, &c)| add(k, c));
+    });
 }
 
 /// A slice that parallel walks write into, each at indices no other walk touches.
@@ -372,6 +463,7 @@ pub struct CfrSolver<'t> {
     contrib: Vec<f64>,
     visited: Vec<AtomicU64>,
     seq_reach: Vec<f64>,
+    exact_sums: bool,
 }
 
 impl<'t> CfrSolver<'t> {
@@ -382,6 +474,13 @@ impl<'t> CfrSolver<'t> {
             iteration: 0,
             regrets: std::array::from_fn(zeros),
             cumulative: std::array::from_fn(zeros),
+            predictions: std::array::from_fn(|p| {
+                if variant.is_predictive() {
+                    zeros(p)
+                } else {
+                    Vec::new()
+                }
+            }),
         };
         Self::with_state(tree, state).expect("fresh arrays match the tree")
     }
@@ -390,7 +489,11 @@ impl<'t> CfrSolver<'t> {
     pub fn with_state(tree: &'t GameTree, state: CfrState) -> Option<CfrSolver<'t>> {
         for p in 0..NUM_PLAYERS {
             let n = tree.infosets(p).num_slots();
-            if state.regrets[p].len() != n || state.cumulative[p].len() != n {
+            let predictions = if state.variant.is_predictive() { n } else { 0 };
+            if state.regrets[p].len() != n
+                || state.cumulative[p].len() != n
+                || state.predictions[p].len() != predictions
+            {
                 return None;
             }
         }
@@ -401,6 +504,7 @@ impl<'t> CfrSolver<'t> {
             contrib: Vec::new(),
             visited: Vec::new(),
             seq_reach: Vec::new(),
+            exact_sums: false,
             state,
         };
         if solver.state.iteration > 0 {
@@ -409,6 +513,14 @@ impl<'t> CfrSolver<'t> {
             }
         }
         Some(solver)
+    }
+
+    /// Sums each infoset's regret contributions exactly rather than one by
+    /// one in node order, as the streaming solver does (see the module
+    /// notes): the results then equal its bits, and no longer OpenSpiel's.
+    pub fn with_exact_sums(mut self) -> Self {
+        self.exact_sums = true;
+        self
     }
 
     pub fn iteration(&self) -> u64 {
@@ -569,10 +681,23 @@ impl<'t> CfrSolver<'t> {
                 table.action_start[b] as usize,
             )
         };
+        let update = variant.regret_update(t);
+        let predictive = variant.is_predictive();
         let regrets = split_ranges(&mut self.state.regrets[p], chunks.iter().map(slot_range));
         let current = split_ranges(&mut self.current[p], chunks.iter().map(slot_range));
-        let finish = |((&(a, b), regrets), current): ChunkWork| {
+        // Non-predictive variants hold no predictions: empty pieces.
+        let predictions = if predictive {
+            split_ranges(
+                &mut self.state.predictions[p],
+                chunks.iter().map(slot_range),
+            )
+        } else {
+            chunks.iter().map(|_| &mut [][..]).collect()
+        };
+        let exact = self.exact_sums;
+        let finish = |(((&(a, b), regrets), current), predictions): ChunkWork| {
             let base = table.action_start[a] as usize;
+            let (mut sums, mut instant, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
             for i in a..b {
                 let slots = table.slots(i);
                 let local = slots.start - base..slots.end - base;
@@ -580,31 +705,74 @@ impl<'t> CfrSolver<'t> {
                 let n = r.len();
                 let histories = tree.infoset_histories(p, i);
                 let pairs = &contrib[tree.infoset_pairs(p, i)];
-                // Visited histories in depth-first order, as OpenSpiel
-                // adds them; the others contributed nothing.
-                for_each_set_bit(visited, histories.clone(), |h| {
-                    let c = &pairs[(h - histories.start) * n..][..n];
-                    for (r, &c) in r.iter_mut().zip(c) {
-                        *r += c;
+                let each_contribution = |add: &mut dyn FnMut(usize, f64)| {
+                    for_each_contribution(visited, histories.clone(), pairs, n, add)
+                };
+                if !exact && !predictive {
+                    // OpenSpiel adds each contribution to the regret itself.
+                    each_contribution(&mut |k, c| r[k] += c);
+                    r.iter_mut().for_each(|r| *r = update.apply(*r));
+                } else {
+                    instant.clear();
+                    instant.resize(n, 0.0);
+                    if exact {
+                        sums.clear();
+                        sums.resize(n, 0i128);
+                        each_contribution(&mut |k, c| sums[k] += to_fixed(c));
+                        for (x, &s) in instant.iter_mut().zip(&sums) {
+                            *x = fixed_to_f64(s);
+                        }
+                    } else {
+                        each_contribution(&mut |k, c| instant[k] += c);
                     }
-                });
-                variant.finish_regrets(r, t);
-                regret_matching(r, &mut current[local]);
+                    for (r, &x) in r.iter_mut().zip(&instant) {
+                        *r = update.apply(*r + x);
+                    }
+                }
+                let prediction = if predictive {
+                    let m = &mut predictions[local.clone()];
+                    m.copy_from_slice(&instant);
+                    &*m
+                } else {
+                    &[][..]
+                };
+                match_with_prediction(r, prediction, &mut scratch, &mut current[local]);
             }
         };
         if tree.num_nodes() >= PARALLEL_FROM_NODES {
-            chunks.par_iter().zip(regrets).zip(current).for_each(finish);
+            chunks
+                .par_iter()
+                .zip(regrets)
+                .zip(current)
+                .zip(predictions)
+                .for_each(finish);
         } else {
-            chunks.iter().zip(regrets).zip(current).for_each(finish);
+            chunks
+                .iter()
+                .zip(regrets)
+                .zip(current)
+                .zip(predictions)
+                .for_each(finish);
         }
     }
 
-    /// The current policy from the regrets alone (when resuming).
+    /// The current policy from the regrets (and predictions) alone (when resuming).
     fn match_regrets(&mut self, p: usize) {
         let table = self.tree.infosets(p);
+        let mut scratch = Vec::new();
         for i in 0..table.len() {
             let s = table.slots(i);
-            regret_matching(&self.state.regrets[p][s.clone()], &mut self.current[p][s]);
+            let prediction = if self.state.predictions[p].is_empty() {
+                &[][..]
+            } else {
+                &self.state.predictions[p][s.clone()]
+            };
+            match_with_prediction(
+                &self.state.regrets[p][s.clone()],
+                prediction,
+                &mut scratch,
+                &mut self.current[p][s],
+            );
         }
     }
 }

@@ -23,7 +23,9 @@ pub const CHECKPOINT_VERSION: u32 = 1;
 pub const MAX_EXTERNAL_SAMPLING_COST: f64 = 2e6;
 
 /// Names `Algorithm::parse` accepts.
-pub const ALGORITHM_NAMES: [&str; 6] = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"];
+pub const ALGORITHM_NAMES: [&str; 7] = [
+    "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Algorithm {
@@ -105,6 +107,17 @@ impl Algorithm {
                     gamma: params.gamma.unwrap_or(gamma),
                 })
             }
+            "pcfr+" => {
+                if params.alpha.is_some() || params.beta.is_some() {
+                    return Err(TrainError::UnusedParameter("pcfr+", "--alpha or --beta"));
+                }
+                let CfrVariant::Predictive { gamma } = CfrVariant::PCFR_DEFAULT else {
+                    unreachable!("the default is predictive")
+                };
+                Algorithm::Tabular(CfrVariant::Predictive {
+                    gamma: params.gamma.unwrap_or(gamma),
+                })
+            }
             "es-mccfr" => Algorithm::MonteCarlo(Sampling::External),
             "os-mccfr" => {
                 let e = params.exploration.unwrap_or(Sampling::DEFAULT_EXPLORATION);
@@ -116,7 +129,10 @@ impl Algorithm {
             other => return Err(TrainError::UnknownAlgorithm(other.to_string())),
         };
         let label = algo.name();
-        if !matches!(algo, Algorithm::Tabular(CfrVariant::Discounted { .. })) {
+        if !matches!(
+            algo,
+            Algorithm::Tabular(CfrVariant::Discounted { .. } | CfrVariant::Predictive { .. })
+        ) {
             no_discount(label)?;
         }
         if !matches!(algo, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
@@ -138,6 +154,9 @@ impl Algorithm {
             Algorithm::Tabular(CfrVariant::Discounted { alpha, beta, gamma }) => {
                 m.insert("alpha".into(), alpha);
                 m.insert("beta".into(), beta);
+                m.insert("gamma".into(), gamma);
+            }
+            Algorithm::Tabular(CfrVariant::Predictive { gamma }) => {
                 m.insert("gamma".into(), gamma);
             }
             Algorithm::MonteCarlo(Sampling::Outcome { exploration }) => {

@@ -9,7 +9,9 @@ use super::build_levels::build_by_levels;
 use super::build_walk::build_by_walk;
 use super::dark_hex::DarkHexStream;
 use super::error::StreamError;
-use super::payoffs::{PassOptions, sequence_payoffs};
+use super::payoffs::{
+    PassOptions, PlayerRegrets, SequencePayoffs, player_regrets, sequence_payoffs,
+};
 use super::row_policy::RowPolicy;
 use super::state_stream::StateStream;
 use super::tables::{BuildOptions, InfoStateTables};
@@ -23,14 +25,75 @@ pub struct StreamReport {
     pub histories: u64,
 }
 
+/// The stream of a game chosen at run time.
+#[derive(Clone, Debug)]
+pub enum AnyStream {
+    DarkHex(DarkHexStream),
+    State(StateStream<AnyGame>),
+}
+
+impl AnyStream {
+    pub fn new(game: &AnyGame) -> Result<AnyStream, StreamError> {
+        Ok(match game {
+            AnyGame::DarkHex(g) => AnyStream::DarkHex(DarkHexStream::new(g)?),
+            other => AnyStream::State(StateStream::new(*other)?),
+        })
+    }
+
+    pub fn build_tables(&self, options: &BuildOptions) -> Result<InfoStateTables, StreamError> {
+        match self {
+            AnyStream::DarkHex(s) => build_by_levels(s, options),
+            AnyStream::State(s) => build_by_walk(s, options),
+        }
+    }
+
+    /// See [`sequence_payoffs`].
+    pub fn sequence_payoffs(
+        &self,
+        tables: &InfoStateTables,
+        policy: &RowPolicy,
+        options: &PassOptions,
+    ) -> Result<SequencePayoffs, StreamError> {
+        match self {
+            AnyStream::DarkHex(s) => sequence_payoffs(s, tables, policy, options),
+            AnyStream::State(s) => sequence_payoffs(s, tables, policy, options),
+        }
+    }
+
+    /// See [`player_regrets`].
+    pub fn player_regrets(
+        &self,
+        tables: &InfoStateTables,
+        policy: &RowPolicy,
+        player: usize,
+        options: &PassOptions,
+    ) -> Result<PlayerRegrets, StreamError> {
+        match self {
+            AnyStream::DarkHex(s) => player_regrets(s, tables, policy, player, options),
+            AnyStream::State(s) => player_regrets(s, tables, policy, player, options),
+        }
+    }
+
+    /// Exact exploitability of `policy` by one streaming pass.
+    pub fn exploitability(
+        &self,
+        tables: &InfoStateTables,
+        policy: &RowPolicy,
+        options: &PassOptions,
+    ) -> Result<StreamReport, StreamError> {
+        let payoffs = self.sequence_payoffs(tables, policy, options)?;
+        Ok(StreamReport {
+            exploitability: stream_best_responses(tables, &payoffs),
+            histories: payoffs.histories,
+        })
+    }
+}
+
 pub fn build_tables(
     game: &AnyGame,
     options: &BuildOptions,
 ) -> Result<InfoStateTables, StreamError> {
-    match game {
-        AnyGame::DarkHex(g) => build_by_levels(&DarkHexStream::new(g)?, options),
-        other => build_by_walk(&StateStream::new(*other)?, options),
-    }
+    AnyStream::new(game)?.build_tables(options)
 }
 
 /// Exact exploitability of `policy` by one streaming pass; `tables` come
@@ -41,12 +104,5 @@ pub fn stream_exploitability(
     policy: &RowPolicy,
     options: &PassOptions,
 ) -> Result<StreamReport, StreamError> {
-    let payoffs = match game {
-        AnyGame::DarkHex(g) => sequence_payoffs(&DarkHexStream::new(g)?, tables, policy, options)?,
-        other => sequence_payoffs(&StateStream::new(*other)?, tables, policy, options)?,
-    };
-    Ok(StreamReport {
-        exploitability: stream_best_responses(tables, &payoffs),
-        histories: payoffs.histories,
-    })
+    AnyStream::new(game)?.exploitability(tables, policy, options)
 }

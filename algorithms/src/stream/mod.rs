@@ -18,6 +18,9 @@
 //! - [`fixed_point`]: the exact sums that make the pass deterministic.
 //! - [`best_response`]: best responses, exploitability and the policy's
 //!   value from those payoffs.
+//! - [`stream_cfr`]: CFR, CFR+, DCFR and predictive CFR+ over the tables,
+//!   one one-sided pass per player and iteration, with arrays stored at the
+//!   [`precision`] chosen; [`memory`] says what a run needs.
 //! - [`any_game`]: the entry points for a game chosen at run time.
 
 pub mod any_game;
@@ -27,21 +30,27 @@ pub mod build_walk;
 pub mod dark_hex;
 mod error;
 pub mod fixed_point;
+pub mod memory;
 pub mod payoffs;
+pub mod precision;
 pub mod row_policy;
 pub mod state_stream;
+pub mod stream_cfr;
 pub mod tables;
 pub mod walkable;
 
-pub use any_game::{StreamReport, build_tables, stream_exploitability};
+pub use any_game::{AnyStream, StreamReport, build_tables, stream_exploitability};
 pub use best_response::{best_response_value, policy_value, stream_best_responses};
 pub use build_levels::build_by_levels;
 pub use build_walk::build_by_walk;
 pub use dark_hex::DarkHexStream;
 pub use error::StreamError;
-pub use payoffs::{PassOptions, SequencePayoffs, sequence_payoffs};
+pub use memory::CfrMemory;
+pub use payoffs::{PassOptions, PlayerRegrets, SequencePayoffs, player_regrets, sequence_payoffs};
+pub use precision::{PRECISION_NAMES, Precision, Real};
 pub use row_policy::RowPolicy;
 pub use state_stream::StateStream;
+pub use stream_cfr::{StreamCfr, StreamCfrState};
 pub use tables::BuildProgress;
 pub use tables::{BuildOptions, InfoStateTables, PlayerTable};
 pub use walkable::{Moves, NO_SYMBOL, PackedStream, Shown, StreamGame};

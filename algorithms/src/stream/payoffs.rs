@@ -12,6 +12,17 @@
 //! plan). Best responses take maxima over those bottom up; counterfactual
 //! values take policy-weighted sums (see [`super::best_response`]).
 //!
+//! A one-sided pass ([`player_regrets`]) is CFR's regret pass for one
+//! player, as alternating updates need: each node returns that player's
+//! expected utility under the whole profile; at their nodes each action's
+//! `cf_reach * (v(child) - v(node))` is added to its slot, so the slot sums
+//! are the instantaneous counterfactual regrets; subtrees the opponent or
+//! chance does not reach are skipped. Its arithmetic per history is the
+//! compiled solver's ([`crate::cfr::tabular`]), so a regret that cancels to
+//! exactly zero there (or not) does here too: regret matching is
+//! discontinuous at zero, and sequence payoffs swept bottom up would round
+//! differently and let the two solvers part ways at the first tie.
+//!
 //! The top of the tree is cut at a fixed depth into subtrees that rayon
 //! walks in parallel; slot sums are exact fixed-point integers (see
 //! [`super::fixed_point`]), one set per worker thread, added up at the
@@ -24,10 +35,10 @@ use darkhex_games::{Action, NUM_PLAYERS, Turn};
 use rayon::prelude::*;
 
 use super::error::StreamError;
-use super::fixed_point::{MAX_TERM, SlotSums, to_fixed};
+use super::fixed_point::{MAX_TERM, SlotSums, to_f64, to_fixed};
 use super::row_policy::RowPolicy;
 use super::tables::{InfoStateTables, PlayerTable};
-use super::walkable::{Moves, NO_SYMBOL, StreamGame};
+use super::walkable::{MAX_MOVES, Moves, NO_SYMBOL, StreamGame};
 
 /// The top of the tree is cut where a level first has this many inner nodes.
 const SPLIT_TARGET: usize = 1 << 13;
@@ -57,6 +68,21 @@ pub struct SequencePayoffs {
     /// Histories walked (subtrees that no player's opponent reaches are skipped).
     pub histories: u64,
 }
+
+/// What one player's regret pass computes ([`player_regrets`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerRegrets {
+    /// `regrets[k]`: the instantaneous counterfactual regret of the slot.
+    pub regrets: Vec<f64>,
+    /// The player's expected utility under the profile.
+    pub value: f64,
+    /// Histories walked.
+    pub histories: u64,
+}
+
+/// The `SIDE` of a pass that computes both players' sums; 0 and 1 compute
+/// that player's only.
+const BOTH: usize = 2;
 
 /// Reach of player 0, player 1 and chance.
 type Reach = [f64; 3];
@@ -92,13 +118,15 @@ impl Progress<'_> {
     }
 }
 
-struct Walker<'a, S: StreamGame> {
+struct Walker<'a, S: StreamGame, const SIDE: usize> {
     stream: &'a S,
     tables: [&'a PlayerTable; NUM_PLAYERS],
     policy: [&'a [f64]; NUM_PLAYERS],
     sums: &'a mut SlotSums,
     nodes: Vec<S::Node>,
     moves: Vec<Moves>,
+    /// A regret pass's child values at each depth.
+    values: Vec<[f64; MAX_MOVES]>,
     /// Children at this depth come from `split_results`, in walk order.
     split_depth: usize,
     split_results: &'a [Amounts],
@@ -107,7 +135,7 @@ struct Walker<'a, S: StreamGame> {
     progress: &'a Progress<'a>,
 }
 
-impl<'a, S: StreamGame> Walker<'a, S> {
+impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
     fn new(
         stream: &'a S,
         tables: &'a InfoStateTables,
@@ -123,6 +151,7 @@ impl<'a, S: StreamGame> Walker<'a, S> {
             sums,
             nodes: vec![root],
             moves: vec![Moves::default()],
+            values: vec![[0.0; MAX_MOVES]],
             split_depth: usize::MAX,
             split_results: &[],
             next_result: 0,
@@ -136,6 +165,7 @@ impl<'a, S: StreamGame> Walker<'a, S> {
         if self.nodes.len() == depth + 1 {
             self.nodes.push(self.nodes[depth].clone());
             self.moves.push(Moves::default());
+            self.values.push([0.0; MAX_MOVES]);
         }
         // The moves stay in place (they are large): read them by index
         // around the recursive calls.
@@ -148,7 +178,7 @@ impl<'a, S: StreamGame> Walker<'a, S> {
         }
         let mut out = [0.0; 3];
         match self.stream.turn(&self.nodes[depth]) {
-            Turn::Player(m) => {
+            Turn::Player(m) if SIDE == BOTH => {
                 let first = self.tables[m].row(rows[m]).slot_start as usize;
                 let other_reach = reach[1 - m] * reach[2];
                 for i in 0..n {
@@ -157,12 +187,42 @@ impl<'a, S: StreamGame> Walker<'a, S> {
                     let mut next = reach;
                     next[m] *= sigma;
                     let v = self.child(depth, a, rows, next);
-                    let gain = other_reach * v[m];
-                    if gain != 0.0 {
-                        self.sums.sums[m][first + i] += to_fixed(gain);
-                    }
+                    self.add_gain(m, first + i, other_reach * v[m]);
                     out[1 - m] += sigma * v[1 - m];
                     out[2] += sigma * v[2];
+                }
+            }
+            // The updating player's move: every action, then each one's
+            // regret, in the compiled solver's order of operations.
+            Turn::Player(m) if m == SIDE => {
+                let first = self.tables[m].row(rows[m]).slot_start as usize;
+                for i in 0..n {
+                    let a = self.moves[depth].actions()[i];
+                    self.values[depth][i] = self.child(depth, a, rows, reach)[m];
+                }
+                let sigma = &self.policy[m][first..first + n];
+                let children = &self.values[depth][..n];
+                let v = sigma.iter().zip(children).fold(0.0, |v, (p, c)| v + p * c);
+                let cf_reach = reach[1 - m] * reach[2];
+                for i in 0..n {
+                    let c = self.values[depth][i];
+                    self.add_gain(m, first + i, cf_reach * (c - v));
+                }
+                out[m] = v;
+            }
+            // The opponent's move: actions it never plays are skipped.
+            Turn::Player(m) => {
+                let first = self.tables[m].row(rows[m]).slot_start as usize;
+                for i in 0..n {
+                    let sigma = self.policy[m][first + i];
+                    if sigma == 0.0 {
+                        continue;
+                    }
+                    let a = self.moves[depth].actions()[i];
+                    let mut next = reach;
+                    next[m] *= sigma;
+                    let v = self.child(depth, a, rows, next);
+                    out[SIDE] += sigma * v[SIDE];
                 }
             }
             Turn::Chance => {
@@ -182,6 +242,13 @@ impl<'a, S: StreamGame> Walker<'a, S> {
     }
 
     #[inline]
+    fn add_gain(&mut self, player: usize, slot: usize, gain: f64) {
+        if gain != 0.0 {
+            self.sums.sums[player][slot] += to_fixed(gain);
+        }
+    }
+
+    #[inline]
     fn child(
         &mut self,
         depth: usize,
@@ -191,7 +258,7 @@ impl<'a, S: StreamGame> Walker<'a, S> {
     ) -> Amounts {
         let (parents, children) = self.nodes.split_at_mut(depth + 1);
         let shown = self.stream.apply(&parents[depth], a, &mut children[0]);
-        match classify(self.stream, &children[0], reach) {
+        match classify::<S, SIDE>(self.stream, &children[0], reach) {
             Child::Terminal(u) => [u, -u, u],
             Child::Unreached => [0.0; 3],
             Child::Inner if depth + 1 == self.split_depth => {
@@ -206,11 +273,18 @@ impl<'a, S: StreamGame> Walker<'a, S> {
     }
 }
 
+/// A child below which no sum of the pass's players can change is
+/// unreached: chance never goes there, or (for each player whose sums the
+/// pass computes) the opponent never does.
 #[inline]
-fn classify<S: StreamGame>(stream: &S, node: &S::Node, reach: Reach) -> Child {
+fn classify<S: StreamGame, const SIDE: usize>(stream: &S, node: &S::Node, reach: Reach) -> Child {
+    let unreached = match SIDE {
+        BOTH => reach[0] == 0.0 && reach[1] == 0.0,
+        p => reach[1 - p] == 0.0,
+    };
     if stream.turn(node) == Turn::Terminal {
         Child::Terminal(stream.utility(node))
-    } else if reach[2] == 0.0 || (reach[0] == 0.0 && reach[1] == 0.0) {
+    } else if reach[2] == 0.0 || unreached {
         Child::Unreached
     } else {
         Child::Inner
@@ -260,13 +334,13 @@ fn split_depth<S: StreamGame>(stream: &S, target: usize) -> Option<usize> {
 }
 
 /// The subtrees at `split` in walk order, with what the walk carries there.
-fn collect_tasks<S: StreamGame>(
+fn collect_tasks<S: StreamGame, const SIDE: usize>(
     stream: &S,
     tables: &InfoStateTables,
     policy: &RowPolicy,
     split: usize,
 ) -> Vec<Task<S::Node>> {
-    fn go<S: StreamGame>(
+    fn go<S: StreamGame, const SIDE: usize>(
         stream: &S,
         tables: &[&PlayerTable; NUM_PLAYERS],
         policy: &RowPolicy,
@@ -283,12 +357,14 @@ fn collect_tasks<S: StreamGame>(
             let shown = stream.apply(&task.node, a, &mut child);
             let mut reach = task.reach;
             match turn {
+                // A one-sided pass never reads the updating player's policy.
+                Turn::Player(m) if m == SIDE => {}
                 Turn::Player(m) => {
                     reach[m] *= policy.probs[m][tables[m].row(task.rows[m]).slot_start as usize + i]
                 }
                 _ => reach[2] *= moves.probs()[i],
             }
-            if !matches!(classify(stream, &child, reach), Child::Inner) {
+            if !matches!(classify::<S, SIDE>(stream, &child, reach), Child::Inner) {
                 continue;
             }
             let next = Task {
@@ -299,7 +375,7 @@ fn collect_tasks<S: StreamGame>(
             if depth + 1 == split {
                 out.push(next);
             } else {
-                go(stream, tables, policy, next, depth + 1, split, out);
+                go::<S, SIDE>(stream, tables, policy, next, depth + 1, split, out);
             }
         }
     }
@@ -310,7 +386,7 @@ fn collect_tasks<S: StreamGame>(
         rows: [0; NUM_PLAYERS],
         reach: [1.0; 3],
     };
-    go(stream, &t, policy, root, 0, split, &mut out);
+    go::<S, SIDE>(stream, &t, policy, root, 0, split, &mut out);
     out
 }
 
@@ -322,6 +398,56 @@ pub fn sequence_payoffs<S: StreamGame>(
     policy: &RowPolicy,
     options: &PassOptions,
 ) -> Result<SequencePayoffs, StreamError> {
+    let slots = [tables.player(0).num_slots(), tables.player(1).num_slots()];
+    let pass = run_pass::<S, BOTH>(stream, tables, policy, slots, options)?;
+    Ok(SequencePayoffs {
+        slots: pass.sums.to_f64(),
+        empty: [pass.root[0], pass.root[1]],
+        value_p0: pass.root[2],
+        histories: pass.histories,
+    })
+}
+
+/// Player `player`'s instantaneous counterfactual regrets under `policy`,
+/// by a pass over the histories that the opponent and chance reach.
+pub fn player_regrets<S: StreamGame>(
+    stream: &S,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    player: usize,
+    options: &PassOptions,
+) -> Result<PlayerRegrets, StreamError> {
+    let mut slots = [0; NUM_PLAYERS];
+    slots[player] = tables.player(player).num_slots();
+    let pass = match player {
+        0 => run_pass::<S, 0>(stream, tables, policy, slots, options)?,
+        _ => run_pass::<S, 1>(stream, tables, policy, slots, options)?,
+    };
+    let [a, b] = pass.sums.sums;
+    let sums = if player == 0 { a } else { b };
+    Ok(PlayerRegrets {
+        regrets: sums.into_iter().map(to_f64).collect(),
+        value: pass.root[player],
+        histories: pass.histories,
+    })
+}
+
+/// What [`run_pass`] returns: the exact sums, the root's amounts, the count.
+struct Pass {
+    sums: SlotSums,
+    root: Amounts,
+    histories: u64,
+}
+
+/// The pass computing `SIDE`'s sums (both players' for [`BOTH`]) into
+/// arrays of `slots[p]` entries per player.
+fn run_pass<S: StreamGame, const SIDE: usize>(
+    stream: &S,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    slots: [usize; NUM_PLAYERS],
+    options: &PassOptions,
+) -> Result<Pass, StreamError> {
     if tables.game() != stream.game_string() || tables.alphabet() != stream.alphabet() {
         return Err(StreamError::WrongTables {
             tables: tables.game().to_string(),
@@ -334,7 +460,6 @@ pub fn sequence_payoffs<S: StreamGame>(
             max_abs: stream.max_abs_utility(),
         });
     }
-    let slots = [tables.player(0).num_slots(), tables.player(1).num_slots()];
     let progress = Progress {
         done: AtomicU64::new(0),
         report: options.progress,
@@ -342,10 +467,9 @@ pub fn sequence_payoffs<S: StreamGame>(
     let root = stream.root();
     if stream.turn(&root) == Turn::Terminal {
         let u = stream.utility(&root);
-        return Ok(SequencePayoffs {
-            slots: slots.map(|n| vec![0.0; n]),
-            empty: [u, -u],
-            value_p0: u,
+        return Ok(Pass {
+            sums: SlotSums::new(slots),
+            root: [u, -u, u],
             histories: 1,
         });
     }
@@ -354,7 +478,9 @@ pub fn sequence_payoffs<S: StreamGame>(
         n => n,
     };
     let split = split_depth(stream, target);
-    let tasks = split.map_or_else(Vec::new, |d| collect_tasks(stream, tables, policy, d));
+    let tasks = split.map_or_else(Vec::new, |d| {
+        collect_tasks::<S, SIDE>(stream, tables, policy, d)
+    });
     let workers: Vec<Mutex<Option<SlotSums>>> = (0..rayon::current_num_threads())
         .map(|_| Mutex::new(None))
         .collect();
@@ -366,14 +492,14 @@ pub fn sequence_payoffs<S: StreamGame>(
             // Each worker thread locks only its own set: never contended.
             let mut guard = workers[worker].lock().unwrap_or_else(|e| e.into_inner());
             let sums = guard.get_or_insert_with(|| SlotSums::new(slots));
-            let mut w = Walker::new(stream, tables, policy, sums, task.node, &progress);
+            let mut w = Walker::<S, SIDE>::new(stream, tables, policy, sums, task.node, &progress);
             let v = w.visit(0, task.rows, task.reach);
             progress.add(w.pending);
             v
         })
         .collect();
     let mut total = SlotSums::new(slots);
-    let mut top = Walker::new(stream, tables, policy, &mut total, root, &progress);
+    let mut top = Walker::<S, SIDE>::new(stream, tables, policy, &mut total, root, &progress);
     top.split_depth = split.unwrap_or(usize::MAX);
     top.split_results = &results;
     let root_amounts = top.visit(0, [0; NUM_PLAYERS], [1.0; 3]);
@@ -384,10 +510,9 @@ pub fn sequence_payoffs<S: StreamGame>(
             total.absorb(&sums);
         }
     }
-    Ok(SequencePayoffs {
-        slots: total.to_f64(),
-        empty: [root_amounts[0], root_amounts[1]],
-        value_p0: root_amounts[2],
+    Ok(Pass {
+        sums: total,
+        root: root_amounts,
         histories: progress.done.load(Ordering::Relaxed),
     })
 }

@@ -1,0 +1,215 @@
+//! Full-width CFR over the streaming tables against the compiled solver:
+//! the same current and average policies iteration for iteration, the same
+//! bits whatever the thread count, exact resumption from a saved state,
+//! and f32 arrays close to f64 ones.
+
+use darkhex_algorithms::cfr::tabular::{CfrSolver, CfrVariant};
+use darkhex_algorithms::stream::{
+    AnyStream, BuildOptions, InfoStateTables, PassOptions, Real, RowPolicy, StreamCfr,
+    StreamCfrState,
+};
+use darkhex_algorithms::{CompileOptions, GameTree, PolicyFile, Provenance, TreePolicy};
+use darkhex_games::{AnyGame, load_game};
+
+struct Setup {
+    stream: AnyStream,
+    tables: InfoStateTables,
+    tree: GameTree,
+}
+
+fn setup(name: &str) -> Setup {
+    let game: AnyGame = load_game(name).unwrap();
+    let stream = AnyStream::new(&game).unwrap();
+    let tables = stream.build_tables(&BuildOptions::default()).unwrap();
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    Setup {
+        stream,
+        tables,
+        tree,
+    }
+}
+
+fn iterate<T: Real>(s: &Setup, solver: &mut StreamCfr<T>) {
+    solver
+        .iterate(|policy, p| {
+            s.stream
+                .player_regrets(&s.tables, policy, p, &PassOptions::default())
+                .map(|x| x.regrets)
+        })
+        .unwrap();
+}
+
+/// The compiled tree's policy on the tables' rows.
+fn on_rows(s: &Setup, policy: &TreePolicy) -> RowPolicy {
+    let file = PolicyFile::from_tree(&s.tree, policy, Provenance::default());
+    let (rows, missing) = RowPolicy::from_file(&s.tables, &file).unwrap();
+    assert_eq!(missing, [0, 0]);
+    rows
+}
+
+fn max_difference(a: &RowPolicy, b: &RowPolicy) -> f64 {
+    (0..2)
+        .flat_map(|p| {
+            a.probs[p]
+                .iter()
+                .zip(&b.probs[p])
+                .map(|(x, y)| (x - y).abs())
+        })
+        .fold(0.0, f64::max)
+}
+
+/// For each player and slot of the tables, the compiled tree's slot of the
+/// same information state and action.
+fn slot_map(s: &Setup) -> [Vec<usize>; 2] {
+    let index = TreePolicy {
+        probs: std::array::from_fn(|p| {
+            (0..s.tree.infosets(p).num_slots())
+                .map(|k| k as f64)
+                .collect()
+        }),
+    };
+    on_rows(s, &index)
+        .probs
+        .map(|v| v.into_iter().map(|k| k as usize).collect())
+}
+
+/// Runs both solvers side by side: with exact sums the compiled solver's
+/// regrets, averages and current policies equal the streaming one's bitwise.
+fn check_equal(name: &str, variant: CfrVariant, iterations: u64) {
+    let s = setup(name);
+    let map = slot_map(&s);
+    let mut compiled = CfrSolver::new(&s.tree, variant).with_exact_sums();
+    let mut streamed = StreamCfr::<f64>::new(&s.tables, variant);
+    for it in 1..=iterations {
+        compiled.iterate();
+        iterate(&s, &mut streamed);
+        let (theirs, mine) = (compiled.state(), streamed.state());
+        let current = compiled.current_policy();
+        for p in 0..2 {
+            for (what, a, b) in [
+                ("regret", &theirs.regrets[p], &mine.regrets[p]),
+                ("average", &theirs.cumulative[p], &mine.cumulative[p]),
+                (
+                    "policy",
+                    &current.probs[p],
+                    &streamed.current_policy().probs[p],
+                ),
+            ] {
+                for (slot, &k) in map[p].iter().enumerate() {
+                    assert_eq!(
+                        a[k].to_bits(),
+                        b[slot].to_bits(),
+                        "{name} {} iteration {it}: player {p}'s {what} {} against {}",
+                        variant.name(),
+                        a[k],
+                        b[slot]
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn variants(rows: usize, cols: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for version in ["cdh", "adh"] {
+        for disclosure in ["none", "noise", "flash"] {
+            for obstype in ["reveal-nothing", "reveal-numturns"] {
+                out.push(format!(
+                    "dark_hex(num_rows={rows},num_cols={cols},gameversion={version},disclosure={disclosure},obstype={obstype})"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every 2x2 variant, and on 2x3 and 3x2 each gameversion, disclosure and
+/// obstype at least once (all 36 would take the suite too long).
+#[test]
+fn streaming_cfr_plus_equals_compiled_cfr_plus_on_small_dark_hex() {
+    let mut names = variants(2, 2);
+    for (r, c) in [(2, 3), (3, 2)] {
+        let all = variants(r, c);
+        names.extend([0, 3, 7, 10].map(|i| all[i].clone()));
+    }
+    for name in names {
+        check_equal(&name, CfrVariant::Plus, 8);
+    }
+}
+
+#[test]
+fn streaming_solvers_equal_compiled_ones_on_poker_and_dark_hex() {
+    for name in [
+        "kuhn_poker",
+        "leduc_poker",
+        "dark_hex(num_rows=2,num_cols=3)",
+        "dark_hex(num_rows=3,num_cols=2,gameversion=adh)",
+    ] {
+        for (variant, iterations) in [
+            (CfrVariant::Plus, 30),
+            (CfrVariant::DCFR_DEFAULT, 30),
+            (CfrVariant::PCFR_DEFAULT, 30),
+            (CfrVariant::Vanilla, 10),
+            (CfrVariant::Linear, 10),
+        ] {
+            check_equal(name, variant, iterations);
+        }
+    }
+}
+
+#[test]
+fn any_thread_count_and_a_resumed_run_give_the_same_bits() {
+    let s = setup("dark_hex(num_rows=3,num_cols=2,gameversion=adh,disclosure=noise)");
+    let run = |threads: usize, iterations: u64| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut solver = StreamCfr::<f64>::new(&s.tables, CfrVariant::PCFR_DEFAULT);
+                for _ in 0..iterations {
+                    iterate(&s, &mut solver);
+                }
+                solver.state().clone()
+            })
+    };
+    let one = run(1, 12);
+    assert_eq!(one, run(3, 12));
+    // Stop at 5, save, load into a fresh solver, continue to 12.
+    let saved: StreamCfrState<f64> =
+        rmp_serde::from_slice(&rmp_serde::to_vec_named(&run(2, 5)).unwrap()).unwrap();
+    let mut resumed = StreamCfr::with_state(&s.tables, saved).unwrap();
+    for _ in 5..12 {
+        iterate(&s, &mut resumed);
+    }
+    assert_eq!(resumed.state(), &one);
+    // A state for other tables is refused.
+    let other = setup("kuhn_poker");
+    assert!(StreamCfr::with_state(&other.tables, one).is_none());
+}
+
+#[test]
+fn f32_arrays_stay_close_to_f64_ones() {
+    let s = setup("leduc_poker");
+    let mut wide = StreamCfr::<f64>::new(&s.tables, CfrVariant::Plus);
+    let mut narrow = StreamCfr::<f32>::new(&s.tables, CfrVariant::Plus);
+    for _ in 0..100 {
+        iterate(&s, &mut wide);
+        iterate(&s, &mut narrow);
+    }
+    let exploit = |policy: &RowPolicy| {
+        s.stream
+            .exploitability(&s.tables, policy, &PassOptions::default())
+            .unwrap()
+            .exploitability
+            .exploitability
+    };
+    let (a, b) = (
+        exploit(&wide.average_policy()),
+        exploit(&narrow.average_policy()),
+    );
+    assert!(a < 0.02, "CFR+ on Leduc after 100 iterations: {a}");
+    assert!((a - b).abs() < 2e-3 * a, "f64 {a} against f32 {b}");
+    assert!(max_difference(&wide.average_policy(), &narrow.average_policy()) < 1e-3);
+}
