@@ -43,6 +43,15 @@ pub fn max_bytes(gb: Option<f64>) -> u64 {
     gb.map_or(DEFAULT_MAX_BYTES, |g| (g * 1e9) as u64)
 }
 
+/// The memory the kernel says is available to new work (MemAvailable in
+/// /proc/meminfo), in bytes; `None` where there is no such file.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// The number of cores this process may use.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -46,7 +46,7 @@ pub fn run() -> Result<()> {
     let t = Instant::now();
     let algorithm = Algorithm::parse("cfr+", AlgorithmParams::default())?;
     let mut trainer = Trainer::new(game, Some(&tree), algorithm, 0, 1)?;
-    trainer.run(200);
+    trainer.run(200)?;
     let e = trainer
         .evaluate()?
         .map(|e| e.exploitability)

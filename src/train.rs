@@ -7,16 +7,22 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::files::check_writable;
+use darkhex_algorithms::stream::{CfrMemory, InfoStateTables, PRECISION_NAMES, Precision};
 use darkhex_algorithms::tree::estimate_histories;
-use darkhex_algorithms::{Algorithm, AlgorithmParams, Checkpoint, GameTree, PolicyFile, Trainer};
+use darkhex_algorithms::{
+    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, GameTree, PolicyFile, Trainer, TreeError,
+};
 use darkhex_games::{AnyGame, Game, with_game};
+use indicatif::{MultiProgress, ProgressBar};
 
-use crate::args::{max_bytes, memory_gb, number_in, set_threads};
+use crate::args::{available_memory, max_bytes, memory_gb, number_in, set_threads};
 use crate::help;
+use crate::info::build_tables_with_spinner;
 use crate::output::outln;
-use crate::progress::{bar, compile, default_policy_path, interrupt_flag};
+use crate::progress::{bar, compile, default_policy_path, histories_bar, interrupt_flag};
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
 const EVAL_TREE_HISTORIES: f64 = 3e7;
@@ -26,12 +32,15 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train leduc_poker --algo cfr+ --iterations 1000 --plot leduc.svg",
     "darkhex train 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)' --algo dcfr --iterations 5000 --checkpoint adh.ckpt --resume --out adh.json",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo os-mccfr --iterations 1000000 --out dh3.bin",
+    "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
 ], &[help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
     #[arg(value_parser = crate::parse_game)]
     game: AnyGame,
-    /// Algorithm (default cfr+; a resumed run keeps its checkpoint's)
+    /// Algorithm (default cfr+; a resumed run keeps its checkpoint's).
+    /// The full-width ones (cfr, cfr+, lcfr, dcfr, pcfr+) stream over the
+    /// histories when the game tree is too large to compile
     #[arg(long, value_parser = ALGORITHM_NAMES)]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
@@ -70,15 +79,33 @@ pub struct TrainArgs {
     /// DCFR: discount of negative regrets, t^beta/(t^beta+1); -10 to 10 (default 0)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(-10.0, 10.0, false))]
     beta: Option<f64>,
-    /// DCFR: weight t^gamma of iteration t in the average policy; 0 to 10 (default 2)
+    /// DCFR and PCFR+: weight t^gamma of iteration t in the average policy; 0 to 10 (default 2)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 10.0, false))]
     gamma: Option<f64>,
     /// Outcome sampling: exploration of the updating player, 0 to 1 exclusive (default 0.6)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1.0, true))]
     exploration: Option<f64>,
-    /// Refuse game trees that need more memory than this many GB (default 8.6)
+    /// Refuse game trees that need more memory than this many GB (default
+    /// 8.6), and streaming runs that need more than this (default: the
+    /// memory available, MemAvailable)
     #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
+    /// Train full width over the streaming information-state tables, one
+    /// pass over the histories per player and iteration, even when the
+    /// game tree would compile (the default for dark games too large to)
+    #[arg(long)]
+    stream: bool,
+    /// Streaming: store regrets, average weights and predictions as f32
+    /// (half the memory) or f64 (default; a resumed run keeps its checkpoint's)
+    #[arg(long, value_parser = PRECISION_NAMES)]
+    precision: Option<String>,
+}
+
+/// What the trainer runs on: the compiled tree (when it fits or a sampler
+/// wants it for evaluation) or the streaming tables.
+enum Backing {
+    Tree(Option<GameTree>),
+    Tables(InfoStateTables),
 }
 
 /// Policies with more information states than this default to the compact
@@ -131,31 +158,72 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     let game = args.game;
     let limit = max_bytes(args.max_memory_gb);
-    let wants_tree = algorithm.needs_tree()
-        || with_game!(&game, g => estimate_histories(g, 256, 0)) <= EVAL_TREE_HISTORIES;
-    let tree: Option<GameTree> = if wants_tree {
-        match compile(&game, limit) {
-            Ok((t, _)) => Some(t),
-            Err(e) if algorithm.needs_tree() => {
-                return Err(anyhow::Error::new(e).context(format!(
-                    "{} needs the compiled tree; os-mccfr and es-mccfr train without it",
-                    algorithm.name()
-                )));
+    let precision = args.precision.as_deref().and_then(Precision::parse);
+    let mut streaming = args.stream || checkpoint.as_ref().is_some_and(Checkpoint::is_streaming);
+    if streaming && !algorithm.needs_tree() {
+        bail!(
+            "{} samples histories and does not stream; the full-width algorithms cfr, cfr+, lcfr, dcfr and pcfr+ do",
+            algorithm.name()
+        );
+    }
+    let mut backing = Backing::Tree(None);
+    if !streaming {
+        let wants_tree = algorithm.needs_tree()
+            || with_game!(&game, g => estimate_histories(g, 256, 0)) <= EVAL_TREE_HISTORIES;
+        if wants_tree {
+            match compile(&game, limit) {
+                Ok((t, _)) => backing = Backing::Tree(Some(t)),
+                Err(TreeError::TooLarge { .. })
+                    if algorithm.needs_tree() && args.max_memory_gb.is_none() =>
+                {
+                    eprintln!(
+                        "{game} is too large to compile: training full width over its information-state tables"
+                    );
+                    streaming = true;
+                }
+                Err(e) if algorithm.needs_tree() => {
+                    return Err(anyhow::Error::new(e).context(format!(
+                        "{} needs the compiled tree or --stream; os-mccfr and es-mccfr train without it",
+                        algorithm.name()
+                    )));
+                }
+                Err(_) => {}
             }
-            Err(_) => None,
         }
-    } else {
-        None
-    };
-    if args.plot.is_some() && tree.is_none() {
+    }
+    if !streaming && precision.is_some() {
+        bail!(
+            "--precision applies to streaming training (--stream, or games too large to compile)"
+        );
+    }
+    if streaming {
+        let tables = build_tables_with_spinner(&game)?;
+        let precision = match &checkpoint {
+            Some(c) => c.stream_precision().unwrap_or_default(),
+            None => precision.unwrap_or_default(),
+        };
+        let Algorithm::Tabular(variant) = algorithm else {
+            unreachable!("checked above: streaming algorithms are full width")
+        };
+        check_stream_memory(&game, &tables, variant, precision, args.max_memory_gb)?;
+        backing = Backing::Tables(tables);
+    }
+    let can_evaluate = matches!(backing, Backing::Tree(Some(_)) | Backing::Tables(_));
+    if args.plot.is_some() && !can_evaluate {
         bail!(
             "--plot draws exact exploitability, which {game} is too large to compute; train without --plot"
         );
     }
     let workers = rayon::current_num_threads();
-    let mut trainer = match checkpoint {
-        Some(c) => Trainer::resume(game, tree.as_ref(), c, requested)?,
-        None => Trainer::new(game, tree.as_ref(), algorithm, args.seed, workers)?,
+    let mut trainer = match (&backing, checkpoint) {
+        (Backing::Tables(t), Some(c)) => Trainer::resume_streaming(game, t, c, requested)?,
+        (Backing::Tables(t), None) => {
+            Trainer::streaming(game, t, algorithm, precision.unwrap_or_default())?
+        }
+        (Backing::Tree(tree), Some(c)) => Trainer::resume(game, tree.as_ref(), c, requested)?,
+        (Backing::Tree(tree), None) => {
+            Trainer::new(game, tree.as_ref(), algorithm, args.seed, workers)?
+        }
     };
     let target = args.iterations;
     let batch = trainer.batch_size();
@@ -167,8 +235,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
         * batch;
 
     let interrupted = interrupt_flag();
-    let progress = bar(target);
+    let bars = MultiProgress::new();
+    let progress = bars.add(bar(target));
     progress.set_position(trainer.iteration().min(target));
+    if let Backing::Tables(tables) = &backing {
+        trainer.set_progress(pass_progress(&bars, tables.histories()));
+    }
+    // The uniform policy's exploitability is a pass over every history on
+    // streaming runs: not worth it at the start.
     if trainer.iteration() == 0 && trainer.has_tree() {
         trainer.evaluate()?;
     }
@@ -178,7 +252,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         let next_eval = (it / eval_every + 1) * eval_every;
         let n = chunk.min(next_eval - it).min(target - it);
         let start = Instant::now();
-        trainer.run(n);
+        trainer.run(n)?;
         // Aim at about four progress updates a second.
         let secs = start.elapsed().as_secs_f64();
         if secs < 0.1 {
@@ -233,6 +307,68 @@ pub fn run(args: TrainArgs) -> Result<()> {
         e.map(|e| (e.exploitability, e.value_p0)),
         &path,
     )
+}
+
+/// A bar over the passes of a streaming run: each pass's share of the
+/// game's histories (a regret pass skips what the opponent never reaches,
+/// so it may end early), what the pass computes, and the time it has left.
+fn pass_progress(
+    bars: &MultiProgress,
+    histories: u64,
+) -> Box<dyn Fn(StreamProgress) + Send + Sync> {
+    let bar: ProgressBar = bars.add(histories_bar(histories));
+    let last = std::sync::Mutex::new(None);
+    Box::new(move |p: StreamProgress| {
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        if *last != Some(p.kind) {
+            *last = Some(p.kind);
+            bar.reset();
+            bar.set_message(match p.kind {
+                PassKind::Regrets { player } => format!("player {player}'s regrets"),
+                PassKind::Exploitability => "exploitability".to_string(),
+            });
+        }
+        bar.set_position(p.histories);
+    })
+}
+
+/// Prints what a streaming run needs in memory and refuses it when that is
+/// more than `--max-memory-gb`, or than the memory available now (the
+/// tables, already built, excepted).
+fn check_stream_memory(
+    game: &AnyGame,
+    tables: &InfoStateTables,
+    variant: CfrVariant,
+    precision: Precision,
+    max_memory_gb: Option<f64>,
+) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    let m = CfrMemory::new(tables, variant, precision, threads);
+    let gb = |b: usize| b as f64 / 1e9;
+    let need = format!(
+        "{} on {game} needs about {:.2} GB: tables {:.2}, {} solver arrays {:.2}, policy and scratch {:.2}, passes with {threads} threads {:.2} (checkpoints {:.2})",
+        variant.name(),
+        gb(m.total()),
+        gb(m.tables),
+        precision.name(),
+        gb(m.solver_arrays),
+        gb(m.working_arrays),
+        gb(m.pass),
+        gb(m.checkpoint),
+    );
+    eprintln!("{need}");
+    let (limit, what, beyond_tables) = match (max_memory_gb, available_memory()) {
+        (Some(g), _) => (g * 1e9, "--max-memory-gb", m.total()),
+        (None, Some(available)) => (available as f64, "available", m.total() - m.tables),
+        (None, None) => return Ok(()),
+    };
+    if beyond_tables as f64 > limit {
+        bail!(
+            "{need}, more than the {:.2} GB {what}: try --precision f32, fewer --threads, or a larger machine",
+            limit / 1e9
+        );
+    }
+    Ok(())
 }
 
 /// Saves a checkpoint; when that fails, the average policy is written
@@ -295,6 +431,7 @@ fn report(
             "value_p0": eval.map(|e| e.1),
             "seconds": trainer.seconds(),
             "threads": trainer.workers(),
+            "precision": trainer.precision().map(Precision::name),
             "policy": path.display().to_string(),
         });
         outln!("{json}");
@@ -309,6 +446,12 @@ fn report(
             outln!("value for p0     {v:.6}");
         }
         None => outln!("exploitability   not computed: the game tree is too large"),
+    }
+    if let Some(p) = trainer.precision() {
+        outln!(
+            "method           streaming passes over every history, {} arrays",
+            p.name()
+        );
     }
     outln!("seconds          {:.3}", trainer.seconds());
     if let Some(workers) = trainer.workers() {

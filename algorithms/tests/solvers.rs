@@ -112,15 +112,15 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
         let algorithm = Algorithm::parse(algo, AlgorithmParams::default()).unwrap();
         let path = dir.path().join(path);
         let mut straight = Trainer::new(game, Some(&tree), algorithm, 7, 2).unwrap();
-        straight.run(40);
+        straight.run(40).unwrap();
         let mut first = Trainer::new(game, Some(&tree), algorithm, 7, 2).unwrap();
-        first.run(16);
+        first.run(16).unwrap();
         first.checkpoint().save(&path).unwrap();
         drop(first);
         let loaded = darkhex_algorithms::Checkpoint::load(&path).unwrap();
         let mut resumed = Trainer::resume(game, Some(&tree), loaded, None).unwrap();
         assert_eq!(resumed.algorithm(), algorithm, "{algo} resumes as itself");
-        resumed.run(24);
+        resumed.run(24).unwrap();
         assert_eq!(resumed.iteration(), 40);
         let (a, b) = (straight.policy(), resumed.policy());
         let flat = |p: &PolicyFile| -> Vec<u64> {
@@ -141,7 +141,7 @@ fn a_checkpoint_refuses_another_game_or_algorithm() {
     let (game, tree) = compile("kuhn_poker");
     let plus = Algorithm::parse("cfr+", AlgorithmParams::default()).unwrap();
     let mut t = Trainer::new(game, Some(&tree), plus, 0, 1).unwrap();
-    t.run(3);
+    t.run(3).unwrap();
     t.checkpoint().save(&path).unwrap();
     let c = darkhex_algorithms::Checkpoint::load(&path).unwrap();
     let vanilla = Algorithm::parse("cfr", AlgorithmParams::default()).unwrap();
@@ -224,4 +224,55 @@ fn trees_over_the_memory_limit_are_refused_with_an_estimate() {
         e.contains("histories") && e.contains("GB") && e.contains("--max-memory-gb"),
         "{e}"
     );
+}
+
+/// A streaming run stopped, saved, loaded and continued equals one that
+/// ran straight through, at either precision; checkpoints of one kind are
+/// refused by the other.
+#[test]
+fn a_streaming_run_resumes_bitwise() {
+    use darkhex_algorithms::stream::{BuildOptions, Precision, build_tables};
+    let dir = tempfile::tempdir().unwrap();
+    let (game, tree) = compile("leduc_poker");
+    let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+    for (algo, precision) in [("pcfr+", Precision::F32), ("dcfr", Precision::F64)] {
+        let algorithm = Algorithm::parse(algo, AlgorithmParams::default()).unwrap();
+        let path = dir.path().join(format!("{algo}.ckpt"));
+        let mut straight = Trainer::streaming(game, &tables, algorithm, precision).unwrap();
+        straight.run(9).unwrap();
+        let mut first = Trainer::streaming(game, &tables, algorithm, precision).unwrap();
+        first.run(4).unwrap();
+        first.evaluate().unwrap();
+        first.checkpoint().save(&path).unwrap();
+        drop(first);
+        let loaded = darkhex_algorithms::Checkpoint::load(&path).unwrap();
+        assert!(loaded.is_streaming());
+        let e = Trainer::resume(game, Some(&tree), loaded.clone(), None)
+            .err()
+            .unwrap();
+        assert!(matches!(e, TrainError::WrongBackend { .. }), "{e}");
+        let mut resumed = Trainer::resume_streaming(game, &tables, loaded, None).unwrap();
+        assert_eq!(resumed.precision(), Some(precision));
+        assert_eq!(resumed.history().len(), 1);
+        resumed.run(5).unwrap();
+        assert_eq!(
+            resumed.checkpoint().solver,
+            straight.checkpoint().solver,
+            "{algo}"
+        );
+        let e = resumed.evaluate().unwrap().unwrap().exploitability;
+        assert!(e > 0.0 && e < 1.0, "{algo}: {e}");
+    }
+    let plus = Algorithm::parse("cfr+", AlgorithmParams::default()).unwrap();
+    let mut compiled = Trainer::new(game, Some(&tree), plus, 0, 1).unwrap();
+    compiled.run(2).unwrap();
+    let e = Trainer::resume_streaming(game, &tables, compiled.checkpoint(), None)
+        .err()
+        .unwrap();
+    assert!(matches!(e, TrainError::WrongBackend { .. }), "{e}");
+    let os = Algorithm::parse("os-mccfr", AlgorithmParams::default()).unwrap();
+    let e = Trainer::streaming(game, &tables, os, Precision::F64)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("os-mccfr"), "{e}");
 }

@@ -1,11 +1,13 @@
 //! The CFR family: tabular CFR, CFR+, Linear and Discounted CFR on a
 //! compiled tree ([`tabular`]), Monte Carlo CFR with external and outcome
 //! sampling on the State API ([`mccfr`], over [`info_table`]'s keyed
-//! tables), and training runs with checkpoints that resume bitwise
-//! ([`training`]).
+//! tables), full-width training on the streaming tables for games too
+//! large to compile ([`streaming`]), and training runs with checkpoints
+//! that resume bitwise ([`training`]).
 
 pub mod info_table;
 pub mod mccfr;
+pub mod streaming;
 pub mod tabular;
 pub mod training;
 

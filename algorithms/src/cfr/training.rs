@@ -10,9 +10,11 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
+use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState};
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
+use crate::stream::{InfoStateTables, Precision, StreamError};
 use crate::tree::GameTree;
 
 pub const CHECKPOINT_FORMAT: &str = "darkhex-checkpoint";
@@ -72,6 +74,17 @@ pub enum TrainError {
     WrongAlgorithm { found: String, requested: String },
     #[error("the checkpoint's arrays do not fit {0}'s tree")]
     WrongShape(String),
+    #[error("the checkpoint's arrays do not fit {0}'s information-state tables")]
+    WrongTables(String),
+    #[error("the checkpoint was made by {found} training; it resumes only that way ({hint})")]
+    WrongBackend {
+        found: &'static str,
+        hint: &'static str,
+    },
+    #[error("{0} trains on the compiled tree or by sampling, not over the streaming tables")]
+    NotStreamable(&'static str),
+    #[error(transparent)]
+    Stream(#[from] StreamError),
 }
 
 impl Algorithm {
@@ -186,6 +199,7 @@ pub struct EvalPoint {
 pub enum SolverState {
     Tabular(CfrState),
     MonteCarlo(Box<McState>),
+    Stream(Box<StreamSolverState>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -220,6 +234,7 @@ impl Checkpoint {
                 s.regrets.iter().all(|v| finite(v)) && s.cumulative.iter().all(|v| finite(v))
             }
             SolverState::MonteCarlo(s) => s.is_finite(),
+            SolverState::Stream(s) => s.is_finite(),
         };
         if !ok {
             return Err(TrainError::NotFinite {
@@ -237,13 +252,28 @@ impl Checkpoint {
         match &self.solver {
             SolverState::Tabular(s) => Algorithm::Tabular(s.variant),
             SolverState::MonteCarlo(s) => Algorithm::MonteCarlo(s.sampling),
+            SolverState::Stream(s) => Algorithm::Tabular(s.variant()),
         }
+    }
+
+    /// The precision of a streaming checkpoint's arrays.
+    pub fn stream_precision(&self) -> Option<Precision> {
+        match &self.solver {
+            SolverState::Stream(s) => Some(s.precision()),
+            _ => None,
+        }
+    }
+
+    /// Whether the checkpoint continues on the streaming tables.
+    pub fn is_streaming(&self) -> bool {
+        matches!(self.solver, SolverState::Stream(_))
     }
 }
 
 enum Engine<'t> {
     Tabular(CfrSolver<'t>),
     MonteCarlo(McSolver<AnyGame>),
+    Stream(Box<StreamRun<'t>>),
 }
 
 /// A training run. `tree` is needed by the tabular algorithms and, when
@@ -255,9 +285,74 @@ pub struct Trainer<'t> {
     engine: Engine<'t>,
     history: Vec<EvalPoint>,
     seconds: f64,
+    progress: Option<Box<ProgressFn>>,
 }
 
 impl<'t> Trainer<'t> {
+    /// Full-width training over the streaming tables (`tables` built for
+    /// `game`), with arrays stored at `precision`.
+    pub fn streaming(
+        game: AnyGame,
+        tables: &'t InfoStateTables,
+        algorithm: Algorithm,
+        precision: Precision,
+    ) -> Result<Self, TrainError> {
+        let Algorithm::Tabular(variant) = algorithm else {
+            return Err(TrainError::NotStreamable(algorithm.name()));
+        };
+        let run = StreamRun::new(&game, tables, variant, precision)?;
+        Ok(Self::with_engine(
+            game,
+            None,
+            algorithm,
+            Engine::Stream(Box::new(run)),
+        ))
+    }
+
+    fn with_engine(
+        game: AnyGame,
+        tree: Option<&'t GameTree>,
+        algorithm: Algorithm,
+        engine: Engine<'t>,
+    ) -> Self {
+        Trainer {
+            game,
+            tree,
+            algorithm,
+            engine,
+            history: Vec::new(),
+            seconds: 0.0,
+            progress: None,
+        }
+    }
+
+    /// Continues a checkpoint of streaming training on `tables`.
+    pub fn resume_streaming(
+        game: AnyGame,
+        tables: &'t InfoStateTables,
+        checkpoint: Checkpoint,
+        requested: Option<Algorithm>,
+    ) -> Result<Self, TrainError> {
+        let algorithm = check_resumable(&game, &checkpoint, requested)?;
+        let SolverState::Stream(state) = checkpoint.solver else {
+            return Err(TrainError::WrongBackend {
+                found: "compiled-tree or sampling",
+                hint: "without --stream",
+            });
+        };
+        let run = StreamRun::resume(&game, tables, *state)?
+            .ok_or_else(|| TrainError::WrongTables(game.game_string()))?;
+        let mut trainer = Self::with_engine(game, None, algorithm, Engine::Stream(Box::new(run)));
+        trainer.history = checkpoint.history;
+        trainer.seconds = checkpoint.seconds;
+        Ok(trainer)
+    }
+
+    /// Reports the passes of streaming training as they go.
+    pub fn set_progress(&mut self, progress: Box<ProgressFn>) {
+        self.progress = Some(progress);
+    }
+
     /// `workers` fixes the Monte Carlo batch structure (see `mccfr`).
     pub fn new(
         game: AnyGame,
@@ -281,14 +376,7 @@ impl<'t> Trainer<'t> {
                 Engine::MonteCarlo(McSolver::new(game, McState::new(s, seed, workers)))
             }
         };
-        Ok(Trainer {
-            game,
-            tree,
-            algorithm,
-            engine,
-            history: Vec::new(),
-            seconds: 0.0,
-        })
+        Ok(Self::with_engine(game, tree, algorithm, engine))
     }
 
     /// Continues a checkpoint. A `requested` algorithm must be the checkpoint's.
@@ -298,23 +386,8 @@ impl<'t> Trainer<'t> {
         checkpoint: Checkpoint,
         requested: Option<Algorithm>,
     ) -> Result<Self, TrainError> {
+        let algorithm = check_resumable(&game, &checkpoint, requested)?;
         let ours = game.game_string();
-        if !same_game(&checkpoint.game, &game) {
-            return Err(TrainError::WrongGame {
-                differences: game_differences(&checkpoint.game, &ours),
-                file_game: checkpoint.game,
-                game: ours,
-            });
-        }
-        let algorithm = checkpoint.algorithm();
-        if let Some(r) = requested
-            && r != algorithm
-        {
-            return Err(TrainError::WrongAlgorithm {
-                found: describe(algorithm),
-                requested: describe(r),
-            });
-        }
         let engine = match checkpoint.solver {
             SolverState::Tabular(state) => {
                 let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
@@ -323,15 +396,17 @@ impl<'t> Trainer<'t> {
                 )
             }
             SolverState::MonteCarlo(state) => Engine::MonteCarlo(McSolver::new(game, *state)),
+            SolverState::Stream(_) => {
+                return Err(TrainError::WrongBackend {
+                    found: "streaming",
+                    hint: "with --stream",
+                });
+            }
         };
-        Ok(Trainer {
-            game,
-            tree,
-            algorithm,
-            engine,
-            history: checkpoint.history,
-            seconds: checkpoint.seconds,
-        })
+        let mut trainer = Self::with_engine(game, tree, algorithm, engine);
+        trainer.history = checkpoint.history;
+        trainer.seconds = checkpoint.seconds;
+        Ok(trainer)
     }
 
     pub fn algorithm(&self) -> Algorithm {
@@ -342,7 +417,7 @@ impl<'t> Trainer<'t> {
     /// resumed run to retrace an uninterrupted one.
     pub fn batch_size(&self) -> u64 {
         match &self.engine {
-            Engine::Tabular(_) => 1,
+            Engine::Tabular(_) | Engine::Stream(_) => 1,
             Engine::MonteCarlo(s) => s.batch_size(),
         }
     }
@@ -351,7 +426,7 @@ impl<'t> Trainer<'t> {
     /// depend; `None` for full-width algorithms, whose results do not.
     pub fn workers(&self) -> Option<usize> {
         match &self.engine {
-            Engine::Tabular(_) => None,
+            Engine::Tabular(_) | Engine::Stream(_) => None,
             Engine::MonteCarlo(s) => Some(s.state().workers),
         }
     }
@@ -360,10 +435,25 @@ impl<'t> Trainer<'t> {
         self.tree.is_some()
     }
 
+    /// Whether [`Trainer::evaluate`] computes exploitability: on the tree,
+    /// or by a streaming pass (minutes on 3x3 Dark Hex).
+    pub fn can_evaluate(&self) -> bool {
+        self.tree.is_some() || matches!(self.engine, Engine::Stream(_))
+    }
+
+    /// The streaming tables' precision, for streaming runs.
+    pub fn precision(&self) -> Option<Precision> {
+        match &self.engine {
+            Engine::Stream(s) => Some(s.state().precision()),
+            _ => None,
+        }
+    }
+
     pub fn iteration(&self) -> u64 {
         match &self.engine {
             Engine::Tabular(s) => s.iteration(),
             Engine::MonteCarlo(s) => s.iteration(),
+            Engine::Stream(s) => s.iteration(),
         }
     }
 
@@ -377,13 +467,15 @@ impl<'t> Trainer<'t> {
     }
 
     /// Runs `iterations` more iterations.
-    pub fn run(&mut self, iterations: u64) {
+    pub fn run(&mut self, iterations: u64) -> Result<(), TrainError> {
         let start = std::time::Instant::now();
         match &mut self.engine {
             Engine::Tabular(s) => s.run(iterations),
             Engine::MonteCarlo(s) => s.run(iterations),
+            Engine::Stream(s) => s.run(iterations, self.progress.as_deref())?,
         }
         self.seconds += start.elapsed().as_secs_f64();
+        Ok(())
     }
 
     /// The average policy, with its provenance.
@@ -400,6 +492,7 @@ impl<'t> Trainer<'t> {
         };
         match &self.engine {
             Engine::Tabular(s) => PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance),
+            Engine::Stream(s) => s.policy_file(provenance),
             Engine::MonteCarlo(s) => {
                 let mut p = provenance;
                 p.parameters.insert("seed".into(), s.state().seed as f64);
@@ -414,6 +507,7 @@ impl<'t> Trainer<'t> {
     /// recorded in the history.
     pub fn evaluate(&mut self) -> Result<Option<Exploitability>, TrainError> {
         let e = match (&self.engine, self.tree) {
+            (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref())?),
             (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
             (Engine::MonteCarlo(_), Some(tree)) => {
                 let (policy, _) = self.policy().to_tree_policy(tree)?;
@@ -437,6 +531,7 @@ impl<'t> Trainer<'t> {
         let solver = match &self.engine {
             Engine::Tabular(s) => SolverState::Tabular(s.state().clone()),
             Engine::MonteCarlo(s) => SolverState::MonteCarlo(Box::new(s.state().clone())),
+            Engine::Stream(s) => SolverState::Stream(Box::new(s.state())),
         };
         Checkpoint {
             format: CHECKPOINT_FORMAT.to_string(),
@@ -447,6 +542,32 @@ impl<'t> Trainer<'t> {
             seconds: self.seconds,
         }
     }
+}
+
+/// The checkpoint's algorithm, if it is for `game` and is the one requested.
+fn check_resumable(
+    game: &AnyGame,
+    checkpoint: &Checkpoint,
+    requested: Option<Algorithm>,
+) -> Result<Algorithm, TrainError> {
+    let ours = game.game_string();
+    if !same_game(&checkpoint.game, game) {
+        return Err(TrainError::WrongGame {
+            differences: game_differences(&checkpoint.game, &ours),
+            file_game: checkpoint.game.clone(),
+            game: ours,
+        });
+    }
+    let algorithm = checkpoint.algorithm();
+    if let Some(r) = requested
+        && r != algorithm
+    {
+        return Err(TrainError::WrongAlgorithm {
+            found: describe(algorithm),
+            requested: describe(r),
+        });
+    }
+    Ok(algorithm)
 }
 
 fn describe(a: Algorithm) -> String {
