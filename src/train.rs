@@ -344,30 +344,36 @@ fn check_stream_memory(
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
     let m = CfrMemory::new(tables, variant, precision, threads);
-    let gb = |b: usize| b as f64 / 1e9;
+    let size = |b: f64| {
+        if b < 1e9 {
+            format!("{:.1} MB", b / 1e6)
+        } else {
+            format!("{:.2} GB", b / 1e9)
+        }
+    };
     let need = format!(
-        "{} on {game} needs about {:.2} GB: tables {:.2}, {} solver arrays {:.2}, policy and scratch {:.2}, passes with {threads} threads {:.2} (checkpoints {:.2})",
+        "{} on {game} needs about {}: tables {}, {} solver arrays {}, policy and scratch {}, passes with {threads} threads {} (checkpoints {})",
         variant.name(),
-        gb(m.total()),
-        gb(m.tables),
+        size(m.total() as f64),
+        size(m.tables as f64),
         precision.name(),
-        gb(m.solver_arrays),
-        gb(m.working_arrays),
-        gb(m.pass),
-        gb(m.checkpoint),
+        size(m.solver_arrays as f64),
+        size(m.working_arrays as f64),
+        size(m.pass as f64),
+        size(m.checkpoint as f64),
     );
-    eprintln!("{need}");
     let (limit, what, beyond_tables) = match (max_memory_gb, available_memory()) {
         (Some(g), _) => (g * 1e9, "--max-memory-gb", m.total()),
         (None, Some(available)) => (available as f64, "available", m.total() - m.tables),
-        (None, None) => return Ok(()),
+        (None, None) => (f64::INFINITY, "", 0),
     };
     if beyond_tables as f64 > limit {
         bail!(
-            "{need}, more than the {:.2} GB {what}: try --precision f32, fewer --threads, or a larger machine",
-            limit / 1e9
+            "{need}, more than the {} {what}: try --precision f32, fewer --threads, or a larger machine",
+            size(limit)
         );
     }
+    eprintln!("{need}");
     Ok(())
 }
 

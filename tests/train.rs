@@ -202,3 +202,88 @@ fn plots_are_svg() {
     let svg = std::fs::read_to_string(d.join("c.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("exploitability") && svg.contains("polyline"));
 }
+
+/// `--stream` trains over the information-state tables: a run stopped and
+/// resumed writes the policy an uninterrupted one does, `exploit` reads it,
+/// and what cannot stream or would not fit is refused in one line.
+#[test]
+fn streaming_training_resumes_and_refuses_what_it_cannot_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let args = [
+        "train",
+        game,
+        "--stream",
+        "--algo",
+        "pcfr+",
+        "--precision",
+        "f32",
+    ];
+    let straight = json(&darkhex(
+        d,
+        &[
+            &args[..],
+            &["--iterations", "12", "--out", "straight.json", "--json"],
+        ]
+        .concat(),
+    ));
+    assert_eq!(straight["precision"], "f32");
+    let e = straight["exploitability"].as_f64().unwrap();
+    assert!(e > 0.0 && e < 0.5, "{e}");
+    for n in ["5", "12"] {
+        let v = json(&darkhex(
+            d,
+            &[
+                &args[..],
+                &["--iterations", n, "--checkpoint", "run.ckpt", "--resume"],
+                &["--out", "resumed.json", "--json"],
+            ]
+            .concat(),
+        ));
+        assert_eq!(v["iterations"].as_u64().unwrap().to_string(), n);
+    }
+    let a = std::fs::read(d.join("straight.json")).unwrap();
+    let b = std::fs::read(d.join("resumed.json")).unwrap();
+    assert!(
+        a == b,
+        "the resumed policy differs from the uninterrupted one"
+    );
+    let x = json(&darkhex(d, &["exploit", game, "straight.json", "--json"]));
+    assert!((x["exploitability"].as_f64().unwrap() - e).abs() < 1e-12);
+    // A streaming checkpoint resumes as streaming even without --stream.
+    let v = json(&darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--iterations",
+            "13",
+            "--checkpoint",
+            "run.ckpt",
+            "--resume",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["precision"], "f32");
+    for (bad, says) in [
+        (
+            vec!["train", "kuhn_poker", "--precision", "f32"],
+            "--precision applies",
+        ),
+        (
+            vec!["train", "kuhn_poker", "--stream", "--algo", "os-mccfr"],
+            "does not stream",
+        ),
+        (vec!["train", "kuhn_poker", "--precision", "f16"], "f32"),
+        (
+            vec!["train", game, "--stream", "--max-memory-gb", "0.001"],
+            "more than the 1.0 MB --max-memory-gb",
+        ),
+    ] {
+        let o = darkhex(d, &bad);
+        assert!(!o.status.success(), "{bad:?}");
+        let err = stderr(&o);
+        assert!(err.contains(says), "{bad:?}: {err}");
+    }
+}

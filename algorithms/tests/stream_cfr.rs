@@ -213,3 +213,43 @@ fn f32_arrays_stay_close_to_f64_ones() {
     assert!((a - b).abs() < 2e-3 * a, "f64 {a} against f32 {b}");
     assert!(max_difference(&wide.average_policy(), &narrow.average_policy()) < 1e-3);
 }
+
+/// On Kuhn poker the streaming solvers reach OpenSpiel's exploitability at
+/// every iteration count of reference/openspiel.json.
+#[test]
+fn streaming_solvers_match_openspiel_on_kuhn_poker() {
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("../../reference/openspiel.json")).unwrap();
+    let facts = &reference["games"]["kuhn_poker"];
+    let s = setup("kuhn_poker");
+    let mut checked = 0;
+    for (key, variant) in [
+        ("cfr_exploitability_at", CfrVariant::Vanilla),
+        ("cfrplus_exploitability_at", CfrVariant::Plus),
+        ("lcfr_exploitability_at", CfrVariant::Linear),
+        ("dcfr_exploitability_at", CfrVariant::DCFR_DEFAULT),
+    ] {
+        let mut cases: Vec<(u64, f64)> = facts[key]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(n, v)| (n.parse().unwrap(), v.as_f64().unwrap()))
+            .collect();
+        cases.sort_by_key(|c| c.0);
+        let mut solver = StreamCfr::<f64>::new(&s.tables, variant);
+        for (n, want) in cases {
+            while solver.iteration() < n {
+                iterate(&s, &mut solver);
+            }
+            let got = s
+                .stream
+                .exploitability(&s.tables, &solver.average_policy(), &PassOptions::default())
+                .unwrap()
+                .exploitability
+                .exploitability;
+            assert!((got - want).abs() < 1e-9, "{key} at {n}: {got} vs {want}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} reference runs");
+}

@@ -31,7 +31,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use darkhex_games::{Action, NUM_PLAYERS, Turn};
+use darkhex_games::{NUM_PLAYERS, Turn};
 use rayon::prelude::*;
 
 use super::error::StreamError;
@@ -97,13 +97,6 @@ struct Task<N> {
     reach: Reach,
 }
 
-enum Child {
-    Terminal(f64),
-    /// Nobody's opponent reaches it: it adds nothing to any sum.
-    Unreached,
-    Inner,
-}
-
 struct Progress<'a> {
     done: AtomicU64,
     report: Option<&'a (dyn Fn(u64) + Sync)>,
@@ -118,6 +111,16 @@ impl Progress<'_> {
     }
 }
 
+/// A child of the node being visited, expanded before any is walked.
+#[derive(Clone, Copy, Debug, Default)]
+struct Kid {
+    terminal: bool,
+    /// Player 0's utility at a terminal child.
+    utility: f64,
+    /// Each player's row at an inner child.
+    rows: [u32; NUM_PLAYERS],
+}
+
 struct Walker<'a, S: StreamGame, const SIDE: usize> {
     stream: &'a S,
     tables: [&'a PlayerTable; NUM_PLAYERS],
@@ -125,6 +128,9 @@ struct Walker<'a, S: StreamGame, const SIDE: usize> {
     sums: &'a mut SlotSums,
     nodes: Vec<S::Node>,
     moves: Vec<Moves>,
+    /// Each depth's children and what the walk knows of them.
+    kids: Vec<Vec<S::Node>>,
+    kid_info: Vec<[Kid; MAX_MOVES]>,
     /// A regret pass's child values at each depth.
     values: Vec<[f64; MAX_MOVES]>,
     /// Children at this depth come from `split_results`, in walk order.
@@ -133,6 +139,22 @@ struct Walker<'a, S: StreamGame, const SIDE: usize> {
     next_result: usize,
     pending: u64,
     progress: &'a Progress<'a>,
+}
+
+/// Asks for the cache line holding `*p`, which the walk will read soon:
+/// the rows, policies and sums of a pass are spread over hundreds of MB,
+/// and each node reads a few of them.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and does not read the value; SSE is
+    // part of every x86_64 target.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
@@ -151,6 +173,8 @@ impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
             sums,
             nodes: vec![root],
             moves: vec![Moves::default()],
+            kids: vec![Vec::new()],
+            kid_info: vec![[Kid::default(); MAX_MOVES]],
             values: vec![[0.0; MAX_MOVES]],
             split_depth: usize::MAX,
             split_results: &[],
@@ -165,29 +189,43 @@ impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
         if self.nodes.len() == depth + 1 {
             self.nodes.push(self.nodes[depth].clone());
             self.moves.push(Moves::default());
+            self.kids.push(Vec::new());
+            self.kid_info.push([Kid::default(); MAX_MOVES]);
             self.values.push([0.0; MAX_MOVES]);
         }
-        // The moves stay in place (they are large): read them by index
-        // around the recursive calls.
-        self.stream
-            .moves(&self.nodes[depth], &mut self.moves[depth]);
-        let n = self.moves[depth].len();
+        let turn = self.stream.turn(&self.nodes[depth]);
+        // The mover's slots: their policy and sums are asked for now and
+        // arrive while the children are expanded.
+        let first = match turn {
+            Turn::Player(m) => {
+                let first = self.tables[m].row(rows[m]).slot_start as usize;
+                prefetch(self.policy[m].as_ptr().wrapping_add(first));
+                if SIDE == BOTH || SIDE == m {
+                    prefetch(self.sums.sums[m].as_ptr().wrapping_add(first));
+                }
+                first
+            }
+            _ => 0,
+        };
+        let n = self.expand(depth, rows);
         self.pending += n as u64;
         if self.pending >= REPORT_EVERY {
             self.progress.add(std::mem::take(&mut self.pending));
         }
         let mut out = [0.0; 3];
-        match self.stream.turn(&self.nodes[depth]) {
+        match turn {
             Turn::Player(m) if SIDE == BOTH => {
-                let first = self.tables[m].row(rows[m]).slot_start as usize;
                 let other_reach = reach[1 - m] * reach[2];
                 for i in 0..n {
-                    let a = self.moves[depth].actions()[i];
                     let sigma = self.policy[m][first + i];
                     let mut next = reach;
                     next[m] *= sigma;
-                    let v = self.child(depth, a, rows, next);
-                    self.add_gain(m, first + i, other_reach * v[m]);
+                    let v = self.child(depth, i, next);
+                    // Most sequence payoffs are zero: no write for those.
+                    let gain = other_reach * v[m];
+                    if gain != 0.0 {
+                        self.sums.sums[m][first + i] += to_fixed(gain);
+                    }
                     out[1 - m] += sigma * v[1 - m];
                     out[2] += sigma * v[2];
                 }
@@ -195,42 +233,38 @@ impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
             // The updating player's move: every action, then each one's
             // regret, in the compiled solver's order of operations.
             Turn::Player(m) if m == SIDE => {
-                let first = self.tables[m].row(rows[m]).slot_start as usize;
                 for i in 0..n {
-                    let a = self.moves[depth].actions()[i];
-                    self.values[depth][i] = self.child(depth, a, rows, reach)[m];
+                    self.values[depth][i] = self.child(depth, i, reach)[m];
                 }
                 let sigma = &self.policy[m][first..first + n];
                 let children = &self.values[depth][..n];
                 let v = sigma.iter().zip(children).fold(0.0, |v, (p, c)| v + p * c);
                 let cf_reach = reach[1 - m] * reach[2];
-                for i in 0..n {
-                    let c = self.values[depth][i];
-                    self.add_gain(m, first + i, cf_reach * (c - v));
+                let sums = &mut self.sums.sums[m][first..first + n];
+                for (sum, &c) in sums.iter_mut().zip(children) {
+                    *sum += to_fixed(cf_reach * (c - v));
                 }
                 out[m] = v;
             }
             // The opponent's move: actions it never plays are skipped.
             Turn::Player(m) => {
-                let first = self.tables[m].row(rows[m]).slot_start as usize;
                 for i in 0..n {
                     let sigma = self.policy[m][first + i];
                     if sigma == 0.0 {
                         continue;
                     }
-                    let a = self.moves[depth].actions()[i];
                     let mut next = reach;
                     next[m] *= sigma;
-                    let v = self.child(depth, a, rows, next);
+                    let v = self.child(depth, i, next);
                     out[SIDE] += sigma * v[SIDE];
                 }
             }
             Turn::Chance => {
                 for i in 0..n {
-                    let (a, p) = (self.moves[depth].actions()[i], self.moves[depth].probs()[i]);
+                    let p = self.moves[depth].probs()[i];
                     let mut next = reach;
                     next[2] *= p;
-                    let v = self.child(depth, a, rows, next);
+                    let v = self.child(depth, i, next);
                     for q in 0..3 {
                         out[q] += p * v[q];
                     }
@@ -241,54 +275,69 @@ impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
         out
     }
 
+    /// Makes every child of the node at `depth` and the rows of the inner
+    /// ones, and asks for the row each inner child's mover reads first;
+    /// returns the number of children.
     #[inline]
-    fn add_gain(&mut self, player: usize, slot: usize, gain: f64) {
-        if gain != 0.0 {
-            self.sums.sums[player][slot] += to_fixed(gain);
+    fn expand(&mut self, depth: usize, rows: [u32; NUM_PLAYERS]) -> usize {
+        let node = &self.nodes[depth];
+        let moves = &mut self.moves[depth];
+        self.stream.moves(node, moves);
+        let n = moves.len();
+        let kids = &mut self.kids[depth];
+        if kids.len() < n {
+            kids.resize(n, node.clone());
         }
+        for (i, &a) in moves.actions().iter().enumerate() {
+            let shown = self.stream.apply(node, a, &mut kids[i]);
+            let kid = &mut self.kid_info[depth][i];
+            match self.stream.turn(&kids[i]) {
+                Turn::Terminal => {
+                    kid.terminal = true;
+                    kid.utility = self.stream.utility(&kids[i]);
+                }
+                turn => {
+                    kid.terminal = false;
+                    kid.rows = step_rows(&self.tables, rows, shown);
+                    if let Turn::Player(m) = turn {
+                        prefetch(self.tables[m].row_ptr(kid.rows[m]));
+                    }
+                }
+            }
+        }
+        n
     }
 
+    /// The amounts of child `i` of the node at `depth`, reached with `reach`.
     #[inline]
-    fn child(
-        &mut self,
-        depth: usize,
-        a: Action,
-        rows: [u32; NUM_PLAYERS],
-        reach: Reach,
-    ) -> Amounts {
-        let (parents, children) = self.nodes.split_at_mut(depth + 1);
-        let shown = self.stream.apply(&parents[depth], a, &mut children[0]);
-        match classify::<S, SIDE>(self.stream, &children[0], reach) {
-            Child::Terminal(u) => [u, -u, u],
-            Child::Unreached => [0.0; 3],
-            Child::Inner if depth + 1 == self.split_depth => {
-                self.next_result += 1;
-                self.split_results[self.next_result - 1]
-            }
-            Child::Inner => {
-                let next_rows = step_rows(&self.tables, rows, shown);
-                self.visit(depth + 1, next_rows, reach)
-            }
+    fn child(&mut self, depth: usize, i: usize, reach: Reach) -> Amounts {
+        let kid = self.kid_info[depth][i];
+        if kid.terminal {
+            let u = kid.utility;
+            return [u, -u, u];
         }
+        if !reached::<SIDE>(reach) {
+            return [0.0; 3];
+        }
+        if depth + 1 == self.split_depth {
+            self.next_result += 1;
+            return self.split_results[self.next_result - 1];
+        }
+        self.nodes[depth + 1].clone_from(&self.kids[depth][i]);
+        self.visit(depth + 1, kid.rows, reach)
     }
 }
 
-/// A child below which no sum of the pass's players can change is
-/// unreached: chance never goes there, or (for each player whose sums the
-/// pass computes) the opponent never does.
+/// Whether an inner node reached with `reach` can change a sum of the
+/// pass: chance goes there and (for each player whose sums the pass
+/// computes) so does the opponent.
 #[inline]
-fn classify<S: StreamGame, const SIDE: usize>(stream: &S, node: &S::Node, reach: Reach) -> Child {
-    let unreached = match SIDE {
-        BOTH => reach[0] == 0.0 && reach[1] == 0.0,
-        p => reach[1 - p] == 0.0,
+fn reached<const SIDE: usize>(reach: Reach) -> bool {
+    let opponents = match SIDE {
+        BOTH => reach[0] != 0.0 || reach[1] != 0.0,
+        p => reach[1 - p] != 0.0,
     };
-    if stream.turn(node) == Turn::Terminal {
-        Child::Terminal(stream.utility(node))
-    } else if reach[2] == 0.0 || unreached {
-        Child::Unreached
-    } else {
-        Child::Inner
-    }
+    reach[2] != 0.0 && opponents
 }
 
 #[inline]
@@ -364,7 +413,7 @@ fn collect_tasks<S: StreamGame, const SIDE: usize>(
                 }
                 _ => reach[2] *= moves.probs()[i],
             }
-            if !matches!(classify::<S, SIDE>(stream, &child, reach), Child::Inner) {
+            if stream.turn(&child) == Turn::Terminal || !reached::<SIDE>(reach) {
                 continue;
             }
             let next = Task {

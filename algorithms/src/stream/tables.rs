@@ -151,6 +151,13 @@ impl PlayerTable {
         &self.rows[row as usize]
     }
 
+    /// Where a row's hot fields are, for prefetching (any row number:
+    /// the pointer is not read).
+    #[inline]
+    pub fn row_ptr(&self, row: u32) -> *const Row {
+        self.rows.as_ptr().wrapping_add(row as usize)
+    }
+
     /// The child of `row` under `symbol`, if some history shows it.
     #[inline]
     pub fn child(&self, row: u32, symbol: u8) -> Option<u32> {
