@@ -104,8 +104,8 @@ pub struct TrainArgs {
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
 /// wants it for evaluation) or the streaming tables.
 enum Backing {
-    Tree(Option<GameTree>),
-    Tables(InfoStateTables),
+    Tree(Option<Box<GameTree>>),
+    Tables(Box<InfoStateTables>),
 }
 
 /// Policies with more information states than this default to the compact
@@ -172,7 +172,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             || with_game!(&game, g => estimate_histories(g, 256, 0)) <= EVAL_TREE_HISTORIES;
         if wants_tree {
             match compile(&game, limit) {
-                Ok((t, _)) => backing = Backing::Tree(Some(t)),
+                Ok((t, _)) => backing = Backing::Tree(Some(Box::new(t))),
                 Err(TreeError::TooLarge { .. })
                     if algorithm.needs_tree() && args.max_memory_gb.is_none() =>
                 {
@@ -206,7 +206,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             unreachable!("checked above: streaming algorithms are full width")
         };
         check_stream_memory(&game, &tables, variant, precision, args.max_memory_gb)?;
-        backing = Backing::Tables(tables);
+        backing = Backing::Tables(Box::new(tables));
     }
     let can_evaluate = matches!(backing, Backing::Tree(Some(_)) | Backing::Tables(_));
     if args.plot.is_some() && !can_evaluate {
@@ -220,9 +220,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
         (Backing::Tables(t), None) => {
             Trainer::streaming(game, t, algorithm, precision.unwrap_or_default())?
         }
-        (Backing::Tree(tree), Some(c)) => Trainer::resume(game, tree.as_ref(), c, requested)?,
+        (Backing::Tree(tree), Some(c)) => Trainer::resume(game, tree.as_deref(), c, requested)?,
         (Backing::Tree(tree), None) => {
-            Trainer::new(game, tree.as_ref(), algorithm, args.seed, workers)?
+            Trainer::new(game, tree.as_deref(), algorithm, args.seed, workers)?
         }
     };
     let target = args.iterations;

@@ -85,7 +85,7 @@ fn check_equal(name: &str, variant: CfrVariant, iterations: u64) {
         iterate(&s, &mut streamed);
         let (theirs, mine) = (compiled.state(), streamed.state());
         let current = compiled.current_policy();
-        for p in 0..2 {
+        for (p, map) in map.iter().enumerate() {
             for (what, a, b) in [
                 ("regret", &theirs.regrets[p], &mine.regrets[p]),
                 ("average", &theirs.cumulative[p], &mine.cumulative[p]),
@@ -95,7 +95,7 @@ fn check_equal(name: &str, variant: CfrVariant, iterations: u64) {
                     &streamed.current_policy().probs[p],
                 ),
             ] {
-                for (slot, &k) in map[p].iter().enumerate() {
+                for (slot, &k) in map.iter().enumerate() {
                     assert_eq!(
                         a[k].to_bits(),
                         b[slot].to_bits(),
