@@ -247,6 +247,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
         trainer.evaluate()?;
     }
     let mut chunk = batch;
+    // What the loop last computed and saved, not to repeat at the end: on a
+    // streaming run each is a pass over every history or a large file.
+    let mut evaluated = None;
+    let mut saved_at = None;
     while trainer.iteration() < target && !interrupted.load(Ordering::SeqCst) {
         let it = trainer.iteration();
         let next_eval = (it / eval_every + 1) * eval_every;
@@ -262,16 +266,20 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
         progress.set_position(trainer.iteration());
         if trainer.iteration() % eval_every == 0 || trainer.iteration() == target {
-            if let Some(e) = trainer.evaluate()? {
+            evaluated = trainer.evaluate()?.map(|e| (trainer.iteration(), e));
+            if let Some((_, e)) = &evaluated {
                 progress.set_message(format!("exploitability {:.3e}", e.exploitability));
             }
             if let Some(path) = &args.checkpoint {
                 save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+                saved_at = Some(trainer.iteration());
             }
         }
     }
     progress.finish_and_clear();
-    if let Some(path) = &args.checkpoint {
+    if let Some(path) = &args.checkpoint
+        && saved_at != Some(trainer.iteration())
+    {
         save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
     }
     if interrupted.load(Ordering::SeqCst) {
@@ -286,7 +294,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
             written.display()
         );
     }
-    let e = trainer.evaluate()?;
+    let e = match evaluated {
+        Some((it, e)) if it == trainer.iteration() => Some(e),
+        _ => trainer.evaluate()?,
+    };
     let policy = trainer.policy();
     let path = args
         .out
