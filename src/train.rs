@@ -108,6 +108,11 @@ enum Backing {
     Tables(Box<InfoStateTables>),
 }
 
+/// Dark games too large to compile train over the streaming tables
+/// unasked up to this many histories (3x3 Dark Hex has 1.9e10; a pass over
+/// 10^12 would take hours): beyond, only `--stream` makes them.
+const AUTO_STREAM_HISTORIES: f64 = 1e12;
+
 /// Policies with more information states than this default to the compact
 /// binary form rather than JSON.
 const JSON_MAX_INFOSETS: usize = 100_000;
@@ -173,8 +178,11 @@ pub fn run(args: TrainArgs) -> Result<()> {
         if wants_tree {
             match compile(&game, limit) {
                 Ok((t, _)) => backing = Backing::Tree(Some(Box::new(t))),
-                Err(TreeError::TooLarge { .. })
-                    if algorithm.needs_tree() && args.max_memory_gb.is_none() =>
+                Err(TreeError::TooLarge { histories, .. })
+                    if algorithm.needs_tree()
+                        && args.max_memory_gb.is_none()
+                        && matches!(game, AnyGame::DarkHex(_))
+                        && histories <= AUTO_STREAM_HISTORIES =>
                 {
                     eprintln!(
                         "{game} is too large to compile: training full width over its information-state tables"
