@@ -206,9 +206,19 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     if streaming {
         let tables = build_tables_with_spinner(&game)?;
-        let precision = match &checkpoint {
-            Some(c) => c.stream_precision().unwrap_or_default(),
-            None => precision.unwrap_or_default(),
+        let precision = match (&checkpoint, precision) {
+            (Some(c), asked) => {
+                let held = c.stream_precision().unwrap_or_default();
+                if asked.is_some_and(|p| p != held) {
+                    bail!(
+                        "the checkpoint holds {} arrays; it resumes only with --precision {}",
+                        held.name(),
+                        held.name()
+                    );
+                }
+                held
+            }
+            (None, asked) => asked.unwrap_or_default(),
         };
         let Algorithm::Tabular(variant) = algorithm else {
             unreachable!("checked above: streaming algorithms are full width")

@@ -266,7 +266,17 @@ fn streaming_training_resumes_and_refuses_what_it_cannot_do() {
         ],
     ));
     assert_eq!(v["precision"], "f32");
+    let resumed_as = [
+        "train",
+        game,
+        "--checkpoint",
+        "run.ckpt",
+        "--resume",
+        "--precision",
+        "f64",
+    ];
     for (bad, says) in [
+        (resumed_as.to_vec(), "resumes only with --precision f32"),
         (
             vec!["train", "kuhn_poker", "--precision", "f32"],
             "--precision applies",

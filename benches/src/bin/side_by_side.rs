@@ -6,14 +6,8 @@
 use std::time::Instant;
 
 use darkhex_algorithms::{CfrSolver, CfrVariant, CompileOptions, GameTree, exploitability};
+use darkhex_benches::peak_rss_mb;
 use darkhex_games::load_game;
-
-fn peak_rss_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
-}
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -13,6 +13,7 @@ use darkhex_algorithms::stream::{
     AnyStream, BuildOptions, PassOptions, Real, StreamCfr, StreamError,
 };
 use darkhex_algorithms::{Algorithm, AlgorithmParams};
+use darkhex_benches::peak_rss_mb;
 use darkhex_games::load_game;
 
 /// This process's user and system CPU seconds (Linux; 0 elsewhere).
@@ -26,13 +27,6 @@ fn cpu_seconds() -> f64 {
     let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
     // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
     ticks(11).unwrap_or(0.0) / 100.0 + ticks(12).unwrap_or(0.0) / 100.0
-}
-
-fn peak_rss_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
 }
 
 struct Clock {
