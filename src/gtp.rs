@@ -150,9 +150,8 @@ fn parse_eval(text: &str, game: &HexGame) -> Result<Option<(NetworkEval, usize)>
     if text.trim() == "resistance" {
         return Ok(None);
     }
-    let eval = network_eval(text).map_err(|e| {
-        anyhow!("{e} (genmove's evaluation is resistance or a network(...) spec)")
-    })?;
+    let eval = network_eval(text)
+        .map_err(|e| anyhow!("{e} (genmove's evaluation is resistance or a network(...) spec)"))?;
     if game.is_misere() {
         bail!("the network evaluations play Hex, not Rex: keep eval resistance");
     }
@@ -399,7 +398,9 @@ impl Engine {
             [] => Ok(format!(
                 "\n[string] move_time {}\n[string] eval {}",
                 self.move_time,
-                self.eval.as_ref().map_or("resistance".to_string(), |e| e.0.spec())
+                self.eval
+                    .as_ref()
+                    .map_or("resistance".to_string(), |e| e.0.spec())
             )),
             ["eval", value] => {
                 self.eval = parse_eval(value, &self.analyst.game())?;
