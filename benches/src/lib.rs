@@ -1,2 +1,17 @@
 //! darkhex-benches: criterion benchmarks (`cargo bench -p darkhex-benches`)
 //! and the helpers they share.
+
+use darkhex_algorithms::hexsolve::Position;
+use darkhex_games::Geometry;
+
+/// A mid-game 11x11 position: 20 stones of a game between two players.
+pub const MID_11: &str = "f6,e7,d9,g5,c8,h4,e5,d6,f4,g3,i3,h2,c10,b9,j2,i1,d5,c6,b8,e8";
+
+/// The position after `moves` (comma-separated cell names, Black first).
+pub fn position<const W: usize>(geom: &Geometry<W>, moves: &str) -> Position<W> {
+    let mut pos = Position::empty(geom);
+    for m in moves.split(',') {
+        pos = pos.play(geom, geom.dims().parse_cell(m).expect("a cell"));
+    }
+    pos
+}
