@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use darkhex_algorithms::analyst::analyst_for;
+use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
 use darkhex_algorithms::eval::{Network, NetworkValue, PathLimits, Weight, path_sets};
 use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
 use darkhex_benches::{MID_11, position};
@@ -33,7 +33,7 @@ fn network(c: &mut Criterion) {
         })
     });
     let game = HexGame::new(Dims::new("hex", 11, 11).unwrap(), false);
-    let analyst: Arc<_> = Arc::from(analyst_for(&game));
+    let analyst: Arc<dyn HexAnalyst> = Arc::from(analyst_for(&game));
     let eval = NetworkEval::Ek { k: 2, x };
     let legal: Vec<Action> = (0..121).collect();
     let mut group = c.benchmark_group("slow");

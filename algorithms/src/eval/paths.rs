@@ -251,16 +251,25 @@ fn accept<const W: usize>(
     net: &Network<W>,
     through: &mut [u64],
 ) -> Vec<u64> {
-    // Zones of accepted shorter paths that could cover a longer one.
-    let mut cover: Vec<CellSet<W>> = found[0].iter().map(|f| f.zone).collect();
+    // Zones of accepted shorter paths that could cover a longer one, with
+    // their sizes, largest first: a zone smaller than a path's covers it not.
+    let mut cover: Vec<(u32, CellSet<W>)> = found[0]
+        .iter()
+        .map(|f| (f.zone.count() as u32, f.zone))
+        .collect();
     let mut counts = Vec::with_capacity(found.len() - 1);
     for set in &found[1..] {
-        cover.sort_unstable();
+        cover.sort_unstable_by(|a, b| b.cmp(a));
         cover.dedup();
         let mut accepted = 0u64;
         let mut wider = Vec::new();
         for f in set {
-            if cover.iter().any(|z| f.zone.is_subset(z)) {
+            let size = f.zone.count() as u32;
+            let covered = cover
+                .iter()
+                .take_while(|z| z.0 >= size)
+                .any(|z| f.zone.is_subset(&z.1));
+            if covered {
                 continue;
             }
             accepted += 1;
@@ -274,7 +283,7 @@ fn accept<const W: usize>(
                 }
             }
             if f.zone != f.cells {
-                wider.push(f.zone);
+                wider.push((size, f.zone));
             }
         }
         cover.extend(wider);
@@ -325,7 +334,7 @@ mod tests {
             path: &mut Vec<usize>,
             zone: CellSet<1>,
             max: usize,
-            out: &mut Vec<(usize, CellSet<1>, CellSet<1>)>,
+            out: &mut Vec<(usize, CellSet<1>)>,
         ) {
             let v = *path.last().unwrap();
             for l in net.links(v) {
@@ -335,8 +344,8 @@ mod tests {
                 }
                 let z = zone | l.carrier;
                 if w == SINK {
-                    let cells = path.iter().filter_map(|&u| net.cell(u)).collect();
-                    out.push((path.len(), z | cells, cells));
+                    let cells: CellSet<1> = path.iter().filter_map(|&u| net.cell(u)).collect();
+                    out.push((path.len(), z | cells));
                 } else {
                     path.push(w);
                     go(net, path, z, max, out);
@@ -355,16 +364,15 @@ mod tests {
             d as usize + k,
             &mut out,
         );
-        let mut accepted: Vec<(usize, CellSet<1>)> = Vec::new();
+        let mut accepted: Vec<CellSet<1>> = Vec::new();
         let mut counts = vec![0; k + 1];
-        for i in 0..=k {
+        for (i, count) in counts.iter_mut().enumerate() {
             let len = d as usize + i;
             let mut now = Vec::new();
-            for &(l, zone, _) in out.iter().filter(|p| p.0 == len) {
-                debug_assert_eq!(l, len);
-                if i == 0 || !accepted.iter().any(|&(_, z)| zone.is_subset(&z)) {
-                    counts[i] += 1;
-                    now.push((len, zone));
+            for &(_, zone) in out.iter().filter(|p| p.0 == len) {
+                if i == 0 || !accepted.iter().any(|z| zone.is_subset(z)) {
+                    *count += 1;
+                    now.push(zone);
                 }
             }
             accepted.extend(now);
