@@ -14,6 +14,10 @@ use darkhex_algorithms::analyst::{Budget, CellLists, Considered, HexAnalyst, ana
 use darkhex_games::board::{BLACK, Dims, WHITE, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{AnyGame, Game};
+use darkhex_players::network_player::NetworkEval;
+use darkhex_players::registry::network_eval;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use crate::help;
 use crate::sgf::read_hex_sgf;
@@ -41,6 +45,10 @@ pub struct GtpArgs {
     /// resistance-ordered choice
     #[arg(long, default_value_t = 5.0, value_parser = crate::args::number_in(0.0, 1e9, true))]
     move_time: f64,
+    /// What genmove plays without a proven win: `resistance`, or a network
+    /// player's spec such as 'network(eval=ek,k=2,x=0.00001)' (Hex only)
+    #[arg(long, default_value = "resistance")]
+    eval: String,
 }
 
 const GTP_COMMANDS: &str = "\
@@ -54,7 +62,8 @@ GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style):
   dfpn-clear-tt                     accepted; every solve starts with an empty table
   vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist
   param_dfpn [threads N | tt_mb N | tt_size ENTRIES | timelimit S]
-  param_player [move_time S]        hexgui-analyze_commands";
+  param_player [move_time S | eval resistance|network(eval=e)|network(eval=ek,k=K,x=X)]
+  hexgui-analyze_commands";
 
 const COMMANDS: [&str; 27] = [
     "all_legal_moves",
@@ -86,6 +95,9 @@ const COMMANDS: [&str; 27] = [
     "exit",
 ];
 
+/// The largest board the network evaluations take (19x19).
+const MAX_NETWORK_CELLS: usize = 19 * 19;
+
 /// Benzene's table-entry count (`tt_size`) in our megabytes: about this many
 /// bytes an entry.
 const BYTES_PER_ENTRY: usize = 64;
@@ -99,6 +111,11 @@ struct Engine {
     tt_mb: usize,
     time_limit: f64,
     move_time: f64,
+    /// genmove's choice without a proven win: resistance (`None`) or a
+    /// network evaluation with its path budget.
+    eval: Option<(NetworkEval, usize)>,
+    /// Draws the tie-breakers of E.
+    rng: ChaCha8Rng,
 }
 
 /// What a command answers: its text, or that the engine should stop.
@@ -128,9 +145,27 @@ fn seconds(limit: f64) -> Option<Duration> {
     (limit > 0.0).then(|| Duration::from_secs_f64(limit))
 }
 
+/// The evaluation `text` names: `resistance` or a network player's spec.
+fn parse_eval(text: &str, game: &HexGame) -> Result<Option<(NetworkEval, usize)>> {
+    if text.trim() == "resistance" {
+        return Ok(None);
+    }
+    let eval = network_eval(text)
+        .map_err(|e| anyhow!("{e} (genmove's evaluation is resistance or a network(...) spec)"))?;
+    if game.is_misere() {
+        bail!("the network evaluations play Hex, not Rex: keep eval resistance");
+    }
+    if game.dims().cells() > MAX_NETWORK_CELLS {
+        bail!("the network evaluations go up to 19x19: keep eval resistance");
+    }
+    Ok(Some(eval))
+}
+
 impl Engine {
-    fn new(game: HexGame, args: &GtpArgs) -> Self {
-        Engine {
+    fn new(game: HexGame, args: &GtpArgs) -> Result<Self> {
+        Ok(Engine {
+            eval: parse_eval(&args.eval, &game)?,
+            rng: ChaCha8Rng::seed_from_u64(0),
             analyst: Arc::from(analyst_for(&game)),
             moves: Vec::new(),
             threads: args
@@ -140,7 +175,7 @@ impl Engine {
             tt_mb: args.tt_mb.max(1),
             time_limit: args.time_limit,
             move_time: args.move_time,
-        }
+        })
     }
 
     fn dims(&self) -> Dims {
@@ -150,6 +185,9 @@ impl Engine {
     fn resize(&mut self, rows: usize, cols: usize) -> Result<()> {
         let game = self.analyst.game();
         let dims = Dims::new(game.name(), rows, cols)?;
+        if self.eval.is_some() && dims.cells() > MAX_NETWORK_CELLS {
+            bail!("the network evaluations go up to 19x19: set param_player eval resistance first");
+        }
         self.analyst = Arc::from(analyst_for(&HexGame::new(dims, game.is_misere())));
         self.moves.clear();
         Ok(())
@@ -233,19 +271,14 @@ impl Engine {
                     Considered::Moves(m) if !m.is_empty() => m,
                     _ => empty,
                 };
-                let scores = self.analyst.move_scores(&stones, colour, Some(&candidates));
-                let best = scores
-                    .iter()
-                    .copied()
-                    .reduce(|best, next| if best.1 >= next.1 { best } else { next })
-                    .map(|(c, _)| c)
-                    .ok_or_else(|| anyhow!("no move to play"))?;
+                let (best, by) = self.unproven_move(&stones, colour, &candidates);
+                let best = best.ok_or_else(|| anyhow!("no move to play"))?;
                 let verdict_word = match verdict.winner {
                     Some(w) if w != colour => "a proven loss; ",
                     _ => "",
                 };
                 eprintln!(
-                    "info: {verdict_word}{} by resistance after {:.1} s",
+                    "info: {verdict_word}{} by {by} after {:.1} s",
                     self.dims().cell_name(best),
                     start.elapsed().as_secs_f64()
                 );
@@ -254,6 +287,35 @@ impl Engine {
         };
         self.moves.push((colour, chosen));
         Ok(self.dims().cell_name(chosen))
+    }
+
+    /// The best of `candidates` by genmove's evaluation, and its name.
+    fn unproven_move(
+        &mut self,
+        stones: &CellLists,
+        colour: usize,
+        candidates: &[usize],
+    ) -> (Option<usize>, String) {
+        match &self.eval {
+            None => {
+                let scores = self.analyst.move_scores(stones, colour, Some(candidates));
+                let best = scores
+                    .iter()
+                    .copied()
+                    .reduce(|best, next| if best.1 >= next.1 { best } else { next })
+                    .map(|(c, _)| c);
+                (best, "resistance".to_string())
+            }
+            Some((eval, max_paths)) => {
+                let values = self.analyst.network_move_values(
+                    stones,
+                    colour,
+                    Some(candidates),
+                    eval.limits(*max_paths),
+                );
+                (eval.choose(&values, colour, &mut self.rng), eval.spec())
+            }
+        }
     }
 
     fn showboard(&self) -> String {
@@ -333,7 +395,17 @@ impl Engine {
 
     fn param_player(&mut self, words: &[&str]) -> Result<String> {
         match words {
-            [] => Ok(format!("\n[string] move_time {}", self.move_time)),
+            [] => Ok(format!(
+                "\n[string] move_time {}\n[string] eval {}",
+                self.move_time,
+                self.eval
+                    .as_ref()
+                    .map_or("resistance".to_string(), |e| e.0.spec())
+            )),
+            ["eval", value] => {
+                self.eval = parse_eval(value, &self.analyst.game())?;
+                Ok(String::new())
+            }
             ["move_time", value] => {
                 self.move_time = value
                     .parse()
@@ -342,8 +414,8 @@ impl Engine {
                     .ok_or_else(|| anyhow!("'{value}' is not a number of seconds"))?;
                 Ok(String::new())
             }
-            [other, _] => bail!("unknown parameter '{other}': accepted is move_time"),
-            _ => bail!("usage: param_player [move_time SECONDS]"),
+            [other, _] => bail!("unknown parameter '{other}': accepted are move_time, eval"),
+            _ => bail!("usage: param_player [move_time SECONDS | eval SPEC]"),
         }
     }
 
@@ -583,7 +655,7 @@ pub fn run(args: GtpArgs) -> Result<()> {
         env!("CARGO_PKG_VERSION"),
         game.game_string()
     );
-    let mut engine = Engine::new(game, &args);
+    let mut engine = Engine::new(game, &args)?;
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
     for line in stdin.lock().lines() {

@@ -21,6 +21,10 @@ Player specs:
   resistance                   greedy on the resistance score one move ahead (hex, rex)
   solver(fallback=SPEC,time=S) a proven winning move when found in S seconds (default 1),
                                else SPEC (default resistance) (hex, rex)
+  network(eval=e)              greedy on Honjo et al.'s distance ratio E = d_W/d_B + r (hex)
+  network(eval=ek,k=K,x=X)     greedy on E_k, counting paths up to K links longer than the
+                               shortest, each link worth X less (defaults k=2, x=0.00001);
+                               paths=N bounds each network's path enumeration (hex)
   human                        you, at the terminal (play only)";
 
 pub const TOURNAMENT: &str = "\

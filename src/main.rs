@@ -1,8 +1,10 @@
 //! The `darkhex` command line.
 
+mod analyze;
 mod args;
 mod exploit;
 mod gtp;
+mod heatmap;
 mod help;
 mod info;
 mod league;
@@ -61,6 +63,8 @@ enum Command {
     Pone(pone::PoneArgs),
     /// A GTP engine for Hex and Rex in Benzene's dialect (HexGui, scripts)
     Gtp(gtp::GtpArgs),
+    /// Honjo et al.'s position networks of a Hex position: distances, path counts, E, E_k
+    Analyze(analyze::AnalyzeArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Some(Command::League(args)) => league::run(args),
         Some(Command::Pone(args)) => pone::run(args),
         Some(Command::Gtp(args)) => gtp::run(args),
+        Some(Command::Analyze(args)) => analyze::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

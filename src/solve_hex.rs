@@ -56,6 +56,10 @@ pub struct HexSolveArgs {
     /// Hex/Rex: stop after this many seconds and print what is known
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.001, 1e9, false))]
     time_limit: Option<f64>,
+    /// Hex: how the solver orders moves: resistance (current through each
+    /// cell), or network-kK (k-contribution in both position networks, K = 0..2)
+    #[arg(long, default_value = "resistance")]
+    order: String,
     /// Hex: rules to switch off, comma-separated (connections, fill-in,
     /// vulnerable, dominated, symmetry, resistance-order)
     #[arg(long)]
@@ -103,8 +107,17 @@ fn position<const W: usize>(
     Ok(Position::new(geom, stones, to_move))
 }
 
-fn rules(game: &HexGame, without: &Option<String>) -> Result<Rules> {
+fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules> {
     let mut rules = Rules::for_game(game.is_misere());
+    match order {
+        "resistance" => {}
+        "network-k0" | "network-k1" | "network-k2" if !game.is_misere() => {
+            rules.network_order = order[9..].parse().ok();
+        }
+        other => bail!(
+            "unknown --order '{other}': accepted are resistance, network-k0, network-k1, network-k2 (Hex only)"
+        ),
+    }
     if let Some(list) = without {
         for name in list.split(',').map(str::trim) {
             match name {
@@ -151,7 +164,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         time_limit: args.time_limit.map(Duration::from_secs_f64),
         ..DfpnParams::default()
     };
-    let solver = HexSolver::new(&geom, rules(game, &args.without)?, params);
+    let solver = HexSolver::new(&geom, rules(game, &args.without, &args.order)?, params);
     let stop = solver.stop_flag();
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     if args.openings {

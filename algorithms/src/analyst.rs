@@ -11,7 +11,10 @@ use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Geometry, with_cell_words};
 
+use crate::eval::network::Network;
+use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
+use crate::eval::{NetworkValue, PathSets};
 use crate::hexsolve::inferior::analyse;
 use crate::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use crate::hexsolve::position::winner;
@@ -82,6 +85,16 @@ pub struct Resist {
     pub current: Vec<f64>,
 }
 
+/// Both players' position networks (Honjo et al.) in one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkReport {
+    /// Each network's distance and path counts.
+    pub value: NetworkValue,
+    /// The k-contribution of each cell in each network, Black's first
+    /// (0 for stones).
+    pub contribution: [Vec<f64>; 2],
+}
+
 /// Answers questions about positions of one Hex or Rex board.
 pub trait HexAnalyst: Send + Sync {
     fn game(&self) -> HexGame;
@@ -131,6 +144,21 @@ pub trait HexAnalyst: Send + Sync {
         to_move: usize,
         candidates: Option<&[usize]>,
     ) -> Vec<(usize, f64)>;
+
+    /// Both players' position networks with their virtual links, the path
+    /// sets S_0..S_k and each cell's k-contribution.
+    fn network(&self, stones: &CellLists, limits: PathLimits) -> NetworkReport;
+
+    /// Each candidate move of `to_move` (every empty cell when `None`) with
+    /// both networks' path sets after it; the connections of the position
+    /// are updated for each move instead of rebuilt.
+    fn network_move_values(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        candidates: Option<&[usize]>,
+        limits: PathLimits,
+    ) -> Vec<(usize, NetworkValue)>;
 }
 
 /// The analyst for `game`'s board.
@@ -174,6 +202,30 @@ impl<const W: usize> Engine<W> {
 
     fn vcs(&self, sets: &[CellSet<W>; 2]) -> [VcSet<W>; 2] {
         [BLACK, WHITE].map(|p| VcSet::build(&self.geom, sets, p, self.rules.vc))
+    }
+
+    /// The empty cells among `candidates` (all of them when `None`).
+    fn moves(&self, sets: &[CellSet<W>; 2], candidates: Option<&[usize]>) -> Vec<usize> {
+        let empty = self.geom.all() - sets[0] - sets[1];
+        match candidates {
+            Some(list) => list
+                .iter()
+                .copied()
+                .filter(|&c| c < self.geom.cells() && empty.contains(c))
+                .collect(),
+            None => cells(empty),
+        }
+    }
+
+    /// Both players' path sets with `vcs` as their virtual links.
+    fn path_sets(
+        &self,
+        sets: &[CellSet<W>; 2],
+        vcs: &[VcSet<W>; 2],
+        limits: PathLimits,
+    ) -> ([PathSets; 2], [Network<W>; 2]) {
+        let nets = [BLACK, WHITE].map(|p| Network::build(&self.geom, sets, p, Some(&vcs[p])));
+        (nets.each_ref().map(|n| path_sets(n, limits)), nets)
     }
 }
 
@@ -272,15 +324,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
         candidates: Option<&[usize]>,
     ) -> Vec<(usize, f64)> {
         let sets = self.sets(stones);
-        let empty = self.geom.all() - sets[0] - sets[1];
-        let moves: Vec<usize> = match candidates {
-            Some(list) => list
-                .iter()
-                .copied()
-                .filter(|&c| empty.contains(c))
-                .collect(),
-            None => cells(empty),
-        };
+        let moves = self.moves(&sets, candidates);
         let mut vcs = [BLACK, WHITE].map(|p| VcSet::new(&self.geom, p, self.rules.vc));
         let sign = if self.game.is_misere() { -1.0 } else { 1.0 };
         moves
@@ -293,6 +337,49 @@ impl<const W: usize> HexAnalyst for Engine<W> {
                 }
                 let r = evaluate(&self.geom, &next, [&vcs[BLACK], &vcs[WHITE]]);
                 (c, sign * r.score_for(to_move))
+            })
+            .collect()
+    }
+
+    fn network(&self, stones: &CellLists, limits: PathLimits) -> NetworkReport {
+        let sets = self.sets(stones);
+        let limits = PathLimits {
+            through: true,
+            ..limits
+        };
+        let (sides, nets) = self.path_sets(&sets, &self.vcs(&sets), limits);
+        let contribution = [BLACK, WHITE].map(|p| {
+            (0..self.geom.cells())
+                .map(|c| nets[p].node(c).map_or(0.0, |v| sides[p].contribution(v)))
+                .collect()
+        });
+        NetworkReport {
+            value: NetworkValue { sides },
+            contribution,
+        }
+    }
+
+    fn network_move_values(
+        &self,
+        stones: &CellLists,
+        to_move: usize,
+        candidates: Option<&[usize]>,
+        limits: PathLimits,
+    ) -> Vec<(usize, NetworkValue)> {
+        let sets = self.sets(stones);
+        let vcs = self.vcs(&sets);
+        let limits = PathLimits {
+            through: false,
+            ..limits
+        };
+        self.moves(&sets, candidates)
+            .into_iter()
+            .map(|c| {
+                let mut next = sets;
+                next[to_move].insert(c);
+                let next_vcs = vcs.each_ref().map(|v| v.update(&self.geom, c, to_move));
+                let (sides, _) = self.path_sets(&next, &next_vcs, limits);
+                (c, NetworkValue { sides })
             })
             .collect()
     }

@@ -11,21 +11,12 @@ use darkhex_algorithms::hexsolve::inferior::analyse;
 use darkhex_algorithms::hexsolve::node::{RuleStats, Workspace, examine};
 use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
+use darkhex_benches::{MID_11, position};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
-/// A mid-game 11x11 position: 20 stones of a game between two players.
-const MID_11: &str = "f6,e7,d9,g5,c8,h4,e5,d6,f4,g3,i3,h2,c10,b9,j2,i1,d5,c6,b8,e8";
 /// A 7x7 position after a few opening moves.
 const MID_7: &str = "d4,c5,e3,c3,b6";
-
-fn position<const W: usize>(geom: &Geometry<W>, moves: &str) -> Position<W> {
-    let mut pos = Position::empty(geom);
-    for m in moves.split(',') {
-        pos = pos.play(geom, geom.dims().parse_cell(m).expect("a cell"));
-    }
-    pos
-}
 
 fn hexsolve(c: &mut Criterion) {
     let g11 = Geometry::<2>::new(Dims::new("hex", 11, 11).unwrap()).unwrap();

@@ -1,10 +1,25 @@
 //! darkhex-benches: criterion benchmarks (`cargo bench -p darkhex-benches`)
 //! and the helpers they share.
 
+use darkhex_algorithms::hexsolve::Position;
+use darkhex_games::Geometry;
+
 /// This process's peak resident memory in MB (VmHWM; Linux only).
 pub fn peak_rss_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// A mid-game 11x11 position: 20 stones of a game between two players.
+pub const MID_11: &str = "f6,e7,d9,g5,c8,h4,e5,d6,f4,g3,i3,h2,c10,b9,j2,i1,d5,c6,b8,e8";
+
+/// The position after `moves` (comma-separated cell names, Black first).
+pub fn position<const W: usize>(geom: &Geometry<W>, moves: &str) -> Position<W> {
+    let mut pos = Position::empty(geom);
+    for m in moves.split(',') {
+        pos = pos.play(geom, geom.dims().parse_cell(m).expect("a cell"));
+    }
+    pos
 }

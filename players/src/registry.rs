@@ -1,6 +1,7 @@
 //! Player specs (`random`, `policy(file=P)`, `lp`, `mcts(sims=2000)`,
 //! `ismcts(sims=2000)`, `pone(fallback=SPEC)`, `resistance`,
-//! `solver(fallback=SPEC,time=S)`) and the factories that make players from
+//! `solver(fallback=SPEC,time=S)`, `network(eval=e)`,
+//! `network(eval=ek,k=K,x=X)`) and the factories that make players from
 //! them.
 //! Preparing a spec does the expensive work once (loading a file, solving an
 //! LP); a league then creates a fresh player for every game and seat.
@@ -10,6 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
+use darkhex_algorithms::eval::Weight;
+use darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS;
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
 use darkhex_algorithms::pone::{self, search::Search as PoneSearch};
 use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
@@ -21,6 +24,7 @@ use darkhex_games::{AnyGame, GameError, with_game};
 use thiserror::Error;
 
 use crate::hex_players::{ResistancePlayer, SolverPlayer};
+use crate::network_player::{NetworkEval, NetworkPlayer};
 use crate::player::Player;
 use crate::policy_player::PolicyPlayer;
 use crate::pone_player::PonePlayer;
@@ -29,7 +33,7 @@ use crate::search::SearchConfig;
 use crate::search_players::{IsmctsPlayer, MctsPlayer};
 
 /// Names `prepare` accepts.
-pub const PLAYER_NAMES: [&str; 8] = [
+pub const PLAYER_NAMES: [&str; 9] = [
     "random",
     "policy",
     "lp",
@@ -38,6 +42,7 @@ pub const PLAYER_NAMES: [&str; 8] = [
     "pone",
     "resistance",
     "solver",
+    "network",
 ];
 
 const DEFAULT_SIMULATIONS: usize = 1000;
@@ -168,6 +173,63 @@ impl PlayerFactory for Solver {
     fn notes(&self) -> Vec<String> {
         self.fallback.notes()
     }
+}
+
+struct Network {
+    analyst: Arc<dyn HexAnalyst>,
+    eval: NetworkEval,
+    max_paths: usize,
+}
+
+impl PlayerFactory for Network {
+    fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
+        Box::new(NetworkPlayer::new(
+            self.analyst.clone(),
+            self.eval.clone(),
+            self.max_paths,
+            seed,
+        ))
+    }
+}
+
+/// The evaluations `network(eval=...)` accepts.
+const NETWORK_EVALS: [&str; 2] = ["e", "ek"];
+/// The largest k of E_k: S_k's paths grow about tenfold with each k.
+pub const MAX_K: usize = 4;
+
+/// The evaluation and path budget of a `network(...)` spec:
+/// `network(eval=e)`, or `network(eval=ek,k=K,x=X)` (k = 2 and the paper's
+/// x = 0.00001 unless given); `paths=N` bounds each network's enumeration.
+pub fn network_eval(text: &str) -> Result<(NetworkEval, usize), SpecError> {
+    let s = Spec::parse(text)?;
+    let bad = |reason: String| SpecError::Unsupported {
+        player: text.trim().to_string(),
+        game: "hex".to_string(),
+        reason,
+    };
+    if s.name != "network" {
+        return Err(SpecError::UnknownPlayer(s.name));
+    }
+    s.check_params(&["eval", "k", "x", "paths"])?;
+    let ek = s.get_choice(
+        "eval",
+        &NETWORK_EVALS,
+        |v| NETWORK_EVALS.iter().position(|&e| e == v),
+        1,
+    )? == 1;
+    let max_paths = s.get_usize("paths", 1..=100_000_000, DEFAULT_MAX_PATHS)?;
+    if !ek {
+        if let Some(p) = ["k", "x"].into_iter().find(|p| s.get(p).is_some()) {
+            return Err(bad(format!("{p} applies to eval=ek only")));
+        }
+        return Ok((NetworkEval::E, max_paths));
+    }
+    let k = s.get_usize("k", 0..=MAX_K, 2)?;
+    let x = match s.get("x") {
+        Some(t) => t.parse::<Weight>().map_err(|e| bad(e.to_string()))?,
+        None => Weight::paper(),
+    };
+    Ok((NetworkEval::Ek { k, x }, max_paths))
 }
 
 /// Seconds the solver player searches per move unless told otherwise.
@@ -331,12 +393,26 @@ pub fn prepare_in(
             let searches = [search(0)?, search(1)?];
             Ok(Arc::new(Pone { searches, fallback }))
         }
-        "resistance" | "solver" => {
+        "resistance" | "solver" | "network" => {
             let AnyGame::Hex(hex) = game else {
                 return Err(unsupported(
                     "it plays Hex and Rex, which show the whole board",
                 ));
             };
+            if s.name == "network" {
+                let (eval, max_paths) = network_eval(spec)?;
+                if hex.is_misere() {
+                    return Err(unsupported(
+                        "network plays Hex: E and E_k reward joining one's sides, which loses in Rex",
+                    ));
+                }
+                let analyst: Arc<dyn HexAnalyst> = Arc::from(analyst_for(hex));
+                return Ok(Arc::new(Network {
+                    analyst,
+                    eval,
+                    max_paths,
+                }));
+            }
             let analyst: Arc<dyn HexAnalyst> = Arc::from(analyst_for(hex));
             if s.name == "resistance" {
                 s.check_params(&[])?;

@@ -9,6 +9,8 @@ use darkhex_games::{CellSet, Geometry};
 use super::inferior::analyse;
 use super::position::{Position, Stones, joined};
 use super::vc::{VcParams, VcSet};
+use crate::eval::network::Network;
+use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
 
 /// Which rules the solver applies; each can be switched off to measure
@@ -33,6 +35,9 @@ pub struct Rules {
     /// Moves ordered by the current through them in the resistance circuits
     /// (otherwise by cell id).
     pub resistance_order: bool,
+    /// Moves ordered instead by their k-contribution (Honjo et al.) summed
+    /// over both players' position networks, for this k.
+    pub network_order: Option<usize>,
     /// Proof sets: a move found losing also refutes every sibling outside
     /// the cells the opponent's win needed (Hex only: it rests on
     /// monotonicity, extra stones never hurt their owner).
@@ -51,6 +56,7 @@ impl Rules {
             dominated: true,
             symmetry: true,
             resistance_order: true,
+            network_order: None,
             proof_sets: true,
             vc: VcParams::default(),
         }
@@ -71,6 +77,7 @@ impl Rules {
             dominated: false,
             symmetry: true,
             resistance_order: false,
+            network_order: None,
             proof_sets: false,
             vc: VcParams::default(),
         }
@@ -236,7 +243,7 @@ pub fn examine_with_grounds<const W: usize>(
     }
     let empty = geom.all() - filled[0] - filled[1];
     let mut candidates = empty;
-    if rules.connections || rules.resistance_order {
+    if rules.connections || rules.resistance_order || rules.network_order.is_some() {
         ws.vcs[p].rebuild(geom, &filled);
     }
     if rules.connections {
@@ -253,7 +260,7 @@ pub fn examine_with_grounds<const W: usize>(
         }
     }
     // The opponent's connections only matter when the mover's do not win.
-    if rules.connections || rules.resistance_order {
+    if rules.connections || rules.resistance_order || rules.network_order.is_some() {
         ws.vcs[1 - p].rebuild(geom, &filled);
     }
     if rules.connections {
@@ -323,7 +330,23 @@ pub fn examine_with_grounds<const W: usize>(
     }
     let mut children: Vec<u16> = candidates.iter().map(|c| c as u16).collect();
     // A single move needs no order.
-    if rules.resistance_order && children.len() > 1 {
+    if let Some(k) = rules.network_order
+        && children.len() > 1
+    {
+        let limits = PathLimits {
+            through: true,
+            ..PathLimits::new(k)
+        };
+        let share = [BLACK, WHITE].map(|q| {
+            let net = Network::build(geom, &filled, q, Some(&ws.vcs[q]));
+            let sets = path_sets(&net, limits);
+            (0..geom.cells())
+                .map(|c| net.node(c).map_or(0.0, |v| sets.contribution(v)))
+                .collect::<Vec<f64>>()
+        });
+        let score = |c: u16| share[BLACK][c as usize] + share[WHITE][c as usize];
+        children.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
+    } else if rules.resistance_order && children.len() > 1 {
         let r = evaluate(geom, &filled, [&ws.vcs[BLACK], &ws.vcs[WHITE]]);
         children.sort_by(|&a, &b| {
             r.cell_current(b as usize)

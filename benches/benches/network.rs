@@ -1,0 +1,56 @@
+//! Honjo et al.'s network evaluation: `cargo bench -p darkhex-benches --bench network`.
+//! One E_2 evaluation (both networks built from their connections, S_0..S_2
+//! counted) on a mid-game 11x11 position, and one full move of the
+//! `network(eval=ek,k=2)` player on the empty 11x11 board (every empty cell
+//! tried: connections updated, networks rebuilt, path sets counted).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
+use darkhex_algorithms::eval::{Network, NetworkValue, PathLimits, Weight, path_sets};
+use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
+use darkhex_benches::{MID_11, position};
+use darkhex_games::board::{BLACK, Dims, WHITE};
+use darkhex_games::hex::HexGame;
+use darkhex_games::{Action, Geometry};
+use darkhex_players::network_player::{NetworkEval, NetworkPlayer};
+use darkhex_players::{Player, PlayerView};
+
+fn network(c: &mut Criterion) {
+    let g11 = Geometry::<2>::new(Dims::new("hex", 11, 11).unwrap()).unwrap();
+    let stones = position(&g11, MID_11).played;
+    let vcs = [BLACK, WHITE].map(|p| VcSet::build(&g11, &stones, p, VcParams::default()));
+    let x = Weight::paper();
+    c.bench_function("E_2 evaluation 11x11 mid-game", |b| {
+        b.iter(|| {
+            let sides = [BLACK, WHITE].map(|p| {
+                let net = Network::build(&g11, black_box(&stones), p, Some(&vcs[p]));
+                path_sets(&net, PathLimits::new(2))
+            });
+            NetworkValue { sides }.ek(2, &x)
+        })
+    });
+    let game = HexGame::new(Dims::new("hex", 11, 11).unwrap(), false);
+    let analyst: Arc<dyn HexAnalyst> = Arc::from(analyst_for(&game));
+    let eval = NetworkEval::Ek { k: 2, x };
+    let legal: Vec<Action> = (0..121).collect();
+    let mut group = c.benchmark_group("slow");
+    group.sample_size(10);
+    group.bench_function("network(eval=ek,k=2) move on empty 11x11", |b| {
+        let mut player = NetworkPlayer::new(analyst.clone(), eval.clone(), 200_000, 1);
+        b.iter(|| {
+            let view = PlayerView {
+                seat: BLACK,
+                info_key: &[],
+                legal: &legal,
+            };
+            player.act(black_box(&view)).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, network);
+criterion_main!(benches);
