@@ -71,6 +71,19 @@ fn hex_values_and_winning_moves_match_minimax() {
     }
 }
 
+/// Moves ordered by k-contribution in the position networks instead of
+/// by resistance: the order changes the search, never the values.
+#[test]
+fn network_move_order_matches_minimax() {
+    let rules = Rules {
+        resistance_order: false,
+        network_order: Some(1),
+        ..Rules::hex()
+    };
+    check_board(4, 4, rules, 1, 15, 14, 91);
+    check_board(5, 5, rules, 1, 10, 14, 92);
+}
+
 #[test]
 fn hex_with_two_threads_matches_minimax() {
     check_board(4, 4, Rules::hex(), 2, 25, 14, 77);
