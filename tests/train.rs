@@ -39,7 +39,7 @@ fn train_and_exploit_agree_with_the_reference() {
 fn every_algorithm_trains_and_writes_a_policy_exploit_reads() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    for algo in ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"] {
+    for algo in ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr"] {
         let out = format!("{algo}.bin");
         let v = json(&darkhex(
             d,
@@ -102,7 +102,7 @@ fn exploit_names_what_differs_and_refuses_bad_files() {
     let o = darkhex(d, &["exploit", "kuhn_poker", "missing.json"]);
     assert!(stderr(&o).contains("cannot read missing.json"));
     let o = darkhex(d, &["train", "kuhn_poker", "--algo", "cfr++"]);
-    assert!(stderr(&o).contains("cfr, cfr+, lcfr, dcfr, es-mccfr, os-mccfr"));
+    assert!(stderr(&o).contains("cfr, cfr+, lcfr, dcfr, pcfr+, es-mccfr, os-mccfr"));
     let o = darkhex(d, &["train", "kuhn_poker", "--algo", "cfr", "--alpha", "2"]);
     assert!(stderr(&o).contains("does not take --alpha"));
     let o = darkhex(
