@@ -39,7 +39,9 @@ fn train_and_exploit_agree_with_the_reference() {
 fn every_algorithm_trains_and_writes_a_policy_exploit_reads() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    for algo in ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr"] {
+    for algo in [
+        "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr",
+    ] {
         let out = format!("{algo}.bin");
         let v = json(&darkhex(
             d,
