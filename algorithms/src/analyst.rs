@@ -348,11 +348,8 @@ impl<const W: usize> HexAnalyst for Engine<W> {
             ..limits
         };
         let (sides, nets) = self.path_sets(&sets, &self.vcs(&sets), limits);
-        let contribution = [BLACK, WHITE].map(|p| {
-            (0..self.geom.cells())
-                .map(|c| nets[p].node(c).map_or(0.0, |v| sides[p].contribution(v)))
-                .collect()
-        });
+        let contribution =
+            [BLACK, WHITE].map(|p| sides[p].cell_contributions(&nets[p], self.geom.cells()));
         NetworkReport {
             value: NetworkValue { sides },
             contribution,

@@ -2,6 +2,9 @@
 //! same information states, the same counts, and the same best-response
 //! values, exploitability and expected value for random policies.
 
+mod common;
+use common::variants;
+
 use std::collections::HashMap;
 
 use darkhex_algorithms::stream::{
@@ -19,21 +22,6 @@ use serde_json::Value;
 
 fn reference() -> Value {
     serde_json::from_str(include_str!("../../reference/openspiel.json")).unwrap()
-}
-
-/// Every Dark Hex variant on a board: gameversion x disclosure x obstype.
-fn variants(rows: usize, cols: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    for version in ["cdh", "adh"] {
-        for disclosure in ["none", "noise", "flash"] {
-            for obstype in ["reveal-nothing", "reveal-numturns"] {
-                out.push(format!(
-                    "dark_hex(num_rows={rows},num_cols={cols},gameversion={version},disclosure={disclosure},obstype={obstype})"
-                ));
-            }
-        }
-    }
-    out
 }
 
 /// A random profile with some exact zeros, so that pruned subtrees are exercised.

@@ -3,6 +3,9 @@
 //! bits whatever the thread count, exact resumption from a saved state,
 //! and f32 arrays close to f64 ones.
 
+mod common;
+use common::variants;
+
 use darkhex_algorithms::cfr::tabular::{CfrSolver, CfrVariant};
 use darkhex_algorithms::stream::{
     AnyStream, BuildOptions, InfoStateTables, PassOptions, Real, RowPolicy, StreamCfr,
@@ -108,20 +111,6 @@ fn check_equal(name: &str, variant: CfrVariant, iterations: u64) {
             }
         }
     }
-}
-
-fn variants(rows: usize, cols: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    for version in ["cdh", "adh"] {
-        for disclosure in ["none", "noise", "flash"] {
-            for obstype in ["reveal-nothing", "reveal-numturns"] {
-                out.push(format!(
-                    "dark_hex(num_rows={rows},num_cols={cols},gameversion={version},disclosure={disclosure},obstype={obstype})"
-                ));
-            }
-        }
-    }
-    out
 }
 
 /// Every 2x2 variant, and on 2x3 and 3x2 each gameversion, disclosure and

@@ -75,9 +75,21 @@ impl PathSets {
     /// The k-contribution of node `v`: the share of the paths of S_0..S_k
     /// that pass through it (0 when there are none).
     pub fn contribution(&self, v: usize) -> f64 {
+        self.share(v, &self.counts.iter().sum())
+    }
+
+    /// The k-contribution of each of the board's `cells` cells in `net`
+    /// (0 for stones), the path total summed once for all of them.
+    pub fn cell_contributions<const W: usize>(&self, net: &Network<W>, cells: usize) -> Vec<f64> {
         let total: BigUint = self.counts.iter().sum();
+        (0..cells)
+            .map(|c| net.node(c).map_or(0.0, |v| self.share(v, &total)))
+            .collect()
+    }
+
+    fn share(&self, v: usize, total: &BigUint) -> f64 {
         match self.through.get(v) {
-            Some(t) if !total.is_zero() => ratio(t, &total),
+            Some(t) if !total.is_zero() => ratio(t, total),
             _ => 0.0,
         }
     }

@@ -339,10 +339,7 @@ pub fn examine_with_grounds<const W: usize>(
         };
         let share = [BLACK, WHITE].map(|q| {
             let net = Network::build(geom, &filled, q, Some(&ws.vcs[q]));
-            let sets = path_sets(&net, limits);
-            (0..geom.cells())
-                .map(|c| net.node(c).map_or(0.0, |v| sets.contribution(v)))
-                .collect::<Vec<f64>>()
+            path_sets(&net, limits).cell_contributions(&net, geom.cells())
         });
         let score = |c: u16| share[BLACK][c as usize] + share[WHITE][c as usize];
         children.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));

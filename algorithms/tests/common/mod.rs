@@ -1,4 +1,4 @@
-//! Small boards and random positions for the Hex solver's tests.
+//! Small boards, random positions and game strings shared by the tests.
 
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
@@ -31,6 +31,21 @@ pub fn positions(
         }
         if joined(g, &s).is_none() {
             out.push(s);
+        }
+    }
+    out
+}
+
+/// Every Dark Hex variant on a board: gameversion x disclosure x obstype.
+pub fn variants(rows: usize, cols: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for version in ["cdh", "adh"] {
+        for disclosure in ["none", "noise", "flash"] {
+            for obstype in ["reveal-nothing", "reveal-numturns"] {
+                out.push(format!(
+                    "dark_hex(num_rows={rows},num_cols={cols},gameversion={version},disclosure={disclosure},obstype={obstype})"
+                ));
+            }
         }
     }
     out
