@@ -22,7 +22,7 @@ fn a_dead_cell_changes_no_value_coloured_either_way() {
     for (r, c) in BOARDS {
         let g = geom(r, c);
         let mut m = Minimax::new(&g, false);
-        for s in positions(&g, &mut rng, 60, 12) {
+        for s in positions(&g, &mut rng, 120, 12) {
             for x in dead_cells(&g, &s).iter() {
                 for to_move in [BLACK, WHITE] {
                     let mut b = s;
@@ -49,7 +49,7 @@ fn fill_in_changes_no_value_and_no_pruned_move_is_the_only_winner() {
     for (r, c) in BOARDS {
         let g = geom(r, c);
         let mut m = Minimax::new(&g, false);
-        for s in positions(&g, &mut rng, 60, 12) {
+        for s in positions(&g, &mut rng, 120, 12) {
             for to_move in [BLACK, WHITE] {
                 let inf = analyse(&g, &s, to_move);
                 let value = m.wins(&s, to_move);

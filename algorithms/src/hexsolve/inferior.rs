@@ -113,7 +113,12 @@ impl<const W: usize> GroupMap<W> {
 /// on no induced side-to-side path, so on no minimal connector of that
 /// player, and its colour never changes the winner: it is dead
 /// (Björnsson et al., dead cell analysis: "simplicial" vertices).
-/// `empty` excludes the cell itself.
+/// When the cell touches exactly one of the player's groups (or sides), a
+/// weaker condition is enough: if every empty neighbour also touches that
+/// group, a connector entering and leaving the cell could go through the
+/// group instead (its stones are always there), so the cell is on no
+/// minimal connector either (Benzene's presimplicial test drops such
+/// neighbours the same way). `empty` excludes the cell itself.
 fn is_simplicial<const W: usize>(
     geom: &Geometry<W>,
     groups: &GroupMap<W>,
@@ -124,15 +129,12 @@ fn is_simplicial<const W: usize>(
         return false;
     };
     let near = geom.adjacent(cell) & empty;
-    // Empty neighbours pairwise adjacent (on the hex grid: at most two).
-    for e in near.iter() {
-        if !(near.without(e)).is_subset(&geom.adjacent(e)) {
-            return false;
-        }
-    }
     match group {
         Some(l) => near.is_subset(&groups.reach[l as usize]),
-        None => true,
+        // Empty neighbours pairwise adjacent (on the hex grid: at most two).
+        None => near
+            .iter()
+            .all(|e| near.without(e).is_subset(&geom.adjacent(e))),
     }
 }
 
@@ -451,12 +453,53 @@ pub fn analyse<const W: usize>(
     let candidates = empty - is_vulnerable;
     let mut arcs: Vec<Vec<usize>> = vec![Vec::new(); geom.cells()];
     for y in candidates.iter() {
-        for x in (own_kills[y] & candidates).iter() {
+        let beaten = own_kills[y] | captured_around(geom, &filled, to_move, y);
+        for x in (beaten & candidates).without(y).iter() {
             arcs[x].push(y);
         }
     }
     result.dominated = prune_dominated(&arcs, candidates);
     result
+}
+
+/// Rule (capture-domination through a captured pair): the cells of a pair
+/// next to `y` that `player`'s stone on `y` makes captured, as it does with
+/// an edge bridge. Then S + P[y] is S + P[y] with the pair filled for P, which
+/// P-dominates S + P[x] for either cell x of the pair (an extra stone never
+/// hurts its owner). Only pairs with another end besides `y` (the
+/// player's side, or a stone of the player touching both cells) can be
+/// captured, which keeps the kill tests rare.
+fn captured_around<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    y: usize,
+) -> CellSet<W> {
+    let empty = geom.all() - stones[0] - stones[1];
+    let near = geom.adjacent(y) & empty;
+    let own = stones[player];
+    let [s0, s1] = geom.sides(player);
+    let mut after = *stones;
+    after[player].insert(y);
+    let mut captured = CellSet::EMPTY;
+    for a in near.iter() {
+        for b in (geom.adjacent(a) & near).iter().filter(|&b| b > a) {
+            let pair = CellSet::single(a).with(b);
+            let other_end = pair.is_subset(&s0)
+                || pair.is_subset(&s1)
+                || (geom.adjacent(a) & geom.adjacent(b) & own)
+                    .without(y)
+                    .first()
+                    .is_some();
+            if other_end
+                && killed_by(geom, &after, player, a).contains(b)
+                && killed_by(geom, &after, player, b).contains(a)
+            {
+                captured |= pair;
+            }
+        }
+    }
+    captured
 }
 
 /// Given arcs x → y ("y dominates x") over `cells`, the cells that can be
