@@ -10,7 +10,7 @@ use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::position::joined;
 use darkhex_games::CellSet;
 use darkhex_games::board::{BLACK, WHITE};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const BOARDS: [(usize, usize); 5] = [(3, 3), (3, 4), (4, 3), (4, 4), (5, 5)];
@@ -22,7 +22,7 @@ fn a_dead_cell_changes_no_value_coloured_either_way() {
     for (r, c) in BOARDS {
         let g = geom(r, c);
         let mut m = Minimax::new(&g, false);
-        for s in positions(&g, &mut rng, 120, 12) {
+        for s in positions(&g, &mut rng, 60, 12) {
             for x in dead_cells(&g, &s).iter() {
                 for to_move in [BLACK, WHITE] {
                     let mut b = s;
@@ -42,58 +42,162 @@ fn a_dead_cell_changes_no_value_coloured_either_way() {
     assert!(found > 200, "{found}");
 }
 
+/// What [`check_against_minimax`] looked at.
+#[derive(Default)]
+struct Checked {
+    filled_cells: usize,
+    pruned_cells: usize,
+    wins_checked: usize,
+    arcs_checked: usize,
+}
+
+/// Fill-in keeps the value, not every winning move is pruned, and a
+/// dominated cell that wins has a dominator that wins.
+fn check_against_minimax(
+    g: &darkhex_games::Geometry<1>,
+    m: &mut Minimax<1>,
+    s: &[CellSet<1>; 2],
+    to_move: usize,
+    checked: &mut Checked,
+) {
+    let (r, c) = (g.dims().rows(), g.dims().cols());
+    let inf = analyse(g, s, to_move);
+    let value = m.wins(s, to_move);
+    assert_eq!(
+        m.wins(&inf.filled, to_move),
+        value,
+        "{r}x{c} {s:?}: fill-in {:?}",
+        inf.fill
+    );
+    checked.filled_cells += inf.fill[0].count() + inf.fill[1].count();
+    if joined(g, &inf.filled).is_some() {
+        return;
+    }
+    let pruned = inf.prunable();
+    checked.pruned_cells += pruned.count();
+    if value {
+        let winners = m.winning_moves(&inf.filled, to_move);
+        assert!(
+            !winners.is_subset(&pruned),
+            "{r}x{c} {s:?} to move {to_move}: every winner {winners:?} pruned ({:?} / {:?})",
+            inf.vulnerable,
+            inf.dominated
+        );
+        checked.wins_checked += 1;
+    }
+    for &(x, y) in &inf.dominated {
+        let mut with_x = inf.filled;
+        with_x[to_move].insert(x);
+        let mut with_y = inf.filled;
+        with_y[to_move].insert(y);
+        if !m.wins(&with_x, 1 - to_move) {
+            assert!(
+                !m.wins(&with_y, 1 - to_move),
+                "{s:?}: {x} wins, its dominator {y} does not"
+            );
+        }
+        checked.arcs_checked += 1;
+    }
+}
+
 #[test]
 fn fill_in_changes_no_value_and_no_pruned_move_is_the_only_winner() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let (mut filled_cells, mut pruned_cells, mut wins_checked) = (0, 0, 0);
+    let mut checked = Checked::default();
     for (r, c) in BOARDS {
         let g = geom(r, c);
         let mut m = Minimax::new(&g, false);
         for s in positions(&g, &mut rng, 120, 12) {
             for to_move in [BLACK, WHITE] {
-                let inf = analyse(&g, &s, to_move);
-                let value = m.wins(&s, to_move);
-                assert_eq!(
-                    m.wins(&inf.filled, to_move),
-                    value,
-                    "{r}x{c} {s:?}: fill-in {:?}",
-                    inf.fill
-                );
-                filled_cells += inf.fill[0].count() + inf.fill[1].count();
-                if joined(&g, &inf.filled).is_some() {
-                    continue;
-                }
-                let pruned = inf.prunable();
-                pruned_cells += pruned.count();
-                if value {
-                    let winners = m.winning_moves(&inf.filled, to_move);
-                    assert!(
-                        !winners.is_subset(&pruned),
-                        "{r}x{c} {s:?} to move {to_move}: every winner {winners:?} pruned ({:?} / {:?})",
-                        inf.vulnerable,
-                        inf.dominated
-                    );
-                    wins_checked += 1;
-                }
-                // A dominated cell that wins has a dominator that wins.
-                for &(x, y) in &inf.dominated {
-                    let mut with_x = inf.filled;
-                    with_x[to_move].insert(x);
-                    let mut with_y = inf.filled;
-                    with_y[to_move].insert(y);
-                    if !m.wins(&with_x, 1 - to_move) {
-                        assert!(
-                            !m.wins(&with_y, 1 - to_move),
-                            "{s:?}: {x} wins, its dominator {y} does not"
-                        );
+                check_against_minimax(&g, &mut m, &s, to_move, &mut checked);
+            }
+        }
+    }
+    let Checked {
+        filled_cells,
+        pruned_cells,
+        wins_checked,
+        ..
+    } = checked;
+    assert!(
+        filled_cells > 100 && pruned_cells > 100 && wins_checked > 100,
+        "{filled_cells} {pruned_cells} {wins_checked}"
+    );
+}
+
+/// The nine cells of a 4-3-2 into an acute corner, for either player and
+/// corner, in (row, column), as Henderson and Hayward's Theorem 2 needs them.
+fn corner_cells(rows: usize, cols: usize, player: usize, far: bool) -> Vec<(usize, usize)> {
+    [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (2, 0),
+        (2, 1),
+    ]
+    .into_iter()
+    .map(|(r, c)| if player == BLACK { (r, c) } else { (c, r) })
+    .map(|(r, c)| {
+        if far {
+            (rows - 1 - r, cols - 1 - c)
+        } else {
+            (r, c)
+        }
+    })
+    .collect()
+}
+
+#[test]
+fn acute_corner_dominations_hold_against_minimax() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut checked = Checked::default();
+    let mut corner_arcs = 0;
+    for (r, c) in [(4, 4), (4, 5), (5, 4), (5, 5)] {
+        let g = geom(r, c);
+        let mut m = Minimax::new(&g, false);
+        for player in [BLACK, WHITE] {
+            for far in [false, true] {
+                let corner: CellSet<1> = corner_cells(r, c, player, far)
+                    .into_iter()
+                    .map(|(row, col)| g.dims().cell(row, col))
+                    .collect();
+                // The captor and the stone cell: the last three of the nine.
+                let dominators: CellSet<1> = corner_cells(r, c, player, far)[6..]
+                    .iter()
+                    .filter(|&&rc| rc != corner_cells(r, c, player, far)[7])
+                    .map(|&(row, col)| g.dims().cell(row, col))
+                    .collect();
+                let mut found = 0;
+                while found < 40 {
+                    let mut s = [CellSet::EMPTY; 2];
+                    let mut rest: Vec<usize> = (g.all() - corner).iter().collect();
+                    let stones = rest.len() - rng.random_range(0..4.min(rest.len() + 1));
+                    for i in 0..stones {
+                        let k = rng.random_range(0..rest.len());
+                        s[i % 2].insert(rest.swap_remove(k));
                     }
+                    if joined(&g, &s).is_some() {
+                        continue;
+                    }
+                    found += 1;
+                    check_against_minimax(&g, &mut m, &s, player, &mut checked);
+                    corner_arcs += analyse(&g, &s, player)
+                        .dominated
+                        .iter()
+                        .filter(|&&(x, y)| dominators.contains(y) && corner.contains(x))
+                        .count();
                 }
             }
         }
     }
     assert!(
-        filled_cells > 100 && pruned_cells > 100 && wins_checked > 100,
-        "{filled_cells} {pruned_cells} {wins_checked}"
+        checked.arcs_checked > 500 && corner_arcs > 300,
+        "{} {corner_arcs}",
+        checked.arcs_checked
     );
 }
 

@@ -458,6 +458,11 @@ pub fn analyse<const W: usize>(
             arcs[x].push(y);
         }
     }
+    for (x, y) in acute_corner_arcs(geom, empty, to_move) {
+        if candidates.contains(x) && candidates.contains(y) {
+            arcs[x].push(y);
+        }
+    }
     result.dominated = prune_dominated(&arcs, candidates);
     result
 }
@@ -500,6 +505,55 @@ fn captured_around<const W: usize>(
         }
     }
     captured
+}
+
+/// Rule (Henderson and Hayward, "Probing the 4-3-2 edge template in Hex",
+/// Theorem 2): when the nine cells where the player could build a 4-3-2
+/// edge template into an acute corner are all empty, seven of them are
+/// dominated by the other two, whatever the rest of the board holds. For
+/// Black at a1 against the first row: c2 captures the template's carrier
+/// once Black has b3, so it dominates a1, b1, c1, d1, a2 and b2; b3
+/// dominates a3. Returns the arcs (inferior, dominating) at both acute
+/// corners: the pattern turned by 180 degrees for the far corner, and
+/// transposed (rows for columns) for White.
+fn acute_corner_arcs<const W: usize>(
+    geom: &Geometry<W>,
+    empty: CellSet<W>,
+    player: usize,
+) -> Vec<(usize, usize)> {
+    // (row, column) for Black at a1; the last two are the dominating cells.
+    const CAPTURED: [(usize, usize); 6] = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1)];
+    const CAPTOR: (usize, usize) = (1, 2);
+    const ROW_THREE: (usize, usize) = (2, 0);
+    const STONE: (usize, usize) = (2, 1);
+    let dims = geom.dims();
+    let (rows, cols) = (dims.rows(), dims.cols());
+    let (reach_r, reach_c) = if player == BLACK { (3, 4) } else { (4, 3) };
+    if rows < reach_r || cols < reach_c {
+        return Vec::new();
+    }
+    let mut arcs = Vec::new();
+    for far in [false, true] {
+        let cell = |(r, c): (usize, usize)| {
+            let (r, c) = if player == BLACK { (r, c) } else { (c, r) };
+            let (r, c) = if far {
+                (rows - 1 - r, cols - 1 - c)
+            } else {
+                (r, c)
+            };
+            dims.cell(r, c)
+        };
+        let nine = CAPTURED
+            .iter()
+            .chain([&CAPTOR, &ROW_THREE, &STONE])
+            .map(|&rc| cell(rc));
+        if !nine.clone().all(|c| empty.contains(c)) {
+            continue;
+        }
+        arcs.extend(CAPTURED.iter().map(|&rc| (cell(rc), cell(CAPTOR))));
+        arcs.push((cell(ROW_THREE), cell(STONE)));
+    }
+    arcs
 }
 
 /// Given arcs x → y ("y dominates x") over `cells`, the cells that can be
