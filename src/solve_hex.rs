@@ -16,9 +16,10 @@ use crate::args::number_in;
 use crate::output::outln;
 
 /// Rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 7] = [
+pub const RULE_NAMES: [&str; 8] = [
     "connections",
     "fill-in",
+    "decompositions",
     "vulnerable",
     "dominated",
     "symmetry",
@@ -123,6 +124,7 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
             match name {
                 "connections" => rules.connections = false,
                 "fill-in" => rules.fill_in = false,
+                "decompositions" => rules.decompositions = false,
                 "vulnerable" => rules.vulnerable = false,
                 "dominated" => rules.dominated = false,
                 "symmetry" => rules.symmetry = false,

@@ -5,9 +5,11 @@
 mod common;
 
 use common::{geom, positions};
+use darkhex_algorithms::hexsolve::decompose::sealed_regions;
 use darkhex_algorithms::hexsolve::inferior::{analyse, dead_cells};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::position::joined;
+use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
 use darkhex_games::CellSet;
 use darkhex_games::board::{BLACK, WHITE};
 use rand::{Rng, SeedableRng};
@@ -219,4 +221,37 @@ fn the_edge_bridge_carrier_is_captured() {
         "{:?}",
         inf.fill
     );
+}
+
+#[test]
+fn sealed_regions_change_no_value() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut sealed_cells = 0;
+    for (r, c) in [(4, 4), (4, 5), (5, 4), (5, 5)] {
+        let g = geom(r, c);
+        let mut m = Minimax::new(&g, false);
+        for s in positions(&g, &mut rng, 300, 14) {
+            for q in [BLACK, WHITE] {
+                let vcs = VcSet::build(&g, &s, q, VcParams::default());
+                if vcs.edge_full() {
+                    continue;
+                }
+                let sealed = sealed_regions(&g, &s, &vcs);
+                if sealed.is_empty() {
+                    continue;
+                }
+                sealed_cells += sealed.count();
+                let mut filled = s;
+                filled[q] |= sealed;
+                for to_move in [BLACK, WHITE] {
+                    assert_eq!(
+                        m.wins(&filled, to_move),
+                        m.wins(&s, to_move),
+                        "{r}x{c} {s:?}: {sealed:?} sealed for {q}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(sealed_cells > 200, "{sealed_cells}");
 }

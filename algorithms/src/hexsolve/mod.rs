@@ -4,6 +4,7 @@
 //! reference the tests hold them to.
 
 pub mod check;
+pub mod decompose;
 pub mod dfpn;
 pub mod inferior;
 pub mod minimax;

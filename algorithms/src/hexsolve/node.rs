@@ -6,6 +6,7 @@
 use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
+use super::decompose::sealed_regions;
 use super::inferior::analyse;
 use super::position::{Position, Stones, joined};
 use super::vc::{VcParams, VcSet};
@@ -25,6 +26,8 @@ pub struct Rules {
     pub connections: bool,
     /// Dead and captured cells filled in.
     pub fill_in: bool,
+    /// Regions sealed off by a connection filled in for their owner.
+    pub decompositions: bool,
     /// Vulnerable cells pruned.
     pub vulnerable: bool,
     /// Capture-dominated cells pruned.
@@ -52,6 +55,7 @@ impl Rules {
             misere: false,
             connections: true,
             fill_in: true,
+            decompositions: true,
             vulnerable: true,
             dominated: true,
             symmetry: true,
@@ -73,6 +77,7 @@ impl Rules {
             misere: true,
             connections: false,
             fill_in: false,
+            decompositions: false,
             vulnerable: false,
             dominated: false,
             symmetry: true,
@@ -269,6 +274,23 @@ pub fn examine_with_grounds<const W: usize>(
             stats.decided_by_connection += 1;
             grounds.proof = decided(1 - p, carrier, &fill, grounds.dead).1;
             return (Node::Lost, grounds);
+        }
+        if rules.decompositions {
+            // One player's regions at a time: the other's were found on
+            // a board without them.
+            let sealed = [p, 1 - p]
+                .into_iter()
+                .map(|q| (q, sealed_regions(geom, &filled, &ws.vcs[q])))
+                .find(|(_, s)| !s.is_empty());
+            if let Some((q, cells)) = sealed {
+                // The filled board changes the connections and inferior
+                // cells: examine it afresh.
+                stats.cells_filled += cells.count() as u64;
+                let mut more = fill;
+                more[q] |= cells;
+                let dead = grounds.dead;
+                return examine_with_grounds(geom, pos, more, dead, rules, stats, ws);
+            }
         }
         // Mustplay: only a cell in every opponent semi's carrier can stop
         // the opponent joining next move.
