@@ -16,7 +16,7 @@
 use darkhex_games::{CellSet, Geometry};
 
 use super::position::Stones;
-use super::vc::VcSet;
+use super::vc::{End, VcSet};
 
 /// The empty cells of every region sealed off by one of `vcs`' full
 /// connections between two of its player's groups or sides.
@@ -30,32 +30,39 @@ pub fn sealed_regions<const W: usize>(
     let sides = geom.sides(p);
     let side_ends = [vcs.side(0), vcs.side(1)];
     let mut sealed = CellSet::EMPTY;
-    for (x, y) in vcs.full_pairs() {
-        // Both ends must be the player's stones or sides, not empty cells.
-        if [x, y]
-            .iter()
-            .any(|&e| !vcs.members(e).intersects(&stones[p]) && !side_ends.contains(&e))
-        {
-            continue;
+    // The player's ends that are stones or sides: each group's lowest cell,
+    // and the two sides.
+    let mut ends: Vec<End> = side_ends.to_vec();
+    let mut left = stones[p];
+    while let Some(c) = left.first() {
+        let e = vcs.end_of(c).unwrap_or(c as End);
+        left -= vcs.members(e).with(c);
+        if !side_ends.contains(&e) {
+            ends.push(e);
         }
-        let Some(carrier) = vcs.fulls(x, y).min_by_key(|c| c.count()) else {
-            continue;
-        };
-        if carrier.is_subset(&sealed) {
-            continue;
-        }
-        let Some(seed) = (carrier - sealed).first() else {
-            continue;
-        };
-        let walls = vcs.members(x) | vcs.members(y) | stones[1 - p];
-        let region = geom.flood(CellSet::single(seed), geom.all() - walls);
-        // A side of the player that is neither end lets chains out of D.
-        let open = side_ends
-            .iter()
-            .zip(sides)
-            .any(|(&e, side)| e != x && e != y && region.intersects(&side));
-        if !open && carrier.is_subset(&region) {
-            sealed |= region & empty;
+    }
+    for &x in &ends {
+        for &y in vcs.full_partners(x) {
+            // Each pair once, and both ends stones or sides.
+            if y <= x || !ends.contains(&y) {
+                continue;
+            }
+            let Some(carrier) = vcs.fulls(x, y).min_by_key(|c| c.count()) else {
+                continue;
+            };
+            let Some(seed) = (carrier - sealed).first() else {
+                continue;
+            };
+            let walls = vcs.members(x) | vcs.members(y) | stones[1 - p];
+            let region = geom.flood(CellSet::single(seed), geom.all() - walls);
+            // A side of the player that is neither end lets chains out.
+            let open = side_ends
+                .iter()
+                .zip(sides)
+                .any(|(&e, side)| e != x && e != y && region.intersects(&side));
+            if !open && carrier.is_subset(&region) {
+                sealed |= region & empty;
+            }
         }
     }
     sealed

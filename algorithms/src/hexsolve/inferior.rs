@@ -159,27 +159,23 @@ fn off_every_path<const W: usize>(
         index[c] = (ng + i) as u16;
     }
     let v = ng + cells.len();
-    let mut adj: Vec<Vec<u16>> = vec![Vec::new(); v];
+    let mut edges: Vec<(u16, u16)> = Vec::with_capacity(4 * v);
     for (i, &c) in cells.iter().enumerate() {
         let me = (ng + i) as u16;
         for d in (geom.adjacent(c) & empty).iter() {
             if d > c {
-                let other = index[d];
-                adj[me as usize].push(other);
-                adj[other as usize].push(me);
+                edges.push((me, index[d]));
             }
         }
     }
     for (l, reach) in groups.reach.iter().enumerate() {
         for c in reach.iter() {
-            let other = index[c];
-            adj[l].push(other);
-            adj[other as usize].push(l as u16);
+            edges.push((l as u16, index[c]));
         }
     }
     // The added edge between the sides.
-    adj[0].push(1);
-    adj[1].push(0);
+    edges.push((0, 1));
+    let adj = Adjacency::new(v, &edges);
     let live = block_of_edge(&adj, 0, 1);
     let mut dead = CellSet::EMPTY;
     for (i, &c) in cells.iter().enumerate() {
@@ -190,8 +186,45 @@ fn off_every_path<const W: usize>(
     dead
 }
 
+/// An undirected graph's neighbour lists in two flat arrays (one
+/// allocation each instead of one per vertex: this runs at every position).
+struct Adjacency {
+    start: Vec<u32>,
+    to: Vec<u16>,
+}
+
+impl Adjacency {
+    fn new(vertices: usize, edges: &[(u16, u16)]) -> Self {
+        let mut start = vec![0u32; vertices + 1];
+        for &(a, b) in edges {
+            start[a as usize + 1] += 1;
+            start[b as usize + 1] += 1;
+        }
+        for i in 0..vertices {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut to = vec![0u16; 2 * edges.len()];
+        for &(a, b) in edges {
+            to[next[a as usize] as usize] = b;
+            next[a as usize] += 1;
+            to[next[b as usize] as usize] = a;
+            next[b as usize] += 1;
+        }
+        Adjacency { start, to }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn of(&self, v: usize) -> &[u16] {
+        &self.to[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+}
+
 /// The vertices of the biconnected block that holds the edge `s`–`t`.
-fn block_of_edge(adj: &[Vec<u16>], s: usize, t: usize) -> Vec<bool> {
+fn block_of_edge(adj: &Adjacency, s: usize, t: usize) -> Vec<bool> {
     let n = adj.len();
     let mut disc = vec![0u32; n];
     let mut low = vec![0u32; n];
@@ -204,8 +237,8 @@ fn block_of_edge(adj: &[Vec<u16>], s: usize, t: usize) -> Vec<bool> {
     low[s] = time;
     time += 1;
     while let Some(&mut (u, parent, ref mut next)) = stack.last_mut() {
-        if *next < adj[u].len() {
-            let w = adj[u][*next] as usize;
+        if *next < adj.of(u).len() {
+            let w = adj.of(u)[*next] as usize;
             *next += 1;
             if disc[w] == 0 {
                 edges.push((u as u16, w as u16));

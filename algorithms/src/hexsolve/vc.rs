@@ -715,6 +715,11 @@ impl<const W: usize> VcSet<W> {
         pairs
     }
 
+    /// The ends `e` has at least one full with.
+    pub fn full_partners(&self, e: End) -> &[End] {
+        &self.full_partners[e as usize]
+    }
+
     /// Every (x, y) pair with at least one semi, x < y.
     pub fn semi_pairs(&self) -> Vec<(End, End)> {
         let mut pairs = Vec::new();
