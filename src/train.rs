@@ -484,13 +484,12 @@ fn tables_can_serve_sampling(game: &AnyGame, compiled: bool) -> bool {
         && buildable()
 }
 
-/// What sampling over the tables holds: CFR+'s two f64 arrays and an
-/// exploitability pass at the end, and each worker's row index.
+/// What sampling over the tables holds: CFR+'s two f64 arrays, a bit per
+/// row for the rows met, and an exploitability pass at the end.
 fn sampling_memory(tables: &InfoStateTables) -> CfrMemory {
     let threads = rayon::current_num_threads();
     let mut m = CfrMemory::new(tables, CfrVariant::Plus, Precision::F64, threads);
-    let rows = tables.player(0).num_rows() + tables.player(1).num_rows();
-    m.working_arrays += threads * 4 * rows + rows / 8;
+    m.working_arrays += (tables.player(0).num_rows() + tables.player(1).num_rows()) / 8;
     m
 }
 

@@ -21,8 +21,10 @@ fn game_and_tables(name: &str) -> (AnyGame, InfoStateTables) {
     (game, tables)
 }
 
-/// Each infoset's key, actions and probability bits.
-fn by_key(file: &PolicyFile) -> BTreeMap<(usize, Vec<Token>), (Vec<u16>, Vec<u64>)> {
+/// Each infoset's actions and probability bits, by player and key.
+type PolicyBits = BTreeMap<(usize, Vec<Token>), (Vec<u16>, Vec<u64>)>;
+
+fn by_key(file: &PolicyFile) -> PolicyBits {
     let mut m = BTreeMap::new();
     for (p, infosets) in file.infosets.iter().enumerate() {
         for e in infosets {

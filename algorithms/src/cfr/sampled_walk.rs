@@ -12,8 +12,9 @@ use rand_chacha::ChaCha8Rng;
 use super::mccfr::{Sampling, sample_index};
 use super::sparse_updates::SparseUpdates;
 use crate::policy::regret_matching;
+use crate::stream::payoffs::prefetch;
 use crate::stream::walkable::MAX_MOVES;
-use crate::stream::{InfoStateTables, Moves, NO_SYMBOL, PlayerTable, Shown, StreamGame};
+use crate::stream::{Moves, NO_SYMBOL, PlayerTable, Shown, StreamGame};
 
 /// One depth of the walk: what it keeps while its children are walked.
 struct Frame<N> {
@@ -30,10 +31,10 @@ pub(crate) struct WorkerScratch<N> {
     frames: Vec<Frame<N>>,
 }
 
-impl<N> WorkerScratch<N> {
-    pub fn new(tables: &InfoStateTables) -> Self {
+impl<N> Default for WorkerScratch<N> {
+    fn default() -> Self {
         WorkerScratch {
-            updates: std::array::from_fn(|p| SparseUpdates::new(tables.player(p))),
+            updates: Default::default(),
             frames: Vec::new(),
         }
     }
@@ -63,6 +64,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
     }
 
     /// Makes frames up to `depth + 1`, so a node's child has one.
+    #[inline(always)]
     fn grow(&mut self, depth: usize) {
         while self.scratch.frames.len() < depth + 2 {
             self.scratch.frames.push(Frame {
@@ -76,6 +78,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
 
     /// The updating player's utility at a terminal node. `0.0 - u` keeps a
     /// split pot at +0, as the State API's returns have it.
+    #[inline(always)]
     fn utility(&self, depth: usize, player: usize) -> f64 {
         let u = self.stream.utility(&self.scratch.frames[depth].node);
         if player == 0 { u } else { 0.0 - u }
@@ -83,7 +86,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
 
     /// Writes the child under move `k` into the next frame and moves each
     /// player's row by what the move shows them.
-    #[inline]
+    #[inline(always)]
     fn apply(&mut self, depth: usize, k: usize, rows: [u32; NUM_PLAYERS]) -> [u32; NUM_PLAYERS] {
         let (head, tail) = self.scratch.frames.split_at_mut(depth + 1);
         let frame = &head[depth];
@@ -92,14 +95,31 @@ impl<S: StreamGame> SampledWalk<'_, S> {
                 .apply(&frame.node, frame.moves.actions()[k], &mut tail[0].node);
         std::array::from_fn(|p| match shown[p] {
             NO_SYMBOL => rows[p],
-            s => self.tables[p].step(rows[p], s),
+            s => {
+                let child = self.tables[p].step(rows[p], s);
+                // Read when the player next moves, a node or two below.
+                prefetch(self.tables[p].row_ptr(child));
+                child
+            }
         })
     }
 
     /// The moves at a node and, at a decision, the current strategy by
     /// regret matching on the frozen regrets, and the row's update slots.
-    #[inline]
-    fn expand(&mut self, depth: usize, mover: usize, row: u32) -> (usize, std::ops::Range<usize>) {
+    #[inline(always)]
+    fn expand(
+        &mut self,
+        depth: usize,
+        mover: usize,
+        rows: [u32; NUM_PLAYERS],
+    ) -> (usize, std::ops::Range<usize>) {
+        let row = rows[mover];
+        // The other player usually moves next: their row's regrets are
+        // asked for now (its row was asked for when it was entered), so a
+        // walk down a table of hundreds of MB waits for memory less.
+        let other = 1 - mover;
+        let next = self.tables[other].row(rows[other]).slot_start as usize;
+        prefetch(self.frozen[other].as_ptr().wrapping_add(next));
         let frame = &mut self.scratch.frames[depth];
         self.stream.moves(&frame.node, &mut frame.moves);
         let n = frame.moves.len();
@@ -127,7 +147,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
                 self.external(depth + 1, rows, player, rng)
             }
             Turn::Player(mover) => {
-                let (n, local) = self.expand(depth, mover, rows[mover]);
+                let (n, local) = self.expand(depth, mover, rows);
                 if mover == player {
                     let mut value = 0.0;
                     for k in 0..n {
@@ -182,7 +202,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
                 self.outcome(depth + 1, rows, player, next, rng, exploration)
             }
             Turn::Player(mover) => {
-                let (n, local) = self.expand(depth, mover, rows[mover]);
+                let (n, local) = self.expand(depth, mover, rows);
                 let frame = &mut self.scratch.frames[depth];
                 let behaviour = &mut frame.scratch[..n];
                 if mover == player {

@@ -1,45 +1,104 @@
 //! One Monte Carlo worker's updates for a batch, over one player's table
-//! rows: a sampled iteration touches a few dozen rows of millions, so the
-//! updates are kept per touched row rather than in arrays the size of the
-//! table, and they are added to the solver's arrays row by row in the order
-//! the rows were first touched, as the keyed tables of
-//! [`super::mccfr`] add theirs, so both give the same bits.
+//! rows: a batch touches a few hundred rows of millions, so the updates are
+//! kept per touched row, found through a small open-addressing index that
+//! stays in cache (an index the size of the table would cost a cache miss
+//! per visit), and added to the solver's arrays row by row in the order the
+//! rows were first touched, as the keyed tables of [`super::mccfr`] add
+//! theirs, so both give the same bits.
 
 use std::ops::Range;
 
 use crate::stream::PlayerTable;
 
-const UNTOUCHED: u32 = u32::MAX;
+/// An empty entry of the index.
+const EMPTY: u32 = u32::MAX;
+const FIRST_CAPACITY: usize = 1 << 10;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    row: u32,
+    offset: u32,
+}
+
+const VACANT: Entry = Entry {
+    row: EMPTY,
+    offset: 0,
+};
+
+#[derive(Clone, Debug)]
 pub(crate) struct SparseUpdates {
-    /// Where each row's updates start in `regrets` and `average`.
-    offset: Vec<u32>,
-    /// Rows touched this batch, in first-touch order.
+    /// Touched rows and where their updates start; a power of two long,
+    /// at most half full.
+    index: Vec<Entry>,
+    /// Rows touched this batch, in first-touch order, and their entries.
     rows: Vec<u32>,
+    entries: Vec<u32>,
     pub regrets: Vec<f64>,
     pub average: Vec<f64>,
 }
 
-impl SparseUpdates {
-    pub fn new(table: &PlayerTable) -> Self {
+impl Default for SparseUpdates {
+    fn default() -> Self {
         SparseUpdates {
-            offset: vec![UNTOUCHED; table.num_rows()],
-            ..Default::default()
+            index: vec![VACANT; FIRST_CAPACITY],
+            rows: Vec::new(),
+            entries: Vec::new(),
+            regrets: Vec::new(),
+            average: Vec::new(),
         }
+    }
+}
+
+impl SparseUpdates {
+    #[inline(always)]
+    fn home(row: u32, mask: usize) -> usize {
+        (row.wrapping_mul(0x9E37_79B9) as usize ^ (row as usize >> 16)) & mask
     }
 
     /// The row's update slots, zero the first time in a batch.
-    #[inline]
+    #[inline(always)]
     pub fn touch(&mut self, row: u32, len: usize) -> Range<usize> {
-        let o = &mut self.offset[row as usize];
-        if *o == UNTOUCHED {
-            *o = self.regrets.len() as u32;
-            self.rows.push(row);
-            self.regrets.resize(self.regrets.len() + len, 0.0);
-            self.average.resize(self.average.len() + len, 0.0);
+        let mask = self.index.len() - 1;
+        let mut i = Self::home(row, mask);
+        loop {
+            let e = self.index[i];
+            if e.row == row {
+                return e.offset as usize..e.offset as usize + len;
+            }
+            if e.row == EMPTY {
+                break;
+            }
+            i = (i + 1) & mask;
         }
-        *o as usize..*o as usize + len
+        let offset = self.regrets.len();
+        self.index[i] = Entry {
+            row,
+            offset: offset as u32,
+        };
+        self.rows.push(row);
+        self.entries.push(i as u32);
+        self.regrets.resize(offset + len, 0.0);
+        self.average.resize(offset + len, 0.0);
+        if self.rows.len() * 2 > self.index.len() {
+            self.grow();
+        }
+        offset..offset + len
+    }
+
+    /// Doubles the index, keeping every entry.
+    #[cold]
+    fn grow(&mut self) {
+        let doubled = vec![VACANT; self.index.len() * 2];
+        let old = std::mem::replace(&mut self.index, doubled);
+        let mask = self.index.len() - 1;
+        for (k, &row) in self.rows.iter().enumerate() {
+            let mut i = Self::home(row, mask);
+            while self.index[i].row != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.index[i] = old[self.entries[k] as usize];
+            self.entries[k] = i as u32;
+        }
     }
 
     /// Adds the batch's updates to the solver's arrays, marks the rows
@@ -51,9 +110,9 @@ impl SparseUpdates {
         average: &mut [f64],
         visited: &mut [u64],
     ) {
-        for &row in &self.rows {
+        for (&row, &entry) in self.rows.iter().zip(&self.entries) {
             let slots = table.slots(row);
-            let o = self.offset[row as usize] as usize;
+            let o = self.index[entry as usize].offset as usize;
             let local = o..o + slots.len();
             for (a, b) in regrets[slots.clone()]
                 .iter_mut()
@@ -65,9 +124,10 @@ impl SparseUpdates {
                 *a += b;
             }
             visited[row as usize / 64] |= 1 << (row % 64);
-            self.offset[row as usize] = UNTOUCHED;
+            self.index[entry as usize] = VACANT;
         }
         self.rows.clear();
+        self.entries.clear();
         self.regrets.clear();
         self.average.clear();
     }

@@ -129,7 +129,7 @@ impl<'t, S: StreamGame> TableMcSolver<'t, S> {
             return None;
         }
         let scratch = (0..state.workers)
-            .map(|_| WorkerScratch::new(tables))
+            .map(|_| WorkerScratch::default())
             .collect();
         Some(TableMcSolver {
             stream,

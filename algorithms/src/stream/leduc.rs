@@ -95,7 +95,7 @@ impl StreamGame for LeducStream {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn turn(&self, n: &LeducNode) -> Turn {
         if n.folded != NOBODY || n.round == 2 {
             Turn::Terminal
@@ -106,7 +106,7 @@ impl StreamGame for LeducStream {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn moves(&self, n: &LeducNode, out: &mut Moves) {
         out.clear();
         match self.turn(n) {
@@ -130,7 +130,7 @@ impl StreamGame for LeducStream {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn apply(&self, n: &LeducNode, action: Action, child: &mut LeducNode) -> Shown {
         *child = *n;
         if self.turn(n) == Turn::Chance {
