@@ -12,7 +12,6 @@ use rand_chacha::ChaCha8Rng;
 use super::mccfr::{Sampling, sample_index};
 use super::sparse_updates::SparseUpdates;
 use crate::policy::regret_matching;
-use crate::stream::payoffs::prefetch;
 use crate::stream::walkable::MAX_MOVES;
 use crate::stream::{Moves, NO_SYMBOL, PlayerTable, Shown, StreamGame};
 
@@ -95,12 +94,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
                 .apply(&frame.node, frame.moves.actions()[k], &mut tail[0].node);
         std::array::from_fn(|p| match shown[p] {
             NO_SYMBOL => rows[p],
-            s => {
-                let child = self.tables[p].step(rows[p], s);
-                // Read when the player next moves, a node or two below.
-                prefetch(self.tables[p].row_ptr(child));
-                child
-            }
+            s => self.tables[p].step(rows[p], s),
         })
     }
 
@@ -114,12 +108,6 @@ impl<S: StreamGame> SampledWalk<'_, S> {
         rows: [u32; NUM_PLAYERS],
     ) -> (usize, std::ops::Range<usize>) {
         let row = rows[mover];
-        // The other player usually moves next: their row's regrets are
-        // asked for now (its row was asked for when it was entered), so a
-        // walk down a table of hundreds of MB waits for memory less.
-        let other = 1 - mover;
-        let next = self.tables[other].row(rows[other]).slot_start as usize;
-        prefetch(self.frozen[other].as_ptr().wrapping_add(next));
         let frame = &mut self.scratch.frames[depth];
         self.stream.moves(&frame.node, &mut frame.moves);
         let n = frame.moves.len();

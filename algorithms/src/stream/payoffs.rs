@@ -145,7 +145,7 @@ struct Walker<'a, S: StreamGame, const SIDE: usize> {
 /// the rows, policies and sums of a pass are spread over hundreds of MB,
 /// and each node reads a few of them.
 #[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
+fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and does not read the value; SSE is
     // part of every x86_64 target.
