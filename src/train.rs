@@ -10,7 +10,9 @@ use clap::Args;
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::files::check_writable;
-use darkhex_algorithms::stream::{CfrMemory, InfoStateTables, PRECISION_NAMES, Precision};
+use darkhex_algorithms::stream::{
+    AnyStream, CfrMemory, InfoStateTables, PRECISION_NAMES, Precision,
+};
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
     Algorithm, AlgorithmParams, CfrVariant, Checkpoint, GameTree, PolicyFile, Trainer, TreeError,
@@ -99,6 +101,13 @@ pub struct TrainArgs {
     /// (half the memory) or f64 (default; a resumed run keeps its checkpoint's)
     #[arg(long, value_parser = PRECISION_NAMES)]
     precision: Option<String>,
+    /// os-mccfr and es-mccfr: sample on the State API with tables keyed by
+    /// information-state tokens instead of over the information-state
+    /// tables (the default wherever those can be built: faster iterations,
+    /// and exact exploitability by a streaming pass when the tree is too
+    /// large, but 3x3 Dark Hex's tables take about two minutes to build)
+    #[arg(long)]
+    keyed: bool,
 }
 
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
@@ -106,6 +115,9 @@ pub struct TrainArgs {
 enum Backing {
     Tree(Option<Box<GameTree>>),
     Tables(Box<InfoStateTables>),
+    /// Monte Carlo CFR over the tables, with the tree when it is small
+    /// enough to evaluate on.
+    SamplingTables(Option<Box<GameTree>>, Box<InfoStateTables>),
 }
 
 /// Dark games too large to compile train over the streaming tables
@@ -199,6 +211,41 @@ pub fn run(args: TrainArgs) -> Result<()> {
             }
         }
     }
+    let sample_on_tables = match (algorithm, &checkpoint) {
+        (Algorithm::Tabular(_), _) => {
+            if args.keyed {
+                bail!("--keyed applies to the samplers os-mccfr and es-mccfr");
+            }
+            false
+        }
+        (Algorithm::MonteCarlo(_), Some(c)) => {
+            if args.keyed && c.needs_tables() {
+                bail!(
+                    "the checkpoint samples over the information-state tables; it resumes only without --keyed"
+                );
+            }
+            c.needs_tables()
+        }
+        (Algorithm::MonteCarlo(_), None) => {
+            !args.keyed
+                && tables_can_serve_sampling(&game, matches!(backing, Backing::Tree(Some(_))))
+        }
+    };
+    if sample_on_tables {
+        let tables = build_tables_with_spinner(&game)?;
+        check_stream_memory(
+            &game,
+            algorithm.name(),
+            Precision::F64,
+            sampling_memory(&tables),
+            args.max_memory_gb,
+        )?;
+        let tree = match std::mem::replace(&mut backing, Backing::Tree(None)) {
+            Backing::Tree(tree) => tree,
+            _ => None,
+        };
+        backing = Backing::SamplingTables(tree, Box::new(tables));
+    }
     if !streaming && precision.is_some() {
         bail!(
             "--precision applies to streaming training (--stream, or games too large to compile)"
@@ -223,10 +270,15 @@ pub fn run(args: TrainArgs) -> Result<()> {
         let Algorithm::Tabular(variant) = algorithm else {
             unreachable!("checked above: streaming algorithms are full width")
         };
-        check_stream_memory(&game, &tables, variant, precision, args.max_memory_gb)?;
+        let threads = rayon::current_num_threads();
+        let memory = CfrMemory::new(&tables, variant, precision, threads);
+        check_stream_memory(&game, variant.name(), precision, memory, args.max_memory_gb)?;
         backing = Backing::Tables(Box::new(tables));
     }
-    let can_evaluate = matches!(backing, Backing::Tree(Some(_)) | Backing::Tables(_));
+    let can_evaluate = matches!(
+        backing,
+        Backing::Tree(Some(_)) | Backing::Tables(_) | Backing::SamplingTables(..)
+    );
     if args.plot.is_some() && !can_evaluate {
         bail!(
             "--plot draws exact exploitability, which {game} is too large to compute; train without --plot"
@@ -242,12 +294,27 @@ pub fn run(args: TrainArgs) -> Result<()> {
         (Backing::Tree(tree), None) => {
             Trainer::new(game, tree.as_deref(), algorithm, args.seed, workers)?
         }
+        (Backing::SamplingTables(tree, t), Some(c)) => {
+            Trainer::resume_over_tables(game, tree.as_deref(), t, c, requested)?
+        }
+        (Backing::SamplingTables(tree, t), None) => {
+            let Algorithm::MonteCarlo(sampling) = algorithm else {
+                unreachable!("only the samplers sample over the tables")
+            };
+            Trainer::sampling_over_tables(game, tree.as_deref(), t, sampling, args.seed, workers)?
+        }
     };
     let target = args.iterations;
     let batch = trainer.batch_size();
+    // Without a tree, a sampler's evaluation is a pass over every history,
+    // which takes longer than most runs: once at the end unless asked.
+    let default_eval = match backing {
+        Backing::SamplingTables(None, _) => target,
+        _ => target / 10,
+    };
     let eval_every = args
         .eval_every
-        .unwrap_or((target / 10).max(1))
+        .unwrap_or(default_eval.max(1))
         .max(1)
         .div_ceil(batch)
         * batch;
@@ -256,7 +323,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let bars = MultiProgress::new();
     let progress = bars.add(bar(target));
     progress.set_position(trainer.iteration().min(target));
-    if let Backing::Tables(tables) = &backing {
+    if let Backing::Tables(tables) | Backing::SamplingTables(_, tables) = &backing {
         trainer.set_progress(pass_progress(&bars, tables.histories()));
     }
     // The uniform policy's exploitability is a pass over every history on
@@ -366,13 +433,12 @@ fn pass_progress(
 /// tables, already built, excepted).
 fn check_stream_memory(
     game: &AnyGame,
-    tables: &InfoStateTables,
-    variant: CfrVariant,
+    algorithm: &str,
     precision: Precision,
+    m: CfrMemory,
     max_memory_gb: Option<f64>,
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
-    let m = CfrMemory::new(tables, variant, precision, threads);
     let size = |b: f64| {
         if b < 1e9 {
             format!("{:.1} MB", b / 1e6)
@@ -381,8 +447,7 @@ fn check_stream_memory(
         }
     };
     let need = format!(
-        "{} on {game} needs about {}: tables {}, {} solver arrays {}, policy and scratch {}, passes with {threads} threads {} (checkpoints {})",
-        variant.name(),
+        "{algorithm} on {game} needs about {}: tables {}, {} solver arrays {}, policy and scratch {}, passes with {threads} threads {} (checkpoints {})",
         size(m.total() as f64),
         size(m.tables as f64),
         precision.name(),
@@ -404,6 +469,28 @@ fn check_stream_memory(
     }
     eprintln!("{need}");
     Ok(())
+}
+
+/// Whether a sampler runs over the information-state tables rather than
+/// keyed tables: on games small enough to compile (their tables take no
+/// time) and on Dark Hex boards the streaming passes take.
+fn tables_can_serve_sampling(game: &AnyGame, compiled: bool) -> bool {
+    let buildable = || AnyStream::new(game).is_ok();
+    if compiled {
+        return buildable();
+    }
+    matches!(game, AnyGame::DarkHex(_))
+        && with_game!(game, g => estimate_histories(g, 256, 0)) <= AUTO_STREAM_HISTORIES
+        && buildable()
+}
+
+/// What sampling over the tables holds: CFR+'s two f64 arrays, a bit per
+/// row for the rows met, and an exploitability pass at the end.
+fn sampling_memory(tables: &InfoStateTables) -> CfrMemory {
+    let threads = rayon::current_num_threads();
+    let mut m = CfrMemory::new(tables, CfrVariant::Plus, Precision::F64, threads);
+    m.working_arrays += (tables.player(0).num_rows() + tables.player(1).num_rows()) / 8;
+    m
 }
 
 /// Saves a checkpoint; when that fails, the average policy is written
@@ -467,6 +554,7 @@ fn report(
             "seconds": trainer.seconds(),
             "threads": trainer.workers(),
             "precision": trainer.precision().map(Precision::name),
+            "over_tables": trainer.uses_tables(),
             "policy": path.display().to_string(),
         });
         outln!("{json}");
@@ -480,12 +568,23 @@ fn report(
             outln!("exploitability   {e:.6e}");
             outln!("value for p0     {v:.6}");
         }
-        None => outln!("exploitability   not computed: the game tree is too large"),
+        None => outln!(
+            "exploitability   not computed: the game tree is too large (sampling over the information-state tables, without --keyed, computes it by a streaming pass)"
+        ),
     }
     if let Some(p) = trainer.precision() {
         outln!(
             "method           streaming passes over every history, {} arrays",
             p.name()
+        );
+    } else if trainer.workers().is_some() {
+        outln!(
+            "method           {}",
+            if trainer.uses_tables() {
+                "sampling over the information-state tables"
+            } else {
+                "sampling on the State API, tables keyed by information-state tokens"
+            }
         );
     }
     outln!("seconds          {:.3}", trainer.seconds());

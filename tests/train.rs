@@ -299,3 +299,62 @@ fn streaming_training_resumes_and_refuses_what_it_cannot_do() {
         assert!(err.contains(says), "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn samplers_run_over_the_tables_unless_keyed_and_agree_with_the_keyed_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let run = |extra: &[&str], out: &str| {
+        let args = [
+            "train",
+            game,
+            "--algo",
+            "os-mccfr",
+            "--iterations",
+            "3000",
+            "--threads",
+            "2",
+            "--seed",
+            "4",
+            "--out",
+            out,
+            "--json",
+        ];
+        json(&darkhex(d, &[&args[..], extra].concat()))
+    };
+    let tables = run(&["--checkpoint", "t.ckpt"], "tables.json");
+    let keyed = run(&["--keyed"], "keyed.json");
+    assert_eq!(tables["over_tables"], true);
+    assert_eq!(keyed["over_tables"], false);
+    // The same samples and sums: the same policy, so the same exploitability.
+    let e = tables["exploitability"].as_f64().unwrap();
+    assert!(e > 0.0 && e < 0.5, "{e}");
+    assert_eq!(e, keyed["exploitability"].as_f64().unwrap());
+    for file in ["tables.json", "keyed.json"] {
+        let x = json(&darkhex(d, &["exploit", game, file, "--json"]));
+        assert_eq!(x["exploitability"].as_f64().unwrap(), e, "{file}");
+    }
+    for (bad, says) in [
+        (
+            vec!["train", "kuhn_poker", "--algo", "cfr+", "--keyed"],
+            "--keyed applies",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--checkpoint",
+                "t.ckpt",
+                "--resume",
+                "--keyed",
+            ],
+            "resumes only without --keyed",
+        ),
+    ] {
+        let o = darkhex(d, &bad);
+        assert!(!o.status.success(), "{bad:?}");
+        let err = stderr(&o);
+        assert!(err.contains(says), "{bad:?}: {err}");
+    }
+}

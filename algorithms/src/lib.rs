@@ -34,7 +34,7 @@ pub use best_response::{
 };
 pub use cfr::{
     Algorithm, AlgorithmParams, CfrSolver, CfrState, CfrVariant, Checkpoint, EvalPoint, McSolver,
-    McState, Sampling, TrainError, Trainer,
+    McState, Sampling, TableMcSolver, TableMcState, TrainError, Trainer,
 };
 pub use lp::{LpBackend, LpError, LpOptions, LpSolution, solve_sequence_form};
 pub use policy::TreePolicy;

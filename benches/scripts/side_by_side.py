@@ -5,11 +5,18 @@ Needs OpenSpiel in the running Python (pip install open_spiel, in a virtual
 environment outside the repository). From the repository root:
 
     python3 benches/scripts/side_by_side.py [ITERATIONS]
+    python3 benches/scripts/side_by_side.py mccfr [ITERATIONS]
 
 For each game: mean seconds of CFR+ iterations 1..N (OpenSpiel's C++
 CFRPlusSolver against darkhex with 1 and 2 threads), seconds and peak memory
 of one exact exploitability computation of the resulting average policy, and
 the ratios. Each side runs in its own process so peak memory is its own.
+
+With `mccfr`: seconds per 10^5 iterations of Monte Carlo CFR from scratch on
+one thread (default 10^5 iterations): OpenSpiel's C++ outcome-sampling solver
+(exploration 0.6) on 3x3 classic Dark Hex and its external-sampling solver
+on Leduc, against darkhex's samplers over the information-state tables
+(their build timed apart) and on the State API with keyed tables.
 """
 import json
 import resource
@@ -46,12 +53,58 @@ print(json.dumps({"cfr_plus_s_per_iteration": per_iteration, "exploitability_s":
 """
 
 
+MCCFR_GAMES = [
+    ("dark_hex(num_rows=3,num_cols=3)", "os-mccfr"),
+    ("leduc_poker", "es-mccfr"),
+]
+
+OPENSPIEL_MCCFR_CHILD = r"""
+import json, sys, time
+import pyspiel
+name, algo, iterations = sys.argv[1], sys.argv[2], int(sys.argv[3])
+game = pyspiel.load_game(name)
+if algo == "os-mccfr":
+    solver = pyspiel.OutcomeSamplingMCCFRSolver(game, 0.6, 1)
+else:
+    solver = pyspiel.ExternalSamplingMCCFRSolver(game, 1, pyspiel.MCCFRAverageType.SIMPLE)
+start, cpu = time.perf_counter(), time.process_time()
+for _ in range(iterations):
+    solver.run_iteration()
+scale = 1e5 / iterations
+print(json.dumps({"s_per_1e5": (time.perf_counter() - start) * scale,
+                  "cpu_s_per_1e5": (time.process_time() - cpu) * scale}))
+"""
+
+
 def run_json(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
+def mccfr(iterations):
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "darkhex-benches", "--bin", "mccfr_speed"], check=True)
+    rows = []
+    for game, algo in MCCFR_GAMES:
+        os_ = run_json([sys.executable, "-c", OPENSPIEL_MCCFR_CHILD, game, algo, iterations])
+        dh = run_json(["target/release/mccfr_speed", game, algo, iterations])
+        rows.append((game, algo, os_, dh))
+        print(json.dumps({"game": game, "algo": algo, "openspiel": os_, "darkhex": dh}), flush=True)
+    print()
+    print(f"Monte Carlo CFR, {iterations} iterations from scratch, one thread: CPU seconds per 10^5 iterations "
+          "(wall seconds in brackets; on a shared machine CPU seconds are the figure to read)")
+    print("| game | algorithm | OpenSpiel | darkhex keyed | ratio | darkhex tables | ratio | table build (wall) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for game, algo, o, d in rows:
+        ok, dk, dt = o["cpu_s_per_1e5"], d["keyed_cpu_s_per_1e5"], d["tables_cpu_s_per_1e5"]
+        print(f"| {game} | {algo} | {ok:.3f} s ({o['s_per_1e5']:.3f}) | {dk:.3f} s ({d['keyed_s_per_1e5']:.3f}) "
+              f"| {ok / dk:.1f}x | {dt:.3f} s ({d['tables_s_per_1e5']:.3f}) | {ok / dt:.1f}x "
+              f"| {d['tables_build_s']:.1f} s |")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "mccfr":
+        mccfr(sys.argv[2] if len(sys.argv) > 2 else "100000")
+        return
     iterations = sys.argv[1] if len(sys.argv) > 1 else "50"
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "darkhex-benches", "--bin", "side_by_side"], check=True)
     rows = []

@@ -9,9 +9,9 @@ use smallvec::SmallVec;
 
 use crate::error::GameError;
 use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
-use crate::poker::{
-    Log, NO_CARD, PRIVATE_CARD, PUBLIC_CARD, parse_named, replay_info_state, settle,
-};
+use crate::poker::{Log, NO_CARD, parse_named, replay_info_state, settle};
+/// The tokens of a card in an information-state key: the base plus the card.
+pub use crate::poker::{PRIVATE_CARD, PUBLIC_CARD};
 
 pub const FOLD: Action = 0;
 pub const CALL: Action = 1;

@@ -101,8 +101,21 @@ impl McState {
     }
 }
 
-fn sample_index(probs: &[f64], rng: &mut impl Rng) -> usize {
+pub(crate) fn sample_index(probs: &[f64], rng: &mut impl Rng) -> usize {
     crate::policy::sample_index(probs.iter().copied(), rng).unwrap_or(0)
+}
+
+/// Iteration `it`'s own random stream: what makes a run independent of
+/// how its iterations are spread over threads and resumed runs.
+pub(crate) fn iteration_rng(seed: u64, it: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(it);
+    rng
+}
+
+/// The iterations worker `w` of `workers` runs in a batch of `n` from `first`.
+pub(crate) fn worker_share(first: u64, n: u64, w: u64, workers: u64) -> std::ops::Range<u64> {
+    first + n * w / workers..first + n * (w + 1) / workers
 }
 
 /// One worker's view: the frozen tables, and its own updates.
@@ -307,10 +320,8 @@ impl<G: Game> McSolver<G> {
                     frozen,
                     updates: Default::default(),
                 };
-                let (lo, hi) = (first + n * w / workers, first + n * (w + 1) / workers);
-                for it in lo..hi {
-                    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                    rng.set_stream(it);
+                for it in worker_share(first, n, w, workers) {
+                    let mut rng = iteration_rng(seed, it);
                     for player in 0..NUM_PLAYERS {
                         let root = game.new_initial_state();
                         match sampling {

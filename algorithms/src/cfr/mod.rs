@@ -1,16 +1,22 @@
 //! The CFR family: tabular CFR, CFR+, Linear and Discounted CFR on a
 //! compiled tree ([`tabular`]), Monte Carlo CFR with external and outcome
 //! sampling on the State API ([`mccfr`], over [`info_table`]'s keyed
-//! tables), full-width training on the streaming tables for games too
-//! large to compile ([`streaming`]), and training runs with checkpoints
-//! that resume bitwise ([`training`]).
+//! tables) and over the information-state tables ([`table_mccfr`], walking
+//! [`sampled_walk`] with [`sparse_updates`] per worker), full-width
+//! training on the streaming tables for games too large to compile
+//! ([`streaming`]), and training runs with checkpoints that resume bitwise
+//! ([`training`]).
 
 pub mod info_table;
 pub mod mccfr;
+mod sampled_walk;
+mod sparse_updates;
 pub mod streaming;
+pub mod table_mccfr;
 pub mod tabular;
 pub mod training;
 
 pub use mccfr::{McSolver, McState, Sampling};
+pub use table_mccfr::{AnyTableMc, TableMcSolver, TableMcState};
 pub use tabular::{CfrSolver, CfrState, CfrVariant};
 pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};

@@ -168,24 +168,33 @@ impl<'t> StreamRun<'t> {
         &self,
         progress: Option<&ProgressFn>,
     ) -> Result<Exploitability, StreamError> {
-        let report = |histories| {
-            if let Some(f) = progress {
-                f(StreamProgress {
-                    kind: PassKind::Exploitability,
-                    histories,
-                });
-            }
-        };
-        let options = PassOptions {
-            progress: Some(&report),
-            ..Default::default()
-        };
-        let policy = self.average_policy();
-        Ok(self
-            .stream
-            .exploitability(self.tables, &policy, &options)?
-            .exploitability)
+        exact_exploitability(&self.stream, self.tables, &self.average_policy(), progress)
     }
+}
+
+/// Exact exploitability of `policy` by one pass over `stream`'s histories,
+/// reported to `progress` as it goes.
+pub fn exact_exploitability(
+    stream: &AnyStream,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    progress: Option<&ProgressFn>,
+) -> Result<Exploitability, StreamError> {
+    let report = |histories| {
+        if let Some(f) = progress {
+            f(StreamProgress {
+                kind: PassKind::Exploitability,
+                histories,
+            });
+        }
+    };
+    let options = PassOptions {
+        progress: Some(&report),
+        ..Default::default()
+    };
+    Ok(stream
+        .exploitability(tables, policy, &options)?
+        .exploitability)
 }
 
 fn iterate<T: Real>(

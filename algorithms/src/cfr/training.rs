@@ -10,7 +10,8 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
-use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState};
+use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState, exact_exploitability};
+use crate::cfr::table_mccfr::{AnyTableMc, TableMcState};
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
@@ -200,6 +201,8 @@ pub enum SolverState {
     Tabular(CfrState),
     MonteCarlo(Box<McState>),
     Stream(Box<StreamSolverState>),
+    /// Monte Carlo CFR over the information-state tables.
+    MonteCarloTables(Box<TableMcState>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -235,6 +238,7 @@ impl Checkpoint {
             }
             SolverState::MonteCarlo(s) => s.is_finite(),
             SolverState::Stream(s) => s.is_finite(),
+            SolverState::MonteCarloTables(s) => s.is_finite(),
         };
         if !ok {
             return Err(TrainError::NotFinite {
@@ -253,6 +257,7 @@ impl Checkpoint {
             SolverState::Tabular(s) => Algorithm::Tabular(s.variant),
             SolverState::MonteCarlo(s) => Algorithm::MonteCarlo(s.sampling),
             SolverState::Stream(s) => Algorithm::Tabular(s.variant()),
+            SolverState::MonteCarloTables(s) => Algorithm::MonteCarlo(s.sampling),
         }
     }
 
@@ -264,9 +269,18 @@ impl Checkpoint {
         }
     }
 
-    /// Whether the checkpoint continues on the streaming tables.
+    /// Whether the checkpoint continues full width on the streaming tables.
     pub fn is_streaming(&self) -> bool {
         matches!(self.solver, SolverState::Stream(_))
+    }
+
+    /// Whether the checkpoint continues on the information-state tables
+    /// (full width, or sampling over them).
+    pub fn needs_tables(&self) -> bool {
+        matches!(
+            self.solver,
+            SolverState::Stream(_) | SolverState::MonteCarloTables(_)
+        )
     }
 }
 
@@ -274,6 +288,7 @@ enum Engine<'t> {
     Tabular(CfrSolver<'t>),
     MonteCarlo(McSolver<AnyGame>),
     Stream(Box<StreamRun<'t>>),
+    MonteCarloTables(Box<AnyTableMc<'t>>),
 }
 
 /// A training run. `tree` is needed by the tabular algorithms and, when
@@ -326,6 +341,29 @@ impl<'t> Trainer<'t> {
         }
     }
 
+    /// Monte Carlo CFR over the information-state tables (`tables` built
+    /// for `game`); `tree`, when given, is for exact evaluation, which
+    /// otherwise takes a streaming pass.
+    pub fn sampling_over_tables(
+        game: AnyGame,
+        tree: Option<&'t GameTree>,
+        tables: &'t InfoStateTables,
+        sampling: Sampling,
+        seed: u64,
+        workers: usize,
+    ) -> Result<Self, TrainError> {
+        check_sampling_cost(&game, sampling, seed)?;
+        let state = TableMcState::new(tables, sampling, seed, workers);
+        let run = AnyTableMc::new(&game, tables, state)?
+            .ok_or_else(|| TrainError::WrongTables(game.game_string()))?;
+        Ok(Self::with_engine(
+            game,
+            tree,
+            Algorithm::MonteCarlo(sampling),
+            Engine::MonteCarloTables(Box::new(run)),
+        ))
+    }
+
     /// Continues a checkpoint of streaming training on `tables`.
     pub fn resume_streaming(
         game: AnyGame,
@@ -333,16 +371,35 @@ impl<'t> Trainer<'t> {
         checkpoint: Checkpoint,
         requested: Option<Algorithm>,
     ) -> Result<Self, TrainError> {
+        Self::resume_over_tables(game, None, tables, checkpoint, requested)
+    }
+
+    /// Continues a checkpoint of training on `tables`: full width, or
+    /// sampling over them (`tree`, when given, is for exact evaluation).
+    pub fn resume_over_tables(
+        game: AnyGame,
+        tree: Option<&'t GameTree>,
+        tables: &'t InfoStateTables,
+        checkpoint: Checkpoint,
+        requested: Option<Algorithm>,
+    ) -> Result<Self, TrainError> {
         let algorithm = check_resumable(&game, &checkpoint, requested)?;
-        let SolverState::Stream(state) = checkpoint.solver else {
-            return Err(TrainError::WrongBackend {
-                found: "compiled-tree or sampling",
-                hint: "without --stream",
-            });
+        let wrong_tables = || TrainError::WrongTables(game.game_string());
+        let engine = match checkpoint.solver {
+            SolverState::Stream(state) => Engine::Stream(Box::new(
+                StreamRun::resume(&game, tables, *state)?.ok_or_else(wrong_tables)?,
+            )),
+            SolverState::MonteCarloTables(state) => Engine::MonteCarloTables(Box::new(
+                AnyTableMc::new(&game, tables, *state)?.ok_or_else(wrong_tables)?,
+            )),
+            _ => {
+                return Err(TrainError::WrongBackend {
+                    found: "compiled-tree or keyed sampling",
+                    hint: "without the information-state tables",
+                });
+            }
         };
-        let run = StreamRun::resume(&game, tables, *state)?
-            .ok_or_else(|| TrainError::WrongTables(game.game_string()))?;
-        let mut trainer = Self::with_engine(game, None, algorithm, Engine::Stream(Box::new(run)));
+        let mut trainer = Self::with_engine(game, tree, algorithm, engine);
         trainer.history = checkpoint.history;
         trainer.seconds = checkpoint.seconds;
         Ok(trainer)
@@ -367,12 +424,7 @@ impl<'t> Trainer<'t> {
                 Engine::Tabular(CfrSolver::new(tree, v))
             }
             Algorithm::MonteCarlo(s) => {
-                if s == Sampling::External {
-                    let cost = with_game!(&game, g => external_sampling_cost(g, 64, seed));
-                    if cost > MAX_EXTERNAL_SAMPLING_COST {
-                        return Err(TrainError::TooWide(cost, game.game_string()));
-                    }
-                }
+                check_sampling_cost(&game, s, seed)?;
                 Engine::MonteCarlo(McSolver::new(game, McState::new(s, seed, workers)))
             }
         };
@@ -402,6 +454,12 @@ impl<'t> Trainer<'t> {
                     hint: "with --stream",
                 });
             }
+            SolverState::MonteCarloTables(_) => {
+                return Err(TrainError::WrongBackend {
+                    found: "table-sampling",
+                    hint: "over the information-state tables",
+                });
+            }
         };
         let mut trainer = Self::with_engine(game, tree, algorithm, engine);
         trainer.history = checkpoint.history;
@@ -419,6 +477,7 @@ impl<'t> Trainer<'t> {
         match &self.engine {
             Engine::Tabular(_) | Engine::Stream(_) => 1,
             Engine::MonteCarlo(s) => s.batch_size(),
+            Engine::MonteCarloTables(s) => s.batch_size(),
         }
     }
 
@@ -428,6 +487,7 @@ impl<'t> Trainer<'t> {
         match &self.engine {
             Engine::Tabular(_) | Engine::Stream(_) => None,
             Engine::MonteCarlo(s) => Some(s.state().workers),
+            Engine::MonteCarloTables(s) => Some(s.state().workers),
         }
     }
 
@@ -438,7 +498,12 @@ impl<'t> Trainer<'t> {
     /// Whether [`Trainer::evaluate`] computes exploitability: on the tree,
     /// or by a streaming pass (minutes on 3x3 Dark Hex).
     pub fn can_evaluate(&self) -> bool {
-        self.tree.is_some() || matches!(self.engine, Engine::Stream(_))
+        self.tree.is_some() || self.uses_tables()
+    }
+
+    /// Whether the run is over the information-state tables.
+    pub fn uses_tables(&self) -> bool {
+        matches!(self.engine, Engine::Stream(_) | Engine::MonteCarloTables(_))
     }
 
     /// The streaming tables' precision, for streaming runs.
@@ -454,6 +519,7 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(s) => s.iteration(),
             Engine::MonteCarlo(s) => s.iteration(),
             Engine::Stream(s) => s.iteration(),
+            Engine::MonteCarloTables(s) => s.iteration(),
         }
     }
 
@@ -473,6 +539,7 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(s) => s.run(iterations),
             Engine::MonteCarlo(s) => s.run(iterations),
             Engine::Stream(s) => s.run(iterations, self.progress.as_deref())?,
+            Engine::MonteCarloTables(s) => s.run(iterations),
         }
         self.seconds += start.elapsed().as_secs_f64();
         Ok(())
@@ -494,11 +561,12 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(s) => PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance),
             Engine::Stream(s) => s.policy_file(provenance),
             Engine::MonteCarlo(s) => {
-                let mut p = provenance;
-                p.parameters.insert("seed".into(), s.state().seed as f64);
-                p.parameters
-                    .insert("workers".into(), s.state().workers as f64);
+                let p = sampling_provenance(provenance, s.state().seed, s.state().workers);
                 s.state().average_policy(&self.game.game_string(), p)
+            }
+            Engine::MonteCarloTables(s) => {
+                let p = sampling_provenance(provenance, s.state().seed, s.state().workers);
+                s.state().policy_file(s.tables(), p)
             }
         }
     }
@@ -509,10 +577,16 @@ impl<'t> Trainer<'t> {
         let e = match (&self.engine, self.tree) {
             (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref())?),
             (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
-            (Engine::MonteCarlo(_), Some(tree)) => {
+            (Engine::MonteCarlo(_) | Engine::MonteCarloTables(_), Some(tree)) => {
                 let (policy, _) = self.policy().to_tree_policy(tree)?;
                 Some(exploitability(tree, &policy))
             }
+            (Engine::MonteCarloTables(s), None) => Some(exact_exploitability(
+                &s.any_stream(),
+                s.tables(),
+                &s.state().average_policy(s.tables()),
+                self.progress.as_deref(),
+            )?),
             (_, None) => None,
         };
         let point = EvalPoint {
@@ -532,6 +606,9 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(s) => SolverState::Tabular(s.state().clone()),
             Engine::MonteCarlo(s) => SolverState::MonteCarlo(Box::new(s.state().clone())),
             Engine::Stream(s) => SolverState::Stream(Box::new(s.state())),
+            Engine::MonteCarloTables(s) => {
+                SolverState::MonteCarloTables(Box::new(s.state().clone()))
+            }
         };
         Checkpoint {
             format: CHECKPOINT_FORMAT.to_string(),
@@ -542,6 +619,26 @@ impl<'t> Trainer<'t> {
             seconds: self.seconds,
         }
     }
+}
+
+/// Refuses external sampling on games where one iteration is too wide.
+fn check_sampling_cost(game: &AnyGame, sampling: Sampling, seed: u64) -> Result<(), TrainError> {
+    if sampling == Sampling::External {
+        let cost = with_game!(game, g => external_sampling_cost(g, 64, seed));
+        if cost > MAX_EXTERNAL_SAMPLING_COST {
+            return Err(TrainError::TooWide(cost, game.game_string()));
+        }
+    }
+    Ok(())
+}
+
+/// A sampled policy's provenance: its seed and worker count reproduce it.
+fn sampling_provenance(mut provenance: Provenance, seed: u64, workers: usize) -> Provenance {
+    provenance.parameters.insert("seed".into(), seed as f64);
+    provenance
+        .parameters
+        .insert("workers".into(), workers as f64);
+    provenance
 }
 
 /// The checkpoint's algorithm, if it is for `game` and is the one requested.

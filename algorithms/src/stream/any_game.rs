@@ -1,6 +1,7 @@
 //! The streaming computations for a game chosen at run time: Dark Hex and
-//! Dark Rex on their dedicated stream (tables built level by level), every
-//! other game through its State API (tables built by a walk).
+//! Dark Rex on their dedicated stream (tables built level by level), Leduc
+//! on its own, every other game through its State API (tables built by a
+//! walk).
 
 use darkhex_games::AnyGame;
 
@@ -9,6 +10,7 @@ use super::build_levels::build_by_levels;
 use super::build_walk::build_by_walk;
 use super::dark_hex::DarkHexStream;
 use super::error::StreamError;
+use super::leduc::LeducStream;
 use super::payoffs::{
     PassOptions, PlayerRegrets, SequencePayoffs, player_regrets, sequence_payoffs,
 };
@@ -29,6 +31,7 @@ pub struct StreamReport {
 #[derive(Clone, Debug)]
 pub enum AnyStream {
     DarkHex(DarkHexStream),
+    Leduc(LeducStream),
     State(StateStream<AnyGame>),
 }
 
@@ -36,6 +39,7 @@ impl AnyStream {
     pub fn new(game: &AnyGame) -> Result<AnyStream, StreamError> {
         Ok(match game {
             AnyGame::DarkHex(g) => AnyStream::DarkHex(DarkHexStream::new(g)?),
+            AnyGame::Leduc(_) => AnyStream::Leduc(LeducStream::new()),
             other => AnyStream::State(StateStream::new(*other)?),
         })
     }
@@ -43,6 +47,7 @@ impl AnyStream {
     pub fn build_tables(&self, options: &BuildOptions) -> Result<InfoStateTables, StreamError> {
         match self {
             AnyStream::DarkHex(s) => build_by_levels(s, options),
+            AnyStream::Leduc(s) => build_by_walk(s, options),
             AnyStream::State(s) => build_by_walk(s, options),
         }
     }
@@ -56,6 +61,7 @@ impl AnyStream {
     ) -> Result<SequencePayoffs, StreamError> {
         match self {
             AnyStream::DarkHex(s) => sequence_payoffs(s, tables, policy, options),
+            AnyStream::Leduc(s) => sequence_payoffs(s, tables, policy, options),
             AnyStream::State(s) => sequence_payoffs(s, tables, policy, options),
         }
     }
@@ -70,6 +76,7 @@ impl AnyStream {
     ) -> Result<PlayerRegrets, StreamError> {
         match self {
             AnyStream::DarkHex(s) => player_regrets(s, tables, policy, player, options),
+            AnyStream::Leduc(s) => player_regrets(s, tables, policy, player, options),
             AnyStream::State(s) => player_regrets(s, tables, policy, player, options),
         }
     }

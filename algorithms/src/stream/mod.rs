@@ -6,6 +6,7 @@
 //!   node, its moves, and the observation each move shows each player as a
 //!   small symbol.
 //! - [`dark_hex`]: Dark Hex and Dark Rex on bit boards ([`DarkHexStream`]).
+//! - [`leduc`]: Leduc poker on a compact node ([`LeducStream`]).
 //! - [`state_stream`]: any [`darkhex_games::Game`] through its `State` API
 //!   ([`StateStream`]), for poker and for cross-checks on small boards.
 //! - [`tables`]: each player's observation sequences numbered densely, with
@@ -30,6 +31,7 @@ pub mod build_walk;
 pub mod dark_hex;
 mod error;
 pub mod fixed_point;
+pub mod leduc;
 pub mod memory;
 pub mod payoffs;
 pub mod precision;
@@ -45,6 +47,7 @@ pub use build_levels::build_by_levels;
 pub use build_walk::build_by_walk;
 pub use dark_hex::DarkHexStream;
 pub use error::StreamError;
+pub use leduc::LeducStream;
 pub use memory::CfrMemory;
 pub use payoffs::{PassOptions, PlayerRegrets, SequencePayoffs, player_regrets, sequence_payoffs};
 pub use precision::{PRECISION_NAMES, Precision, Real};

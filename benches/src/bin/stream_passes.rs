@@ -13,21 +13,8 @@ use darkhex_algorithms::stream::{
     AnyStream, BuildOptions, PassOptions, Real, StreamCfr, StreamError,
 };
 use darkhex_algorithms::{Algorithm, AlgorithmParams};
-use darkhex_benches::peak_rss_mb;
+use darkhex_benches::{cpu_seconds, peak_rss_mb};
 use darkhex_games::load_game;
-
-/// This process's user and system CPU seconds (Linux; 0 elsewhere).
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    // Fields after the command name, which ends with ')'.
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
-    ticks(11).unwrap_or(0.0) / 100.0 + ticks(12).unwrap_or(0.0) / 100.0
-}
 
 struct Clock {
     wall: Instant,

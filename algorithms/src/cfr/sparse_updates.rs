@@ -1,0 +1,134 @@
+//! One Monte Carlo worker's updates for a batch, over one player's table
+//! rows: a batch touches a few hundred rows of millions, so the updates are
+//! kept per touched row, found through a small open-addressing index that
+//! stays in cache (an index the size of the table would cost a cache miss
+//! per visit), and added to the solver's arrays row by row in the order the
+//! rows were first touched, as the keyed tables of [`super::mccfr`] add
+//! theirs, so both give the same bits.
+
+use std::ops::Range;
+
+use crate::stream::PlayerTable;
+
+/// An empty entry of the index.
+const EMPTY: u32 = u32::MAX;
+const FIRST_CAPACITY: usize = 1 << 10;
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    row: u32,
+    offset: u32,
+}
+
+const VACANT: Entry = Entry {
+    row: EMPTY,
+    offset: 0,
+};
+
+#[derive(Clone, Debug)]
+pub(crate) struct SparseUpdates {
+    /// Touched rows and where their updates start; a power of two long,
+    /// at most half full.
+    index: Vec<Entry>,
+    /// Rows touched this batch, in first-touch order, and their entries.
+    rows: Vec<u32>,
+    entries: Vec<u32>,
+    pub regrets: Vec<f64>,
+    pub average: Vec<f64>,
+}
+
+impl Default for SparseUpdates {
+    fn default() -> Self {
+        SparseUpdates {
+            index: vec![VACANT; FIRST_CAPACITY],
+            rows: Vec::new(),
+            entries: Vec::new(),
+            regrets: Vec::new(),
+            average: Vec::new(),
+        }
+    }
+}
+
+impl SparseUpdates {
+    #[inline(always)]
+    fn home(row: u32, mask: usize) -> usize {
+        (row.wrapping_mul(0x9E37_79B9) as usize ^ (row as usize >> 16)) & mask
+    }
+
+    /// The row's update slots, zero the first time in a batch.
+    #[inline(always)]
+    pub fn touch(&mut self, row: u32, len: usize) -> Range<usize> {
+        let mask = self.index.len() - 1;
+        let mut i = Self::home(row, mask);
+        loop {
+            let e = self.index[i];
+            if e.row == row {
+                return e.offset as usize..e.offset as usize + len;
+            }
+            if e.row == EMPTY {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        let offset = self.regrets.len();
+        self.index[i] = Entry {
+            row,
+            offset: offset as u32,
+        };
+        self.rows.push(row);
+        self.entries.push(i as u32);
+        self.regrets.resize(offset + len, 0.0);
+        self.average.resize(offset + len, 0.0);
+        if self.rows.len() * 2 > self.index.len() {
+            self.grow();
+        }
+        offset..offset + len
+    }
+
+    /// Doubles the index, keeping every entry.
+    #[cold]
+    fn grow(&mut self) {
+        let doubled = vec![VACANT; self.index.len() * 2];
+        let old = std::mem::replace(&mut self.index, doubled);
+        let mask = self.index.len() - 1;
+        for (k, &row) in self.rows.iter().enumerate() {
+            let mut i = Self::home(row, mask);
+            while self.index[i].row != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.index[i] = old[self.entries[k] as usize];
+            self.entries[k] = i as u32;
+        }
+    }
+
+    /// Adds the batch's updates to the solver's arrays, marks the rows
+    /// visited, and empties itself for the next batch.
+    pub fn drain_into(
+        &mut self,
+        table: &PlayerTable,
+        regrets: &mut [f64],
+        average: &mut [f64],
+        visited: &mut [u64],
+    ) {
+        for (&row, &entry) in self.rows.iter().zip(&self.entries) {
+            let slots = table.slots(row);
+            let o = self.index[entry as usize].offset as usize;
+            let local = o..o + slots.len();
+            for (a, b) in regrets[slots.clone()]
+                .iter_mut()
+                .zip(&self.regrets[local.clone()])
+            {
+                *a += b;
+            }
+            for (a, b) in average[slots].iter_mut().zip(&self.average[local]) {
+                *a += b;
+            }
+            visited[row as usize / 64] |= 1 << (row % 64);
+            self.index[entry as usize] = VACANT;
+        }
+        self.rows.clear();
+        self.entries.clear();
+        self.regrets.clear();
+        self.average.clear();
+    }
+}
