@@ -226,13 +226,11 @@ fn every_winning_move_is_in_the_mustplay() {
     assert!(restricted > 20, "{restricted}");
 }
 
+/// Each pair of ends with its list, in stored order.
+type Lists<T> = Vec<(End, End, Vec<T>)>;
+
 /// Every list of `v`, in its stored order: fulls, then semis with their keys.
-fn all_lists(
-    v: &VcSet<1>,
-) -> (
-    Vec<(End, End, Vec<CellSet<1>>)>,
-    Vec<(End, End, Vec<(CellSet<1>, usize)>)>,
-) {
+fn all_lists(v: &VcSet<1>) -> (Lists<CellSet<1>>, Lists<(CellSet<1>, usize)>) {
     let fulls = v
         .full_pairs()
         .into_iter()
