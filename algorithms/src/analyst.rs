@@ -7,6 +7,8 @@
 
 use std::time::Duration;
 
+use rayon::prelude::*;
+
 use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Geometry, with_cell_words};
@@ -369,15 +371,112 @@ impl<const W: usize> HexAnalyst for Engine<W> {
             through: false,
             ..limits
         };
+        // Each move's value depends on the move alone, and `collect` keeps
+        // the candidates' order: the same list whatever the thread count.
+        // Each thread reuses one pair of connection sets for its moves.
+        let fresh = || [BLACK, WHITE].map(|p| VcSet::new(&self.geom, p, self.rules.vc));
         self.moves(&sets, candidates)
+            .into_par_iter()
+            .map_init(fresh, |next_vcs, c| {
+                let mut next = sets;
+                next[to_move].insert(c);
+                for (v, into) in vcs.iter().zip(next_vcs.iter_mut()) {
+                    v.update_into(&self.geom, c, to_move, into);
+                }
+                let (sides, _) = self.path_sets(&next, next_vcs, limits);
+                (c, NetworkValue { sides })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darkhex_games::board::Dims;
+
+    /// The one-ply network values as they were computed before the search
+    /// went parallel: one move after another, each with freshly allocated
+    /// connection sets.
+    fn one_by_one<const W: usize>(
+        e: &Engine<W>,
+        stones: &CellLists,
+        to_move: usize,
+        limits: PathLimits,
+    ) -> Vec<(usize, NetworkValue)> {
+        let sets = e.sets(stones);
+        let vcs = e.vcs(&sets);
+        e.moves(&sets, None)
             .into_iter()
             .map(|c| {
                 let mut next = sets;
                 next[to_move].insert(c);
-                let next_vcs = vcs.each_ref().map(|v| v.update(&self.geom, c, to_move));
-                let (sides, _) = self.path_sets(&next, &next_vcs, limits);
+                let next_vcs = vcs.each_ref().map(|v| v.update(&e.geom, c, to_move));
+                let sides = [BLACK, WHITE].map(|p| {
+                    let net = Network::build(&e.geom, &next, p, Some(&next_vcs[p]));
+                    path_sets(&net, limits)
+                });
                 (c, NetworkValue { sides })
             })
             .collect()
+    }
+
+    #[test]
+    fn network_move_values_are_those_of_the_first_implementation() {
+        // Sums over every move of (d, n_0, n_1, n_2) in Black's and White's
+        // networks, as the implementation of commit 17aff52 (one move after
+        // another, links in network order, every zone scanned) computed them.
+        let cases: [(usize, &str, [[u64; 4]; 2]); 2] = [
+            (
+                9,
+                "e5,d6,c7,f3",
+                [[229, 481, 6025, 49462], [255, 1292, 12342, 76704]],
+            ),
+            (7, "d4,c5", [[98, 193, 1300, 6223], [122, 279, 1366, 7569]]),
+        ];
+        for (size, moves, want) in cases {
+            let game = HexGame::new(Dims::new("hex", size, size).unwrap(), false);
+            let analyst = analyst_for(&game);
+            let mut stones: CellLists = [vec![], vec![]];
+            for (i, m) in moves.split(',').enumerate() {
+                stones[i % 2].push(game.dims().parse_cell(m).unwrap());
+            }
+            let values = analyst.network_move_values(&stones, BLACK, None, PathLimits::new(2));
+            let mut sums = [[0u64; 4]; 2];
+            for (_, v) in &values {
+                assert!(v.complete());
+                for (sum, side) in sums.iter_mut().zip(&v.sides) {
+                    sum[0] += u64::from(side.distance.unwrap());
+                    for (s, n) in sum[1..].iter_mut().zip(&side.counts) {
+                        *s += u64::try_from(n).unwrap();
+                    }
+                }
+            }
+            assert_eq!(sums, want, "{size}x{size} {moves}");
+        }
+    }
+
+    #[test]
+    fn network_move_values_do_not_depend_on_threads_or_reused_sets() {
+        let positions: [(usize, &str); 3] = [(7, ""), (7, "d4,c5,e3"), (9, "e5,d6,c7,f3,g4")];
+        for (size, moves) in positions {
+            let game = HexGame::new(Dims::new("hex", size, size).unwrap(), false);
+            let e = Engine::<2>::new(game);
+            let mut stones: CellLists = [vec![], vec![]];
+            for (i, m) in moves.split(',').filter(|m| !m.is_empty()).enumerate() {
+                stones[i % 2].push(game.dims().parse_cell(m).unwrap());
+            }
+            let to_move = (stones[0].len() + stones[1].len()) % 2;
+            let limits = PathLimits::new(2);
+            let want = one_by_one(&e, &stones, to_move, limits);
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let got = pool.install(|| e.network_move_values(&stones, to_move, None, limits));
+                assert_eq!(got, want, "{size}x{size} {moves} with {threads} threads");
+            }
+        }
     }
 }

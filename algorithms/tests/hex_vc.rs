@@ -225,3 +225,53 @@ fn every_winning_move_is_in_the_mustplay() {
     }
     assert!(restricted > 20, "{restricted}");
 }
+
+/// Each pair of ends with its list, in stored order.
+type Lists<T> = Vec<(End, End, Vec<T>)>;
+
+/// Every list of `v`, in its stored order: fulls, then semis with their keys.
+fn all_lists(v: &VcSet<1>) -> (Lists<CellSet<1>>, Lists<(CellSet<1>, usize)>) {
+    let fulls = v
+        .full_pairs()
+        .into_iter()
+        .map(|(x, y)| (x, y, v.fulls(x, y).collect()))
+        .collect();
+    let semis = v
+        .semi_pairs()
+        .into_iter()
+        .map(|(x, y)| (x, y, v.semis(x, y).collect()))
+        .collect();
+    (fulls, semis)
+}
+
+#[test]
+fn updating_into_a_used_set_equals_updating_into_a_new_one() {
+    // The network players reuse one set per thread for every move they
+    // try: whatever the set held before must leave no trace.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let g = geom(7, 7);
+    let mut reused = [BLACK, WHITE].map(|p| VcSet::new(&g, p, VcParams::default()));
+    let mut tried = 0;
+    for _ in 0..12 {
+        let k = rng.random_range(0..12);
+        let Some(stones) = random_position(&g, &mut rng, k) else {
+            continue;
+        };
+        let mover = k % 2;
+        for player in [BLACK, WHITE] {
+            let before = VcSet::build(&g, &stones, player, VcParams::default());
+            for cell in (g.all() - stones[0] - stones[1]).iter() {
+                before.update_into(&g, cell, mover, &mut reused[player]);
+                let fresh = before.update(&g, cell, mover);
+                assert_eq!(
+                    all_lists(&reused[player]),
+                    all_lists(&fresh),
+                    "{stones:?} {cell}"
+                );
+                assert_eq!(reused[player].edge_full(), fresh.edge_full());
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 500, "{tried}");
+}

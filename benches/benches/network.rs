@@ -1,8 +1,10 @@
 //! Honjo et al.'s network evaluation: `cargo bench -p darkhex-benches --bench network`.
 //! One E_2 evaluation (both networks built from their connections, S_0..S_2
 //! counted) on a mid-game 11x11 position, and one full move of the
-//! `network(eval=ek,k=2)` player on the empty 11x11 board (every empty cell
-//! tried: connections updated, networks rebuilt, path sets counted).
+//! `network(eval=ek,k=2)` and of the `network(eval=e)` player on the empty
+//! 11x11 board (every empty cell tried: connections updated, networks
+//! rebuilt, path sets counted; in parallel over the candidate moves), and a
+//! whole 7x7 game between two `network(eval=ek,k=2)` players.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -14,9 +16,9 @@ use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
 use darkhex_benches::{MID_11, position};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::hex::HexGame;
-use darkhex_games::{Action, Geometry};
+use darkhex_games::{Action, AnyGame, Geometry};
 use darkhex_players::network_player::{NetworkEval, NetworkPlayer};
-use darkhex_players::{Player, PlayerView};
+use darkhex_players::{Player, PlayerView, play_game, prepare};
 
 fn network(c: &mut Criterion) {
     let g11 = Geometry::<2>::new(Dims::new("hex", 11, 11).unwrap()).unwrap();
@@ -38,15 +40,25 @@ fn network(c: &mut Criterion) {
     let legal: Vec<Action> = (0..121).collect();
     let mut group = c.benchmark_group("slow");
     group.sample_size(10);
-    group.bench_function("network(eval=ek,k=2) move on empty 11x11", |b| {
-        let mut player = NetworkPlayer::new(analyst.clone(), eval.clone(), 200_000, 1);
+    for (name, eval) in [("ek,k=2", eval), ("e", NetworkEval::E)] {
+        group.bench_function(format!("network(eval={name}) move on empty 11x11"), |b| {
+            let mut player = NetworkPlayer::new(analyst.clone(), eval.clone(), 200_000, 1);
+            b.iter(|| {
+                let view = PlayerView {
+                    seat: BLACK,
+                    info_key: &[],
+                    legal: &legal,
+                };
+                player.act(black_box(&view)).unwrap()
+            })
+        });
+    }
+    let game7 = HexGame::new(Dims::new("hex", 7, 7).unwrap(), false);
+    let ek = prepare("network(eval=ek,k=2)", &AnyGame::Hex(game7)).unwrap();
+    group.bench_function("7x7 game network(eval=ek,k=2) against itself", |b| {
         b.iter(|| {
-            let view = PlayerView {
-                seat: BLACK,
-                info_key: &[],
-                legal: &legal,
-            };
-            player.act(black_box(&view)).unwrap()
+            let mut players = [ek.create(0, 1), ek.create(1, 2)];
+            play_game(&game7, &mut players, 0, |_, _, _| {}).unwrap()
         })
     });
     group.finish();

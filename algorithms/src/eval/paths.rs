@@ -130,19 +130,19 @@ pub fn path_sets<const W: usize>(net: &Network<W>, limits: PathLimits) -> PathSe
     let mut counts = vec![n0];
     let mut complete = true;
     if limits.k >= 1 {
-        let mut walk = Walk {
-            net,
-            dt: &dt,
-            d,
-            limit: d + limits.k as u32,
-            keep_shortest: net.has_carriers(),
-            on_path: vec![false; nodes],
-            found: vec![Vec::new(); limits.k + 1],
-            recorded: 0,
-            max_paths: limits.max_paths,
-        };
-        walk.on_path[SOURCE] = true;
-        walk.from(SOURCE, 0, CellSet::EMPTY, CellSet::EMPTY);
+        // The carrier rule and the counts depend on the set of paths found,
+        // not on the order they were found in, so the links are tried
+        // nearest `t` first and the search leaves a node at its first link
+        // too far from `t`. Only a budget that runs out makes the order
+        // matter (it decides which paths were recorded): then the walk is
+        // redone in the network's own link order, the one that decided it
+        // before links were sorted.
+        let mut walk = Walk::new(net, &dt, d, limits, true);
+        walk.run();
+        if walk.recorded > limits.max_paths {
+            walk = Walk::new(net, &dt, d, limits, false);
+            walk.run();
+        }
         complete = walk.recorded <= limits.max_paths;
         let mut node_counts = vec![0u64; if limits.through { nodes } else { 0 }];
         let extra = accept(&walk.found, net, &mut node_counts);
@@ -212,10 +212,24 @@ struct Found<const W: usize> {
     cells: CellSet<W>,
 }
 
+/// A link as the walk needs it: its far end, that end's distance to `t`,
+/// and the link's carrier.
+#[derive(Clone, Copy, Debug)]
+struct Step<const W: usize> {
+    to: u32,
+    dt: u32,
+    carrier: CellSet<W>,
+}
+
 /// The depth-first enumeration of the paths of length d..=d+k.
 struct Walk<'a, const W: usize> {
     net: &'a Network<W>,
-    dt: &'a [u32],
+    /// The links into nodes that reach `t`, node by node (`start`), with
+    /// the distances inline: the inner loop reads one array.
+    steps: Vec<Step<W>>,
+    start: Vec<usize>,
+    /// Whether each node's steps are sorted by distance to `t`.
+    sorted: bool,
     d: u32,
     limit: u32,
     /// Whether shortest paths are recorded (only their zones with extra
@@ -228,18 +242,67 @@ struct Walk<'a, const W: usize> {
     max_paths: usize,
 }
 
-impl<const W: usize> Walk<'_, W> {
+impl<'a, const W: usize> Walk<'a, W> {
+    fn new(net: &'a Network<W>, dt: &[u32], d: u32, limits: PathLimits, sorted: bool) -> Self {
+        let nodes = net.nodes();
+        let mut steps = Vec::new();
+        let mut start = Vec::with_capacity(nodes + 1);
+        for v in 0..nodes {
+            start.push(steps.len());
+            let first = steps.len();
+            for l in net.links(v) {
+                let to = l.to as usize;
+                if dt[to] != UNREACHED {
+                    steps.push(Step {
+                        to: l.to,
+                        dt: dt[to],
+                        carrier: l.carrier,
+                    });
+                }
+            }
+            if sorted {
+                steps[first..].sort_by_key(|s| s.dt);
+            }
+        }
+        start.push(steps.len());
+        Walk {
+            net,
+            steps,
+            start,
+            sorted,
+            d,
+            limit: d + limits.k as u32,
+            keep_shortest: net.has_carriers(),
+            on_path: vec![false; nodes],
+            found: vec![Vec::new(); limits.k + 1],
+            recorded: 0,
+            max_paths: limits.max_paths,
+        }
+    }
+
+    fn run(&mut self) {
+        self.on_path[SOURCE] = true;
+        self.from(SOURCE, 0, CellSet::EMPTY, CellSet::EMPTY);
+    }
+
     fn from(&mut self, v: usize, len: u32, zone: CellSet<W>, cells: CellSet<W>) {
-        for l in self.net.links(v) {
+        for j in self.start[v]..self.start[v + 1] {
             if self.recorded > self.max_paths {
                 return;
             }
-            let w = l.to as usize;
+            let Step { to, dt, carrier } = self.steps[j];
+            let w = to as usize;
             let next = len + 1;
-            if self.on_path[w] || self.dt[w] == UNREACHED || next + self.dt[w] > self.limit {
+            if next + dt > self.limit {
+                if self.sorted {
+                    return;
+                }
                 continue;
             }
-            let zone = zone | l.carrier;
+            if self.on_path[w] {
+                continue;
+            }
+            let zone = zone | carrier;
             if w == SINK {
                 let i = (next - self.d) as usize;
                 if i > 0 || (self.keep_shortest && zone != cells) {
@@ -270,17 +333,22 @@ fn accept<const W: usize>(
         .map(|f| (f.zone.count() as u32, f.zone))
         .collect();
     let mut counts = Vec::with_capacity(found.len() - 1);
+    let mut index = CoverIndex::default();
     for set in &found[1..] {
         cover.sort_unstable_by(|a, b| b.cmp(a));
         cover.dedup();
+        index.rebuild(&cover);
         let mut accepted = 0u64;
         let mut wider = Vec::new();
+        // Paths found one after another often share their zone.
+        let mut previous: Option<(CellSet<W>, bool)> = None;
         for f in set {
             let size = f.zone.count() as u32;
-            let covered = cover
-                .iter()
-                .take_while(|z| z.0 >= size)
-                .any(|z| f.zone.is_subset(&z.1));
+            let covered = match previous {
+                Some((zone, covered)) if zone == f.zone => covered,
+                _ => index.covers(&cover, f.zone, size),
+            };
+            previous = Some((f.zone, covered));
             if covered {
                 continue;
             }
@@ -302,6 +370,115 @@ fn accept<const W: usize>(
         counts.push(accepted);
     }
     counts
+}
+
+/// Which cover zones hold each cell, as one bit per zone: the zones that
+/// contain a path's zone are the AND of its cells' rows. Scanning up to
+/// 1 400 zones for each of up to 60 000 paths of S_2 was most of an 11x11
+/// move. Most of those paths are covered (four in five next to the centre),
+/// so the scan rarely stopped early; here an uncovered path is usually
+/// settled within its first cells, and a covered one by the zone that
+/// covered the path before it or the first zone left standing.
+struct CoverIndex {
+    /// Words a row (one bit per zone).
+    words: usize,
+    /// Row of cell `c`: `bits[c * words..][..words]`.
+    bits: Vec<u64>,
+    /// The zones still containing the cells seen so far.
+    acc: Vec<u64>,
+    /// The zone that covered the last covered path (an index into the
+    /// cover; `usize::MAX` before the first).
+    last: usize,
+}
+
+impl Default for CoverIndex {
+    fn default() -> Self {
+        CoverIndex {
+            words: 0,
+            bits: Vec::new(),
+            acc: Vec::new(),
+            last: usize::MAX,
+        }
+    }
+}
+
+impl CoverIndex {
+    fn rebuild<const W: usize>(&mut self, cover: &[(u32, CellSet<W>)]) {
+        self.words = cover.len().div_ceil(64);
+        self.last = usize::MAX;
+        self.bits.clear();
+        self.bits.resize(W * 64 * self.words, 0);
+        for (j, (_, zone)) in cover.iter().enumerate() {
+            for c in zone.iter() {
+                self.bits[c * self.words + j / 64] |= 1 << (j % 64);
+            }
+        }
+    }
+
+    /// Whether a zone of `cover` (sorted largest first, as indexed) of at
+    /// least `size` cells contains `zone`: a smaller one cannot.
+    fn covers<const W: usize>(
+        &mut self,
+        cover: &[(u32, CellSet<W>)],
+        zone: CellSet<W>,
+        size: u32,
+    ) -> bool {
+        let m = cover.partition_point(|z| z.0 >= size);
+        if m == 0 {
+            return false;
+        }
+        // Most longer paths are covered, and the depth-first walk finds
+        // neighbouring paths one after another: the zone that covered the
+        // last path usually covers this one.
+        if self.last < m && zone.is_subset(&cover[self.last].1) {
+            return true;
+        }
+        let used = m.div_ceil(64);
+        let acc = &mut self.acc;
+        acc.clear();
+        acc.resize(used, u64::MAX);
+        if m % 64 != 0 {
+            acc[used - 1] = (1u64 << (m % 64)) - 1;
+        }
+        // Words of `acc` outside lo..hi are zero.
+        let (mut lo, mut hi) = (0, used);
+        for c in zone.iter() {
+            let row = &self.bits[c * self.words..];
+            for i in lo..hi {
+                acc[i] &= row[i];
+            }
+            while lo < hi && acc[lo] == 0 {
+                lo += 1;
+            }
+            while hi > lo && acc[hi - 1] == 0 {
+                hi -= 1;
+            }
+            if lo == hi {
+                return false;
+            }
+            // A zone that holds every cell so far often holds the rest.
+            let j = lo * 64 + acc[lo].trailing_zeros() as usize;
+            if zone.is_subset(&cover[j].1) {
+                self.last = j;
+                return true;
+            }
+            // A few candidates left: try them whole.
+            if hi - lo == 1 && acc[lo].count_ones() <= 4 {
+                let mut bits = acc[lo];
+                while bits != 0 {
+                    let j = lo * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if zone.is_subset(&cover[j].1) {
+                        self.last = j;
+                        return true;
+                    }
+                }
+                return false;
+            }
+        }
+        self.last = lo * 64 + acc[lo].trailing_zeros() as usize;
+        true
+    }
 }
 
 #[cfg(test)]
@@ -481,6 +658,88 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn links_nearest_t_first_find_the_same_paths() {
+        let g = Geometry::<2>::new(Dims::new("hex", 11, 11).unwrap()).unwrap();
+        let names = |n: &[&str]| -> CellSet<2> {
+            n.iter().map(|c| g.dims().parse_cell(c).unwrap()).collect()
+        };
+        let positions: [(&[&str], &[&str]); 3] = [
+            (&[], &[]),
+            (&["f6"], &[]),
+            (&["f6", "g5", "d9", "c8"], &["e7", "h4", "c10", "b9"]),
+        ];
+        let paths = |walk: &Walk<2>| -> Vec<Vec<(CellSet<2>, CellSet<2>)>> {
+            walk.found
+                .iter()
+                .map(|set| {
+                    let mut v: Vec<_> = set.iter().map(|f| (f.zone, f.cells)).collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect()
+        };
+        for (black, white) in positions {
+            let stones = [names(black), names(white)];
+            for player in [BLACK, WHITE] {
+                let vcs = VcSet::build(&g, &stones, player, VcParams::default());
+                let net = Network::build(&g, &stones, player, Some(&vcs));
+                let dt = net.distances_from(SINK);
+                let d = net.distance().unwrap();
+                let [mut sorted, mut plain] =
+                    [true, false].map(|s| Walk::new(&net, &dt, d, PathLimits::new(2), s));
+                sorted.run();
+                plain.run();
+                assert!(sorted.found[2].len() > 100);
+                assert_eq!(
+                    paths(&sorted),
+                    paths(&plain),
+                    "{black:?} {white:?} {player}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_cover_index_answers_as_a_scan_of_the_zones() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let random_zone = |rng: &mut rand_chacha::ChaCha8Rng, cells: usize| -> CellSet<2> {
+            (0..cells).map(|_| rng.random_range(0..121)).collect()
+        };
+        // Zone counts on both sides of a word boundary, and paths that lie
+        // inside a zone (covered) or stick out of every one.
+        let mut index = CoverIndex::default();
+        let mut covered = 0;
+        for zones in [0, 1, 63, 64, 65, 200] {
+            let mut cover: Vec<(u32, CellSet<2>)> = (0..zones)
+                .map(|_| {
+                    let z = random_zone(&mut rng, 30);
+                    (z.count() as u32, z)
+                })
+                .collect();
+            cover.sort_unstable_by(|a, b| b.cmp(a));
+            index.rebuild(&cover);
+            for q in 0..400 {
+                let zone = match (q % 2, cover.is_empty()) {
+                    (0, false) => {
+                        let z = cover[rng.random_range(0..cover.len())].1;
+                        z.iter().filter(|_| rng.random_bool(0.7)).collect()
+                    }
+                    _ => random_zone(&mut rng, 8),
+                };
+                let size = zone.count() as u32;
+                let scan = cover
+                    .iter()
+                    .take_while(|z| z.0 >= size)
+                    .any(|z| zone.is_subset(&z.1));
+                assert_eq!(index.covers(&cover, zone, size), scan, "{zones} {zone:?}");
+                covered += usize::from(scan);
+            }
+        }
+        assert!(covered > 500, "{covered}");
     }
 
     #[test]

@@ -750,9 +750,24 @@ impl<const W: usize> VcSet<W> {
     /// The connections after `mover` plays `cell` (empty now), brought up to
     /// date from these instead of rebuilt.
     pub fn update(&self, geom: &Geometry<W>, cell: usize, mover: usize) -> Self {
+        let mut next = VcSet::new(geom, self.player, self.params);
+        self.update_into(geom, cell, mover, &mut next);
+        next
+    }
+
+    /// [`VcSet::update`] written into `next`, whose lists are emptied and
+    /// whose memory is reused: a one-ply search over every move pays for
+    /// the arenas once instead of once a move (allocating and faulting in
+    /// megabytes of fresh pages cost as much as the rules themselves).
+    /// `next` must be a set of the same player, board and limits.
+    pub fn update_into(&self, geom: &Geometry<W>, cell: usize, mover: usize, next: &mut Self) {
+        assert!(
+            next.player == self.player && next.n == self.n && next.params == self.params,
+            "update_into needs a set of the same player, board and limits"
+        );
         let mut stones = self.stones;
         stones[mover].insert(cell);
-        let mut next = VcSet::new(geom, self.player, self.params);
+        next.reset();
         next.stones = stones;
         next.label_ends(geom);
         let own_move = mover == self.player;
@@ -847,7 +862,6 @@ impl<const W: usize> VcSet<W> {
             }
         }
         next.close();
-        next
     }
 }
 
