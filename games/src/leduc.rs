@@ -16,10 +16,11 @@ pub use crate::poker::{PRIVATE_CARD, PUBLIC_CARD};
 pub const FOLD: Action = 0;
 pub const CALL: Action = 1;
 pub const RAISE: Action = 2;
-const DECK: usize = 6;
+/// Cards in the deck: three ranks, two of each.
+pub const DECK: usize = 6;
 const CARDS: [&str; DECK] = ["Js", "Jh", "Qs", "Qh", "Ks", "Kh"];
 const MAX_RAISES: u8 = 2;
-const RAISE_SIZE: [u32; 2] = [2, 4];
+const RAISE_SIZE: [u8; 2] = [2, 4];
 
 fn rank(card: u8) -> u8 {
     card / 2
@@ -33,14 +34,7 @@ impl Game for LeducGame {
 
     fn new_initial_state(&self) -> LeducState {
         LeducState {
-            private: [NO_CARD; NUM_PLAYERS],
-            public: NO_CARD,
-            round: 0,
-            round_actions: 0,
-            raises: 0,
-            to_move: 0,
-            contributions: [1; NUM_PLAYERS],
-            folded: None,
+            hand: LeducHand::NEW,
             history: SmallVec::new(),
             logs: Default::default(),
         }
@@ -116,8 +110,14 @@ impl Game for LeducGame {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LeducState {
+const NOBODY: u8 = NUM_PLAYERS as u8;
+
+/// What decides a Leduc hand's future: the cards and the betting, in a dozen
+/// bytes that copy in one move. The State below adds the history and the
+/// players' logs; the sampled CFR walks over the information-state tables
+/// use it bare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LeducHand {
     private: [u8; NUM_PLAYERS],
     public: u8,
     /// 0 or 1 while betting, 2 once the second round is over.
@@ -125,39 +125,28 @@ pub struct LeducState {
     round_actions: u8,
     raises: u8,
     to_move: u8,
-    contributions: [u32; NUM_PLAYERS],
-    folded: Option<usize>,
-    history: SmallVec<[Action; 11]>,
-    logs: [Log; NUM_PLAYERS],
+    /// Who folded, `NOBODY` until someone does.
+    folded: u8,
+    /// Ante 1 and at most 2 + 2 + 4 + 4: never above 13.
+    contributions: [u8; NUM_PLAYERS],
 }
 
-impl LeducState {
-    fn dealt(&self, card: u8) -> bool {
-        self.private.contains(&card) || self.public == card
-    }
+impl LeducHand {
+    /// The hand before the deal: antes in, no card dealt.
+    pub const NEW: LeducHand = LeducHand {
+        private: [NO_CARD; NUM_PLAYERS],
+        public: NO_CARD,
+        round: 0,
+        round_actions: 0,
+        raises: 0,
+        to_move: 0,
+        folded: NOBODY,
+        contributions: [1; NUM_PLAYERS],
+    };
 
-    fn showdown_winner(&self) -> Option<usize> {
-        let paired = |p: usize| rank(self.private[p]) == rank(self.public);
-        match (paired(0), paired(1)) {
-            (true, false) => Some(0),
-            (false, true) => Some(1),
-            _ => match rank(self.private[0]).cmp(&rank(self.private[1])) {
-                std::cmp::Ordering::Greater => Some(0),
-                std::cmp::Ordering::Less => Some(1),
-                std::cmp::Ordering::Equal => None,
-            },
-        }
-    }
-
-    fn facing_bet(&self) -> bool {
-        let p = self.to_move as usize;
-        self.contributions[p] < self.contributions[1 - p]
-    }
-}
-
-impl State for LeducState {
-    fn current_player(&self) -> Turn {
-        if self.folded.is_some() || self.round == 2 {
+    #[inline]
+    pub fn turn(&self) -> Turn {
+        if self.folded != NOBODY || self.round == 2 {
             Turn::Terminal
         } else if self.private.contains(&NO_CARD) || (self.round == 1 && self.public == NO_CARD) {
             Turn::Chance
@@ -166,46 +155,52 @@ impl State for LeducState {
         }
     }
 
-    fn legal_actions_into(&self, out: &mut Vec<Action>) {
-        out.clear();
-        match self.current_player() {
-            Turn::Player(_) => {
-                if self.facing_bet() {
-                    out.push(FOLD);
-                }
-                out.push(CALL);
-                if self.raises < MAX_RAISES {
-                    out.push(RAISE);
-                }
+    #[inline]
+    pub fn dealt(&self, card: u8) -> bool {
+        self.private.contains(&card) || self.public == card
+    }
+
+    /// The cards left to deal, each equally likely.
+    #[inline]
+    pub fn undealt(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..DECK as u8).filter(|&c| !self.dealt(c))
+    }
+
+    /// The mover's legal bets, in action order.
+    #[inline]
+    pub fn bets(&self) -> impl Iterator<Item = Action> {
+        let p = self.to_move as usize;
+        let facing_bet = self.contributions[p] < self.contributions[1 - p];
+        let can_raise = self.raises < MAX_RAISES;
+        [(FOLD, facing_bet), (CALL, true), (RAISE, can_raise)]
+            .into_iter()
+            .filter_map(|(a, ok)| ok.then_some(a))
+    }
+
+    /// Deals `card` at a chance node: the next private card, `Some(player)`,
+    /// or the public card, `None`.
+    #[inline]
+    pub fn deal(&mut self, card: u8) -> Option<usize> {
+        match self.private.iter().position(|&c| c == NO_CARD) {
+            Some(p) => {
+                self.private[p] = card;
+                Some(p)
             }
-            Turn::Chance => out.extend(self.chance_outcomes().into_iter().map(|(a, _)| a)),
-            Turn::Terminal => {}
+            None => {
+                self.public = card;
+                None
+            }
         }
     }
 
-    fn apply(&mut self, action: Action) {
-        self.history.push(action);
-        if self.current_player() == Turn::Chance {
-            let card = action as u8;
-            if let Some(p) = self.private.iter().position(|&c| c == NO_CARD) {
-                self.private[p] = card;
-                self.logs[p].push(PRIVATE_CARD + action);
-            } else {
-                self.public = card;
-                for log in &mut self.logs {
-                    log.push(PUBLIC_CARD + action);
-                }
-            }
-            return;
-        }
-        for log in &mut self.logs {
-            log.push(action);
-        }
+    /// The mover's bet; a call that closes a round starts the next.
+    #[inline]
+    pub fn bet(&mut self, action: Action) {
         let p = self.to_move as usize;
         let top = self.contributions[1 - p].max(self.contributions[p]);
         self.round_actions += 1;
         match action {
-            FOLD => self.folded = Some(p),
+            FOLD => self.folded = p as u8,
             CALL => {
                 self.contributions[p] = top;
                 if self.round_actions >= 2 {
@@ -224,10 +219,76 @@ impl State for LeducState {
         self.to_move = 1 - p as u8;
     }
 
+    /// The players' returns at a terminal hand: the winner takes the
+    /// loser's contribution; a tie returns every chip.
+    #[inline]
+    pub fn returns(&self) -> [f64; NUM_PLAYERS] {
+        let winner = if self.folded != NOBODY {
+            Some(1 - self.folded as usize)
+        } else {
+            self.showdown_winner()
+        };
+        settle(self.contributions.map(u32::from), winner)
+    }
+
+    fn showdown_winner(&self) -> Option<usize> {
+        let paired = |p: usize| rank(self.private[p]) == rank(self.public);
+        match (paired(0), paired(1)) {
+            (true, false) => Some(0),
+            (false, true) => Some(1),
+            _ => match rank(self.private[0]).cmp(&rank(self.private[1])) {
+                std::cmp::Ordering::Greater => Some(0),
+                std::cmp::Ordering::Less => Some(1),
+                std::cmp::Ordering::Equal => None,
+            },
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeducState {
+    hand: LeducHand,
+    history: SmallVec<[Action; 11]>,
+    logs: [Log; NUM_PLAYERS],
+}
+
+impl State for LeducState {
+    fn current_player(&self) -> Turn {
+        self.hand.turn()
+    }
+
+    fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        match self.current_player() {
+            Turn::Player(_) => out.extend(self.hand.bets()),
+            Turn::Chance => out.extend(self.hand.undealt().map(Action::from)),
+            Turn::Terminal => {}
+        }
+    }
+
+    fn apply(&mut self, action: Action) {
+        self.history.push(action);
+        if self.current_player() == Turn::Chance {
+            match self.hand.deal(action as u8) {
+                Some(p) => self.logs[p].push(PRIVATE_CARD + action),
+                None => {
+                    for log in &mut self.logs {
+                        log.push(PUBLIC_CARD + action);
+                    }
+                }
+            }
+            return;
+        }
+        for log in &mut self.logs {
+            log.push(action);
+        }
+        self.hand.bet(action);
+    }
+
     fn check_action(&self, action: Action) -> Result<(), GameError> {
         match self.current_player() {
             Turn::Terminal => Err(GameError::GameOver),
-            Turn::Chance if (action as usize) < DECK && !self.dealt(action as u8) => Ok(()),
+            Turn::Chance if (action as usize) < DECK && !self.hand.dealt(action as u8) => Ok(()),
             Turn::Chance => Err(GameError::IllegalMove {
                 name: action.to_string(),
                 reason: format!(
@@ -254,9 +315,8 @@ impl State for LeducState {
     }
 
     fn returns(&self) -> [f64; NUM_PLAYERS] {
-        match (self.current_player(), self.folded) {
-            (Turn::Terminal, Some(f)) => settle(self.contributions, Some(1 - f)),
-            (Turn::Terminal, None) => settle(self.contributions, self.showdown_winner()),
+        match self.current_player() {
+            Turn::Terminal => self.hand.returns(),
             _ => [0.0; NUM_PLAYERS],
         }
     }
@@ -269,10 +329,7 @@ impl State for LeducState {
         if self.current_player() != Turn::Chance {
             return Vec::new();
         }
-        let left: Vec<Action> = (0..DECK as u8)
-            .filter(|&c| !self.dealt(c))
-            .map(Action::from)
-            .collect();
+        let left: Vec<Action> = self.hand.undealt().map(Action::from).collect();
         let p = 1.0 / left.len() as f64;
         left.into_iter().map(|a| (a, p)).collect()
     }
@@ -285,10 +342,10 @@ impl State for LeducState {
         let card = |c: u8| CARDS.get(c as usize).copied().unwrap_or("?");
         format!(
             "card {}; public {}; pot {} / {}\n",
-            card(self.private[player]),
-            card(self.public),
-            self.contributions[0],
-            self.contributions[1]
+            card(self.hand.private[player]),
+            card(self.hand.public),
+            self.hand.contributions[0],
+            self.hand.contributions[1]
         )
     }
 }
@@ -305,10 +362,10 @@ impl fmt::Display for LeducState {
         writeln!(
             f,
             "cards {} {}; contributions {} {}; {}",
-            card(self.private[0]),
-            card(self.private[1]),
-            self.contributions[0],
-            self.contributions[1],
+            card(self.hand.private[0]),
+            card(self.hand.private[1]),
+            self.hand.contributions[0],
+            self.hand.contributions[1],
             events.join(", ")
         )
     }
