@@ -22,6 +22,18 @@ use crate::policy::{normalise, regret_matching};
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
 use crate::tree::knuth_probe;
 
+/// Calls `run_batch` with whole batches of `batch` iterations, and the rest
+/// last, until `iterations` have run: the split both samplers' results
+/// depend on.
+pub(crate) fn in_batches(iterations: u64, batch: u64, mut run_batch: impl FnMut(u64)) {
+    let mut left = iterations;
+    while left > 0 {
+        let n = left.min(batch);
+        run_batch(n);
+        left -= n;
+    }
+}
+
 /// Iterations each worker runs per batch.
 pub const ITERATIONS_PER_WORKER: u64 = 8;
 
@@ -299,13 +311,7 @@ impl<G: Game> McSolver<G> {
     /// Runs `iterations` more iterations, a whole number of batches unless
     /// `iterations` ends mid-batch.
     pub fn run(&mut self, iterations: u64) {
-        let batch = self.batch_size();
-        let mut left = iterations;
-        while left > 0 {
-            let n = left.min(batch);
-            self.run_batch(n);
-            left -= n;
-        }
+        in_batches(iterations, self.batch_size(), |n| self.run_batch(n));
     }
 
     fn run_batch(&mut self, n: u64) {

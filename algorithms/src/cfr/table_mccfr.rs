@@ -8,7 +8,7 @@ use darkhex_games::{AnyGame, Game, NUM_PLAYERS};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::mccfr::{ITERATIONS_PER_WORKER, Sampling, iteration_rng, worker_share};
+use super::mccfr::{ITERATIONS_PER_WORKER, Sampling, in_batches, iteration_rng, worker_share};
 use super::sampled_walk::{SampledWalk, WorkerScratch};
 use crate::policy::normalise;
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
@@ -166,13 +166,7 @@ impl<'t, S: StreamGame> TableMcSolver<'t, S> {
 
     /// Runs `iterations` more iterations, as [`super::McSolver::run`].
     pub fn run(&mut self, iterations: u64) {
-        let batch = self.batch_size();
-        let mut left = iterations;
-        while left > 0 {
-            let n = left.min(batch);
-            self.run_batch(n);
-            left -= n;
-        }
+        in_batches(iterations, self.batch_size(), |n| self.run_batch(n));
     }
 
     fn run_batch(&mut self, n: u64) {
