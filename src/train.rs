@@ -69,6 +69,11 @@ pub struct TrainArgs {
     /// Evaluate exploitability every K iterations (default: 10 times a run)
     #[arg(long)]
     eval_every: Option<u64>,
+    /// Evaluate at N iterations evenly spaced per decade on a log scale
+    /// (1, 2, 5, 10, 22, 46, 100, ... for 3) instead of every K: long runs on
+    /// large games, where each evaluation is a pass over every history
+    #[arg(long, conflicts_with = "eval_every", value_parser = clap::value_parser!(u32).range(1..=100))]
+    evals_per_decade: Option<u32>,
     /// Draw exploitability against iterations and seconds into this SVG file
     #[arg(long)]
     plot: Option<PathBuf>,
@@ -108,6 +113,11 @@ pub struct TrainArgs {
     /// large, but 3x3 Dark Hex's tables take about two minutes to build)
     #[arg(long)]
     keyed: bool,
+    /// Start no new iteration after this many seconds of this run (wall
+    /// clock, evaluations included); the run then ends as if --iterations
+    /// were reached: evaluation, checkpoint, policy file and plot
+    #[arg(long, value_parser = number_in(0.0, 1e9, false))]
+    time_limit: Option<f64>,
 }
 
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
@@ -312,12 +322,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
         Backing::SamplingTables(None, _) => target,
         _ => target / 10,
     };
-    let eval_every = args
-        .eval_every
-        .unwrap_or(default_eval.max(1))
-        .max(1)
-        .div_ceil(batch)
-        * batch;
+    let schedule = match args.evals_per_decade {
+        Some(n) => EvalSchedule::PerDecade(n),
+        None => EvalSchedule::Every(args.eval_every.unwrap_or(default_eval.max(1)).max(1)),
+    };
 
     let interrupted = interrupt_flag();
     let bars = MultiProgress::new();
@@ -336,34 +344,52 @@ pub fn run(args: TrainArgs) -> Result<()> {
     // streaming run each is a pass over every history or a large file.
     let mut evaluated = None;
     let mut saved_at = None;
-    while trainer.iteration() < target && !interrupted.load(Ordering::SeqCst) {
+    let run_start = Instant::now();
+    let out_of_time = || {
+        args.time_limit
+            .is_some_and(|limit| run_start.elapsed().as_secs_f64() >= limit)
+    };
+    while trainer.iteration() < target && !interrupted.load(Ordering::SeqCst) && !out_of_time() {
         let it = trainer.iteration();
-        let next_eval = (it / eval_every + 1) * eval_every;
+        let next_eval = schedule.next_after(it, batch);
         let n = chunk.min(next_eval - it).min(target - it);
         let start = Instant::now();
         trainer.run(n)?;
         // Aim at about four progress updates a second.
         let secs = start.elapsed().as_secs_f64();
         if secs < 0.1 {
-            chunk = (chunk * 2).min(eval_every);
+            chunk = (chunk * 2).min(next_eval - it);
         } else if secs > 0.5 && chunk > batch {
             chunk = (chunk / 2).div_ceil(batch) * batch;
         }
         progress.set_position(trainer.iteration());
-        if trainer.iteration() % eval_every == 0 || trainer.iteration() == target {
+        let due = trainer.iteration() == next_eval || trainer.iteration() == target;
+        if due {
             evaluated = trainer.evaluate()?.map(|e| (trainer.iteration(), e));
             if let Some((_, e)) = &evaluated {
                 progress.set_message(format!("exploitability {:.3e}", e.exploitability));
             }
             if let Some(path) = &args.checkpoint {
                 save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
-                saved_at = Some(trainer.iteration());
+                saved_at = Some((trainer.iteration(), Instant::now()));
             }
+        } else if let Some(path) = &args.checkpoint
+            && saved_at.is_none_or(|(_, at)| at.elapsed() >= CHECKPOINT_INTERVAL)
+            && run_start.elapsed() >= CHECKPOINT_INTERVAL
+        {
+            save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+            saved_at = Some((trainer.iteration(), Instant::now()));
         }
     }
     progress.finish_and_clear();
+    if trainer.iteration() < target && out_of_time() {
+        eprintln!(
+            "time limit reached: stopped at iteration {} of {target}",
+            trainer.iteration()
+        );
+    }
     if let Some(path) = &args.checkpoint
-        && saved_at != Some(trainer.iteration())
+        && saved_at.map(|(it, _)| it) != Some(trainer.iteration())
     {
         save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
     }
@@ -403,6 +429,33 @@ pub fn run(args: TrainArgs) -> Result<()> {
         e.map(|e| (e.exploitability, e.value_p0)),
         &path,
     )
+}
+
+/// Between evaluations far apart (a log schedule on a large game), the
+/// checkpoint is still saved this often, so a killed run loses at most this.
+const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// When a run evaluates: every K iterations, or N times a decade.
+enum EvalSchedule {
+    Every(u64),
+    PerDecade(u32),
+}
+
+impl EvalSchedule {
+    /// The first evaluation after iteration `it`, a multiple of `batch`.
+    fn next_after(&self, it: u64, batch: u64) -> u64 {
+        let next = match *self {
+            EvalSchedule::Every(k) => {
+                let k = k.div_ceil(batch) * batch;
+                return (it / k + 1) * k;
+            }
+            EvalSchedule::PerDecade(n) => (0..)
+                .map(|j| 10f64.powf(f64::from(j) / f64::from(n)).round() as u64)
+                .find(|&p| p > it)
+                .unwrap_or(u64::MAX),
+        };
+        next.div_ceil(batch) * batch
+    }
 }
 
 /// A bar over the passes of a streaming run: each pass's share of the

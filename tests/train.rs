@@ -358,3 +358,69 @@ fn samplers_run_over_the_tables_unless_keyed_and_agree_with_the_keyed_path() {
         assert!(err.contains(says), "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn a_time_limited_run_ends_like_a_finished_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let v = json(&darkhex(
+        d,
+        &[
+            "train",
+            "leduc_poker",
+            "--iterations",
+            "100000000",
+            "--time-limit",
+            "1",
+            "--evals-per-decade",
+            "2",
+            "--checkpoint",
+            "l.ckpt",
+            "--out",
+            "l.json",
+            "--json",
+        ],
+    ));
+    let it = v["iterations"].as_u64().unwrap();
+    assert!(it > 0 && it < 100_000_000, "{it}");
+    assert!(v["exploitability"].as_f64().unwrap() > 0.0);
+    let x = json(&darkhex(d, &["exploit", "leduc_poker", "l.json", "--json"]));
+    assert_eq!(x["exploitability"], v["exploitability"]);
+    assert!(d.join("l.ckpt").exists());
+}
+
+#[test]
+fn exploit_measures_a_player_by_the_policy_it_induces() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "exploit",
+        "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+        "--player",
+        "ismcts(sims=100)",
+        "--samples",
+        "5",
+        "--policy-out",
+        "i.json",
+        "--json",
+    ];
+    let v = json(&darkhex(d, &args));
+    assert!(v["exploitability"].as_f64().unwrap() > 0.0);
+    let x = json(&darkhex(
+        d,
+        &[
+            "exploit",
+            "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+            "i.json",
+            "--json",
+        ],
+    ));
+    assert_eq!(x["exploitability"], v["exploitability"]);
+    // Seeds come from the information states: a second run says the same.
+    assert_eq!(
+        json(&darkhex(d, &args))["exploitability"],
+        v["exploitability"]
+    );
+    let o = darkhex(d, &["exploit", "kuhn_poker"]);
+    assert!(!o.status.success() && stderr(&o).contains("<POLICY>"));
+}

@@ -5,6 +5,7 @@
 
 pub mod hex_players;
 pub mod human;
+pub mod induced;
 pub mod network_player;
 pub mod player;
 pub mod policy_player;
