@@ -11,6 +11,7 @@ mod league;
 mod output;
 mod play;
 mod plot;
+mod plot_runs;
 mod pone;
 mod progress;
 mod sgf;
@@ -55,6 +56,8 @@ enum Command {
     Train(train::TrainArgs),
     /// Exact exploitability of a policy file
     Exploit(exploit::ExploitArgs),
+    /// Several training runs in one exploitability-against-time SVG chart
+    Plot(plot_runs::PlotArgs),
     /// Solve a game: Hex and Rex positions by proof-number search, dark games and poker by LP
     Solve(solve::SolveArgs),
     /// Run a tournament between players and rate them
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Some(Command::Play(args)) => play::run(args),
         Some(Command::Train(args)) => train::run(args),
         Some(Command::Exploit(args)) => exploit::run(args),
+        Some(Command::Plot(args)) => plot_runs::run(args),
         Some(Command::Solve(args)) => solve::run(args),
         Some(Command::League(args)) => league::run(args),
         Some(Command::Pone(args)) => pone::run(args),

@@ -85,3 +85,76 @@ pub fn convergence(path: &Path, game: &str, algo: &str, history: &[EvalPoint]) -
     write_atomically(path, svg.as_bytes())?;
     Ok(())
 }
+
+/// One line of a comparison: a label and its (seconds, exploitability) points.
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Exploitability against training seconds of several runs in one chart,
+/// log scales, one colour and legend entry a run.
+pub fn compare(path: &Path, title: &str, series: &[Series]) -> Result<()> {
+    let all: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.points.iter().copied())
+        .collect();
+    if all.is_empty() {
+        bail!("nothing to draw: none of the runs has an evaluated exploitability");
+    }
+    let lo_hi = |f: fn(&(f64, f64)) -> f64| {
+        let lo = all.iter().map(f).fold(f64::INFINITY, f64::min);
+        let hi = all.iter().map(f).fold(0.0, f64::max);
+        (lo * 0.8, hi * 1.25)
+    };
+    let (x_lo, x_hi) = lo_hi(|p| p.0);
+    let (y_lo, y_hi) = lo_hi(|p| p.1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .x_labels(8)
+            .y_labels(8)
+            .x_desc("training seconds")
+            .y_desc("exploitability")
+            .x_label_formatter(&|x| short(*x))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        for (i, s) in series.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            let pts = s.points.clone();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
+                .map_err(|e| anyhow!("{e}"))?
+                .label(&s.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour));
+            chart
+                .draw_series(
+                    pts.into_iter()
+                        .map(|xy| Circle::new(xy, 3, colour.filled())),
+                )
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    write_atomically(path, svg.as_bytes())?;
+    Ok(())
+}

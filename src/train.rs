@@ -609,6 +609,7 @@ fn report(
             "precision": trainer.precision().map(Precision::name),
             "over_tables": trainer.uses_tables(),
             "policy": path.display().to_string(),
+            "history": trainer.history(),
         });
         outln!("{json}");
         return Ok(());

@@ -203,6 +203,38 @@ fn plots_are_svg() {
     ));
     let svg = std::fs::read_to_string(d.join("c.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("exploitability") && svg.contains("polyline"));
+
+    // `plot` draws runs together, from `train --json` and from checkpoints.
+    let run = |algo: &str, extra: &[&str]| {
+        let mut args = vec!["train", "kuhn_poker", "--algo", algo, "--iterations", "100"];
+        args.extend_from_slice(extra);
+        darkhex(d, &args)
+    };
+    let out = run(
+        "cfr+",
+        &["--evals-per-decade", "2", "--out", "a.json", "--json"],
+    );
+    assert!(out.status.success());
+    std::fs::write(d.join("a-run.json"), &out.stdout).unwrap();
+    let out = run(
+        "dcfr",
+        &[
+            "--eval-every",
+            "10",
+            "--out",
+            "b.json",
+            "--checkpoint",
+            "b.ckpt",
+        ],
+    );
+    assert!(out.status.success());
+    let o = darkhex(d, &["plot", "both.svg", "a-run.json", "b.ckpt"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(d.join("both.svg")).unwrap();
+    assert!(svg.contains("cfr+") && svg.contains("dcfr") && svg.matches("polyline").count() >= 2);
+    let o = darkhex(d, &["plot", "x.svg", "c.svg"]);
+    assert!(!o.status.success() && stderr(&o).contains("c.svg"));
+    assert!(!d.join("x.svg").exists());
 }
 
 /// `--stream` trains over the information-state tables: a run stopped and
