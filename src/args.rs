@@ -52,6 +52,15 @@ pub fn available_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// The most memory an information-state table build may count as held:
+/// `--max-memory-gb` when given, else 60% of what the kernel says is
+/// available, since the process holds about 1.4 times what the build
+/// counts (vector slack, the allocator) and must not meet the OOM killer.
+pub fn build_limit(gb: Option<f64>) -> Option<u64> {
+    gb.map(|g| (g * 1e9) as u64)
+        .or_else(|| available_memory().map(|a| a / 10 * 6))
+}
+
 /// The number of cores this process may use.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

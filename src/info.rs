@@ -12,7 +12,7 @@ use darkhex_games::analysis::{WalkOptions, tree_stats};
 use darkhex_games::{AnyGame, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::set_threads;
+use crate::args::{build_limit, memory_gb, set_threads};
 use crate::help;
 use crate::output::outln;
 
@@ -44,6 +44,10 @@ pub struct InfoArgs {
     /// Worker threads for the streaming tables (default: all cores)
     #[arg(long)]
     threads: Option<usize>,
+    /// Stop building the streaming tables past this many GB (default: the
+    /// memory available, MemAvailable)
+    #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
+    max_memory_gb: Option<f64>,
 }
 
 /// "13 s", "4.2 min", "3.1 h".
@@ -59,7 +63,10 @@ pub fn duration(seconds: f64) -> String {
 
 /// Builds the streaming tables of `game` with a spinner that names the
 /// player and depth being numbered.
-pub fn build_tables_with_spinner(game: &AnyGame) -> Result<InfoStateTables> {
+pub fn build_tables_with_spinner(
+    game: &AnyGame,
+    max_bytes: Option<u64>,
+) -> Result<InfoStateTables> {
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} information-state tables: {msg} [{elapsed}]")
@@ -74,6 +81,7 @@ pub fn build_tables_with_spinner(game: &AnyGame) -> Result<InfoStateTables> {
     };
     let options = BuildOptions {
         progress: Some(&progress),
+        max_bytes,
     };
     let tables = stream::build_tables(game, &options)
         .with_context(|| format!("building the information-state tables of {game}"))?;
@@ -83,7 +91,7 @@ pub fn build_tables_with_spinner(game: &AnyGame) -> Result<InfoStateTables> {
 
 fn tables_report(args: &InfoArgs, estimate: f64) -> Result<()> {
     let start = Instant::now();
-    let tables = build_tables_with_spinner(&args.game)?;
+    let tables = build_tables_with_spinner(&args.game, build_limit(args.max_memory_gb))?;
     let seconds = start.elapsed().as_secs_f64();
     let game = args.game.to_string();
     let t = [tables.player(0), tables.player(1)];

@@ -20,7 +20,7 @@ use darkhex_algorithms::{
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
 
-use crate::args::{available_memory, max_bytes, memory_gb, number_in, set_threads};
+use crate::args::{available_memory, build_limit, max_bytes, memory_gb, number_in, set_threads};
 use crate::help;
 use crate::info::build_tables_with_spinner;
 use crate::output::outln;
@@ -242,7 +242,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     };
     if sample_on_tables {
-        let tables = build_tables_with_spinner(&game)?;
+        let tables = build_tables_with_spinner(&game, build_limit(args.max_memory_gb))?;
         check_stream_memory(
             &game,
             algorithm.name(),
@@ -262,7 +262,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
     }
     if streaming {
-        let tables = build_tables_with_spinner(&game)?;
+        let tables = build_tables_with_spinner(&game, build_limit(args.max_memory_gb))?;
         let precision = match (&checkpoint, precision) {
             (Some(c), asked) => {
                 let held = c.stream_precision().unwrap_or_default();

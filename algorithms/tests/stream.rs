@@ -222,6 +222,30 @@ fn the_three_ways_of_building_tables_agree() {
     }
 }
 
+/// A build past its memory limit stops with an error naming the game and
+/// where it stopped; a limit it fits in changes nothing.
+#[test]
+fn a_build_past_its_memory_limit_stops_cleanly() {
+    let game = load_game("dark_hex(num_rows=2,num_cols=3,gameversion=adh)").unwrap();
+    let free = build_tables(&game, &BuildOptions::default()).unwrap();
+    let roomy = BuildOptions {
+        max_bytes: Some(1 << 30),
+        ..Default::default()
+    };
+    assert_eq!(build_tables(&game, &roomy).unwrap(), free);
+    let tight = BuildOptions {
+        max_bytes: Some(free.memory_bytes() as u64 / 4),
+        ..Default::default()
+    };
+    let e = build_tables(&game, &tight).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        matches!(e, darkhex_algorithms::stream::StreamError::TablesTooLarge { depth, .. } if depth > 0),
+        "{text}"
+    );
+    assert!(text.contains("gameversion=adh") && text.contains("--max-memory-gb"), "{text}");
+}
+
 /// Same bits with one worker thread and no split as with three threads
 /// and many subtrees; and the policy's value from either player's side agrees
 /// with the value the pass computed.

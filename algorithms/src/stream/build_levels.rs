@@ -10,6 +10,8 @@
 //! rows are numbered in (parent row, symbol) order, which is the canonical
 //! breadth-first order of [`super::tables`], whatever the thread count.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use darkhex_games::{Action, Turn};
 use rayon::prelude::*;
 
@@ -52,11 +54,44 @@ fn merge(nodes: &mut Nodes) {
     });
 }
 
+/// The memory a build may hold and what it holds now, shared by the
+/// expansions of a level running in parallel: one level of a board too
+/// large for the machine can outgrow it before the level ends.
+struct Budget {
+    max: Option<u64>,
+    live: AtomicI64,
+}
+
+/// Bytes of one merged history.
+const NODE_BYTES: usize = std::mem::size_of::<(u64, u64)>();
+
+impl Budget {
+    /// Moves the budget from `reported` to `now` bytes for one expansion;
+    /// `false` once the build holds more than allowed.
+    fn account(&self, reported: &mut i64, now: usize) -> bool {
+        let now = now as i64;
+        let live = self.live.fetch_add(now - *reported, Ordering::Relaxed) + now - *reported;
+        *reported = now;
+        self.max.is_none_or(|m| live <= m as i64)
+    }
+}
+
 fn expand<S: PackedStream>(
     stream: &S,
     player: usize,
     group: RowGroup,
+    budget: &Budget,
 ) -> Result<Expanded, StreamError> {
+    // What this expansion holds beyond its input, reported to the budget.
+    let mut reported = 0i64;
+    let mut pushed = 0usize;
+    let too_large = || StreamError::TablesTooLarge {
+        game: stream.game_string(),
+        player,
+        depth: 0,
+        rows: 0,
+        limit_gb: budget.max.unwrap_or(0) as f64 / 1e9,
+    };
     let recall = |reason: &str| StreamError::NotPerfectRecall {
         game: stream.game_string(),
         player,
@@ -71,6 +106,13 @@ fn expand<S: PackedStream>(
     while !generation.is_empty() {
         let mut next = Vec::new();
         for &(key, count) in &generation {
+            pushed += 1;
+            if pushed.is_multiple_of(1 << 16) {
+                let held = next.len() + buckets.iter().map(Vec::len).sum::<usize>();
+                if !budget.account(&mut reported, held * NODE_BYTES) {
+                    return Err(too_large());
+                }
+            }
             out.histories += count;
             let node = stream.unpack(key);
             let turn = stream.turn(&node);
@@ -126,6 +168,10 @@ fn expand<S: PackedStream>(
         }
         merge(&mut next);
         generation = next;
+        let held = generation.len() + buckets.iter().map(Vec::len).sum::<usize>();
+        if !budget.account(&mut reported, held * NODE_BYTES) {
+            return Err(too_large());
+        }
     }
     for (s, mut nodes) in buckets.into_iter().enumerate() {
         if let Some(o) = own[s] {
@@ -145,6 +191,7 @@ fn build_player<S: PackedStream>(
     stream: &S,
     player: usize,
     options: &BuildOptions,
+    held: u64,
 ) -> Result<(PlayerTable, u64, u64), StreamError> {
     let mut raw = RawTable::with_root();
     let mut level = vec![RowGroup {
@@ -157,10 +204,25 @@ fn build_player<S: PackedStream>(
             break;
         }
         let rows: Vec<u32> = level.iter().map(|g| g.row).collect();
+        let nodes: usize = level.iter().map(|g| g.nodes.len()).sum();
+        let budget = Budget {
+            max: options.max_bytes,
+            live: AtomicI64::new((held + raw.bytes()) as i64 + (nodes * NODE_BYTES) as i64),
+        };
+        let too_large = |e: StreamError| match e {
+            StreamError::TablesTooLarge { game, limit_gb, .. } => StreamError::TablesTooLarge {
+                game,
+                player,
+                depth: depth + 1,
+                rows: raw.len() as u64,
+                limit_gb,
+            },
+            other => other,
+        };
         let expanded: Vec<Result<Expanded, StreamError>> = level
             .into_par_iter()
             .with_max_len(1)
-            .map(|g| expand(stream, player, g))
+            .map(|g| expand(stream, player, g, &budget).map_err(too_large))
             .collect();
         let mut next = Vec::new();
         for (row, e) in rows.into_iter().zip(expanded) {
@@ -201,8 +263,8 @@ pub fn build_by_levels<S: PackedStream>(
     stream: &S,
     options: &BuildOptions,
 ) -> Result<InfoStateTables, StreamError> {
-    let (t0, histories, terminals) = build_player(stream, 0, options)?;
-    let (t1, histories1, _) = build_player(stream, 1, options)?;
+    let (t0, histories, terminals) = build_player(stream, 0, options, 0)?;
+    let (t1, histories1, _) = build_player(stream, 1, options, t0.memory_bytes() as u64)?;
     debug_assert_eq!(histories, histories1);
     Ok(InfoStateTables::new(
         stream.game_string(),

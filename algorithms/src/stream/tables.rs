@@ -36,6 +36,10 @@ pub struct BuildProgress {
 #[derive(Default)]
 pub struct BuildOptions<'a> {
     pub progress: Option<&'a (dyn Fn(BuildProgress) + Sync)>,
+    /// Stop with [`StreamError::TablesTooLarge`] once the build holds more
+    /// than this many bytes (its rows and the merged histories of the level
+    /// being numbered); `None`: no limit.
+    pub max_bytes: Option<u64>,
 }
 
 /// One row's hot fields: what a walk reads at every step.
@@ -73,6 +77,15 @@ impl RawTable {
 
     pub fn len(&self) -> usize {
         self.parent.len()
+    }
+
+    /// Bytes its rows take.
+    pub fn bytes(&self) -> u64 {
+        (self.parent.len() * 4
+            + self.symbol.len()
+            + self.own.len()
+            + self.action_start.len() * 4
+            + self.actions.len() * std::mem::size_of::<Action>()) as u64
     }
 }
 
