@@ -142,7 +142,12 @@ pub fn run(args: PlotArgs) -> Result<()> {
         .unwrap_or_else(|| games.into_iter().collect::<Vec<_>>().join(", "));
     compare(&args.out, &title, &series)?;
     for s in &series {
-        outln!("{:<12} {} evaluation(s)", s.label, s.points.len());
+        let (seconds, e) = s.points[s.points.len() - 1];
+        outln!(
+            "{:<12} {} evaluation(s), the last {e:.4e} after {seconds:.0} training seconds",
+            s.label,
+            s.points.len()
+        );
     }
     outln!("plot         {}", args.out.display());
     Ok(())

@@ -243,7 +243,10 @@ fn a_build_past_its_memory_limit_stops_cleanly() {
         matches!(e, darkhex_algorithms::stream::StreamError::TablesTooLarge { depth, .. } if depth > 0),
         "{text}"
     );
-    assert!(text.contains("gameversion=adh") && text.contains("--max-memory-gb"), "{text}");
+    assert!(
+        text.contains("gameversion=adh") && text.contains("--max-memory-gb"),
+        "{text}"
+    );
 }
 
 /// Same bits with one worker thread and no split as with three threads
