@@ -7,6 +7,15 @@
 //! own play never reaches carry no weight in a best response to it, so
 //! leaving them out changes no exploitability.
 //!
+//! Two ways to find those states, with the same answer: walking the
+//! histories that the player's own play allows ([`induced_policy`], for
+//! games small enough to walk), or walking the player's rows of the
+//! information-state tables ([`induced_policy_over_tables`], for 3x3 Dark
+//! Hex, where a mixed policy's histories number billions): a row is reached
+//! when every own move on its path has positive probability, since the
+//! tables hold only rows some history shows and the opponent may play
+//! anything.
+//!
 //! Each question goes to a new player, so a player that remembers earlier
 //! moves of the same game (none of the search players does) is measured
 //! without that memory. The seeds depend only on the key, the sample and
@@ -15,6 +24,7 @@
 use std::collections::BTreeMap;
 
 use darkhex_algorithms::policy_file::InfosetPolicy;
+use darkhex_algorithms::stream::InfoStateTables;
 use darkhex_games::{Action, AnyGame, Game, State, Token, Turn, with_game};
 use rayon::prelude::*;
 
@@ -175,4 +185,74 @@ fn ask(
         .into_iter()
         .map(|c| f64::from(c) / f64::from(samples))
         .collect())
+}
+
+/// [`induced_policy`] over the information-state tables of the game: the
+/// same policy, found without walking histories.
+pub fn induced_policy_over_tables(
+    tables: &InfoStateTables,
+    factory: &dyn PlayerFactory,
+    seat: usize,
+    samples: u32,
+    seed: u64,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<InfosetPolicy>, PlayerError> {
+    let table = tables.player(seat);
+    let rows = table.num_rows();
+    // Rows come level by level (breadth first), so a level's reach follows
+    // from the levels before it.
+    let mut depth = vec![0u32; rows];
+    for r in 1..rows as u32 {
+        if let Some(p) = table.parent(r) {
+            depth[r as usize] = depth[p as usize] + 1;
+        }
+    }
+    let mut reached = vec![false; rows];
+    let mut prob = vec![0.0f64; table.num_slots()];
+    let mut found = Vec::new();
+    let mut start = 0usize;
+    while start < rows {
+        let end = start
+            + depth[start..]
+                .iter()
+                .take_while(|&&d| d == depth[start])
+                .count();
+        let mut asking = Vec::new();
+        for r in start..end {
+            let row = r as u32;
+            reached[r] = match table.parent(row) {
+                None => true,
+                Some(p) => {
+                    let own = table.parent_seq(row);
+                    reached[p as usize]
+                        && (own == table.parent_seq(p) || prob[own as usize - 1] > 0.0)
+                }
+            };
+            if reached[r] && table.is_decision(row) {
+                asking.push(row);
+            }
+        }
+        let answers: Vec<(u32, Vec<Token>, Vec<f64>)> = asking
+            .into_par_iter()
+            .map(|row| {
+                let key = tables.key_of_row(seat, row);
+                let probs = ask(factory, seat, samples, seed, &key, table.actions(row))?;
+                Ok((row, key, probs))
+            })
+            .collect::<Result<_, PlayerError>>()?;
+        for (row, key, probs) in answers {
+            for (slot, &p) in table.slots(row).zip(&probs) {
+                prob[slot] = p;
+            }
+            found.push(InfosetPolicy {
+                key,
+                actions: table.actions(row).to_vec(),
+                probs,
+            });
+        }
+        progress(found.len());
+        start = end;
+    }
+    found.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(found)
 }

@@ -110,3 +110,31 @@ fn an_induced_search_policy_is_the_same_on_any_number_of_threads() {
     );
     assert_eq!(one, run(2));
 }
+
+#[test]
+fn walking_the_tables_finds_what_walking_the_histories_finds() {
+    use darkhex_algorithms::stream::{BuildOptions, build_tables};
+    use darkhex_players::induced::induced_policy_over_tables;
+    for (name, spec) in [
+        ("kuhn_poker", "random"),
+        ("leduc_poker", "random"),
+        ("dark_hex(num_rows=2,num_cols=3)", "ismcts(sims=40)"),
+        (
+            "dark_hex(num_rows=3,num_cols=2,gameversion=adh,disclosure=noise)",
+            "ismcts(sims=40)",
+        ),
+    ] {
+        let game = load_game(name).unwrap();
+        let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+        let factory = prepare(spec, &game).unwrap();
+        for seat in 0..2 {
+            let walked = induced_policy(&game, factory.as_ref(), seat, 3, 9, &|_| {})
+                .unwrap()
+                .infosets;
+            let tabled =
+                induced_policy_over_tables(&tables, factory.as_ref(), seat, 3, 9, &|_| {}).unwrap();
+            assert!(!walked.is_empty(), "{name}");
+            assert_eq!(walked, tabled, "{name} seat {seat}");
+        }
+    }
+}
