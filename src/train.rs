@@ -407,7 +407,17 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     let e = match evaluated {
         Some((it, e)) if it == trainer.iteration() => Some(e),
-        _ => trainer.evaluate()?,
+        _ => {
+            let e = trainer.evaluate()?;
+            // Saved before this evaluation (which may take minutes) and again
+            // after it, so a resumed run's history and plot include it.
+            if let Some(path) = &args.checkpoint
+                && e.is_some()
+            {
+                save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+            }
+            e
+        }
     };
     let policy = trainer.policy();
     let path = args
