@@ -65,6 +65,15 @@ struct Budget {
 /// Bytes of one merged history.
 const NODE_BYTES: usize = std::mem::size_of::<(u64, u64)>();
 
+/// Bytes a row of the level being expanded holds besides its histories: its
+/// group, its expansion's result and their small heap blocks (actions,
+/// child list). Levels of many rows with few histories each (the noisy
+/// and flash variants) are mostly this.
+const ROW_OVERHEAD: usize = std::mem::size_of::<RowGroup>()
+    + std::mem::size_of::<Result<Expanded, StreamError>>()
+    + 2 * std::mem::size_of::<ChildGroup>()
+    + 64;
+
 impl Budget {
     /// Moves the budget from `reported` to `now` bytes for one expansion;
     /// `false` once the build holds more than allowed.
@@ -183,6 +192,14 @@ fn expand<S: PackedStream>(
             });
         }
     }
+    // What the next level keeps of this expansion: its rows and histories.
+    let kept: usize = out.children.iter().map(|c| c.nodes.len()).sum();
+    if !budget.account(
+        &mut reported,
+        kept * NODE_BYTES + out.children.len() * ROW_OVERHEAD,
+    ) {
+        return Err(too_large());
+    }
     Ok(out)
 }
 
@@ -207,7 +224,10 @@ fn build_player<S: PackedStream>(
         let nodes: usize = level.iter().map(|g| g.nodes.len()).sum();
         let budget = Budget {
             max: options.max_bytes,
-            live: AtomicI64::new((held + raw.bytes()) as i64 + (nodes * NODE_BYTES) as i64),
+            live: AtomicI64::new(
+                (held + raw.bytes()) as i64
+                    + (nodes * NODE_BYTES + level.len() * ROW_OVERHEAD) as i64,
+            ),
         };
         let too_large = |e: StreamError| match e {
             StreamError::TablesTooLarge { game, limit_gb, .. } => StreamError::TablesTooLarge {
