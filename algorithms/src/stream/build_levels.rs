@@ -62,6 +62,15 @@ struct Budget {
     live: AtomicI64,
 }
 
+/// "2.0 GB", or "1.0 MB" below a gigabyte.
+fn readable_bytes(bytes: u64) -> String {
+    if bytes >= 1_000_000_000 {
+        format!("{:.1} GB", bytes as f64 / 1e9)
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    }
+}
+
 /// Bytes of one merged history.
 const NODE_BYTES: usize = std::mem::size_of::<(u64, u64)>();
 
@@ -99,7 +108,7 @@ fn expand<S: PackedStream>(
         player,
         depth: 0,
         rows: 0,
-        limit_gb: budget.max.unwrap_or(0) as f64 / 1e9,
+        limit: readable_bytes(budget.max.unwrap_or(0)),
     };
     let recall = |reason: &str| StreamError::NotPerfectRecall {
         game: stream.game_string(),
@@ -230,12 +239,12 @@ fn build_player<S: PackedStream>(
             ),
         };
         let too_large = |e: StreamError| match e {
-            StreamError::TablesTooLarge { game, limit_gb, .. } => StreamError::TablesTooLarge {
+            StreamError::TablesTooLarge { game, limit, .. } => StreamError::TablesTooLarge {
                 game,
                 player,
                 depth: depth + 1,
                 rows: raw.len() as u64,
-                limit_gb,
+                limit,
             },
             other => other,
         };

@@ -45,14 +45,15 @@ pub enum StreamError {
     #[error("{game}: utilities up to {max_abs} are too large for the exact sums (at most 2^30)")]
     UtilityTooLarge { game: String, max_abs: f64 },
     #[error(
-        "the information-state tables of {game} outgrew {limit_gb:.1} GB at player {player}'s observation depth {depth} ({rows} rows so far): too large for the memory allowed (--max-memory-gb)"
+        "the information-state tables of {game} outgrew {limit} at player {player}'s observation depth {depth} ({rows} rows so far): too large for the memory allowed (--max-memory-gb)"
     )]
     TablesTooLarge {
         game: String,
         player: usize,
         depth: usize,
         rows: u64,
-        limit_gb: f64,
+        /// The limit, "2.0 GB" or "1.0 MB".
+        limit: String,
     },
     #[error("the tables were built for {tables}, not for {game}")]
     WrongTables { tables: String, game: String },
