@@ -31,15 +31,6 @@ use rayon::prelude::*;
 use crate::player::{PlayerError, PlayerView};
 use crate::registry::PlayerFactory;
 
-/// What [`induced_policy`] found for one seat.
-#[derive(Clone, Debug)]
-pub struct InducedPolicy {
-    /// The policy at each information state the player's own play reaches, in key order.
-    pub infosets: Vec<InfosetPolicy>,
-    /// Histories that play reaches (terminal ones).
-    pub terminal_histories: u64,
-}
-
 /// SplitMix64's finaliser: spreads a key's tokens over the seed's bits.
 fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -57,7 +48,8 @@ fn seed_of(seed: u64, key: &[Token], sample: u32) -> u64 {
 }
 
 /// The policy `factory`'s player of `seat` induces in `game` (see the
-/// module comment); `progress` hears the number of information states done.
+/// module comment) at each information state its own play reaches, in key
+/// order; `progress` hears the number of information states done.
 pub fn induced_policy(
     game: &AnyGame,
     factory: &dyn PlayerFactory,
@@ -65,7 +57,7 @@ pub fn induced_policy(
     samples: u32,
     seed: u64,
     progress: &(dyn Fn(usize) + Sync),
-) -> Result<InducedPolicy, PlayerError> {
+) -> Result<Vec<InfosetPolicy>, PlayerError> {
     with_game!(game, g => induce(g, factory, seat, samples.max(1), seed, progress))
 }
 
@@ -76,12 +68,11 @@ fn induce<G: Game>(
     samples: u32,
     seed: u64,
     progress: &(dyn Fn(usize) + Sync),
-) -> Result<InducedPolicy, PlayerError>
+) -> Result<Vec<InfosetPolicy>, PlayerError>
 where
     G::State: Send + Sync,
 {
     let mut policy: BTreeMap<Vec<Token>, (Vec<Action>, Vec<f64>)> = BTreeMap::new();
-    let mut terminal_histories = 0u64;
     let mut frontier = vec![game.new_initial_state()];
     // Level by level of the seat's own decisions: the states where it moves
     // next, their new keys asked in parallel, then its chosen moves applied.
@@ -89,7 +80,7 @@ where
         let mut decisions = Vec::new();
         while let Some(state) = frontier.pop() {
             match state.current_player() {
-                Turn::Terminal => terminal_histories += 1,
+                Turn::Terminal => {}
                 Turn::Chance => {
                     for (a, p) in state.chance_outcomes() {
                         if p > 0.0 {
@@ -116,7 +107,6 @@ where
                 fresh.insert(key.to_vec(), s.legal_actions());
             }
         }
-        let done = policy.len();
         let asked: Vec<_> = fresh
             .into_par_iter()
             .map(|(key, legal)| {
@@ -126,7 +116,6 @@ where
             .collect::<Result<_, PlayerError>>()?;
         policy.extend(asked);
         progress(policy.len());
-        debug_assert!(policy.len() >= done);
         for s in decisions {
             let (actions, probs) = &policy[s.info_key(seat)];
             for (&a, &p) in actions.iter().zip(probs) {
@@ -138,18 +127,14 @@ where
             }
         }
     }
-    let infosets = policy
+    Ok(policy
         .into_iter()
         .map(|(key, (actions, probs))| InfosetPolicy {
             key,
             actions,
             probs,
         })
-        .collect();
-    Ok(InducedPolicy {
-        infosets,
-        terminal_histories,
-    })
+        .collect())
 }
 
 /// The frequencies of the moves fresh players choose at `key`.

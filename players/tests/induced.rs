@@ -34,9 +34,7 @@ fn pure_policy(game: &AnyGame, tree: &GameTree) -> PolicyFile {
 fn induce_both(game: &AnyGame, spec: &str, samples: u32) -> PolicyFile {
     let factory = prepare(spec, game).unwrap();
     let infosets = std::array::from_fn(|seat| {
-        induced_policy(game, factory.as_ref(), seat, samples, 5, &|_| {})
-            .unwrap()
-            .infosets
+        induced_policy(game, factory.as_ref(), seat, samples, 5, &|_| {}).unwrap()
     });
     PolicyFile::new(&game.to_string(), Provenance::default(), infosets)
 }
@@ -128,9 +126,7 @@ fn walking_the_tables_finds_what_walking_the_histories_finds() {
         let tables = build_tables(&game, &BuildOptions::default()).unwrap();
         let factory = prepare(spec, &game).unwrap();
         for seat in 0..2 {
-            let walked = induced_policy(&game, factory.as_ref(), seat, 3, 9, &|_| {})
-                .unwrap()
-                .infosets;
+            let walked = induced_policy(&game, factory.as_ref(), seat, 3, 9, &|_| {}).unwrap();
             let tabled =
                 induced_policy_over_tables(&tables, factory.as_ref(), seat, 3, 9, &|_| {}).unwrap();
             assert!(!walked.is_empty(), "{name}");
