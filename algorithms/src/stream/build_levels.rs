@@ -60,6 +60,11 @@ fn merge(nodes: &mut Nodes) {
 struct Budget {
     max: Option<u64>,
     live: AtomicI64,
+    /// Where the build is, for the error: game, player, level, rows so far.
+    game: String,
+    player: usize,
+    depth: usize,
+    rows: u64,
 }
 
 /// "2.0 GB", or "1.0 MB" below a gigabyte.
@@ -84,6 +89,16 @@ const ROW_OVERHEAD: usize = std::mem::size_of::<RowGroup>()
     + 64;
 
 impl Budget {
+    fn too_large(&self) -> StreamError {
+        StreamError::TablesTooLarge {
+            game: self.game.clone(),
+            player: self.player,
+            depth: self.depth,
+            rows: self.rows,
+            limit: readable_bytes(self.max.unwrap_or(0)),
+        }
+    }
+
     /// Moves the budget from `reported` to `now` bytes for one expansion;
     /// `false` once the build holds more than allowed.
     fn account(&self, reported: &mut i64, now: usize) -> bool {
@@ -103,13 +118,6 @@ fn expand<S: PackedStream>(
     // What this expansion holds beyond its input, reported to the budget.
     let mut reported = 0i64;
     let mut pushed = 0usize;
-    let too_large = || StreamError::TablesTooLarge {
-        game: stream.game_string(),
-        player,
-        depth: 0,
-        rows: 0,
-        limit: readable_bytes(budget.max.unwrap_or(0)),
-    };
     let recall = |reason: &str| StreamError::NotPerfectRecall {
         game: stream.game_string(),
         player,
@@ -128,7 +136,7 @@ fn expand<S: PackedStream>(
             if pushed.is_multiple_of(1 << 16) {
                 let held = next.len() + buckets.iter().map(Vec::len).sum::<usize>();
                 if !budget.account(&mut reported, held * NODE_BYTES) {
-                    return Err(too_large());
+                    return Err(budget.too_large());
                 }
             }
             out.histories += count;
@@ -188,7 +196,7 @@ fn expand<S: PackedStream>(
         generation = next;
         let held = generation.len() + buckets.iter().map(Vec::len).sum::<usize>();
         if !budget.account(&mut reported, held * NODE_BYTES) {
-            return Err(too_large());
+            return Err(budget.too_large());
         }
     }
     for (s, mut nodes) in buckets.into_iter().enumerate() {
@@ -207,7 +215,7 @@ fn expand<S: PackedStream>(
         &mut reported,
         kept * NODE_BYTES + out.children.len() * ROW_OVERHEAD,
     ) {
-        return Err(too_large());
+        return Err(budget.too_large());
     }
     Ok(out)
 }
@@ -237,21 +245,15 @@ fn build_player<S: PackedStream>(
                 (held + raw.bytes()) as i64
                     + (nodes * NODE_BYTES + level.len() * ROW_OVERHEAD) as i64,
             ),
-        };
-        let too_large = |e: StreamError| match e {
-            StreamError::TablesTooLarge { game, limit, .. } => StreamError::TablesTooLarge {
-                game,
-                player,
-                depth: depth + 1,
-                rows: raw.len() as u64,
-                limit,
-            },
-            other => other,
+            game: stream.game_string(),
+            player,
+            depth: depth + 1,
+            rows: raw.len() as u64,
         };
         let expanded: Vec<Result<Expanded, StreamError>> = level
             .into_par_iter()
             .with_max_len(1)
-            .map(|g| expand(stream, player, g, &budget).map_err(too_large))
+            .map(|g| expand(stream, player, g, &budget))
             .collect();
         let mut next = Vec::new();
         for (row, e) in rows.into_iter().zip(expanded) {
