@@ -5,7 +5,8 @@ use std::path::Path;
 use anyhow::{Result, anyhow, bail};
 use darkhex_algorithms::EvalPoint;
 use darkhex_algorithms::files::write_atomically;
-use plotters::coord::combinators::IntoLogRange;
+use plotters::coord::Shift;
+use plotters::coord::combinators::{IntoLogRange, LogCoord};
 use plotters::prelude::*;
 
 /// At most three significant digits, no trailing zeros.
@@ -20,6 +21,44 @@ fn short(x: f64) -> String {
     } else {
         s
     }
+}
+
+/// A log axis's range over `values`, with some room on each side.
+fn padded_range(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let lo = values.clone().fold(f64::INFINITY, f64::min);
+    let hi = values.fold(0.0, f64::max);
+    (lo * 0.8, hi * 1.25)
+}
+
+/// A chart with exploitability on a log y axis against `x_desc` on a log x
+/// axis, its mesh drawn.
+fn log_log_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    (x_lo, x_hi): (f64, f64),
+    (y_lo, y_hi): (f64, f64),
+    x_desc: &str,
+    labels: usize,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 14))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())
+        .map_err(|e| anyhow!("{e}"))?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .x_labels(labels)
+        .y_labels(labels)
+        .x_desc(x_desc)
+        .y_desc("exploitability")
+        .x_label_formatter(&|x| short(*x))
+        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .draw()
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(chart)
 }
 
 /// Exploitability against iterations (left) and seconds (right), both on log scales.
@@ -39,12 +78,7 @@ pub fn convergence(path: &Path, game: &str, algo: &str, history: &[EvalPoint]) -
         let root = SVGBackend::with_string(&mut svg, (1000, 420)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
         let (left, right) = root.split_horizontally(500);
-        let range = |f: fn(&(f64, f64, f64)) -> f64| {
-            let lo = points.iter().map(f).fold(f64::INFINITY, f64::min);
-            let hi = points.iter().map(f).fold(0.0, f64::max);
-            (lo * 0.8, hi * 1.25)
-        };
-        let (e_lo, e_hi) = range(|p| p.2);
+        let e_range = padded_range(points.iter().map(|p| p.2));
         for (area, x_of, x_desc) in [
             (
                 &left,
@@ -53,25 +87,9 @@ pub fn convergence(path: &Path, game: &str, algo: &str, history: &[EvalPoint]) -
             ),
             (&right, |p: &(f64, f64, f64)| p.1, "seconds"),
         ] {
-            let (x_lo, x_hi) = range(x_of);
-            let mut chart = ChartBuilder::on(area)
-                .caption(format!("{algo} on {game}"), ("sans-serif", 14))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(70)
-                .build_cartesian_2d((x_lo..x_hi).log_scale(), (e_lo..e_hi).log_scale())
-                .map_err(|e| anyhow!("{e}"))?;
-            chart
-                .configure_mesh()
-                .light_line_style(WHITE)
-                .x_labels(6)
-                .y_labels(6)
-                .x_desc(x_desc)
-                .y_desc("exploitability")
-                .x_label_formatter(&|x| short(*x))
-                .y_label_formatter(&|y| format!("{y:.0e}"))
-                .draw()
-                .map_err(|e| anyhow!("{e}"))?;
+            let x_range = padded_range(points.iter().map(x_of));
+            let caption = format!("{algo} on {game}");
+            let mut chart = log_log_chart(area, &caption, x_range, e_range, x_desc, 6)?;
             let series = points.iter().map(|p| (x_of(p), p.2));
             chart
                 .draw_series(LineSeries::new(series.clone(), &BLUE))
@@ -95,42 +113,17 @@ pub struct Series {
 /// Exploitability against training seconds of several runs in one chart,
 /// log scales, one colour and legend entry a run.
 pub fn compare(path: &Path, title: &str, series: &[Series]) -> Result<()> {
-    let all: Vec<(f64, f64)> = series
-        .iter()
-        .flat_map(|s| s.points.iter().copied())
-        .collect();
-    if all.is_empty() {
+    let all = series.iter().flat_map(|s| s.points.iter().copied());
+    if all.clone().next().is_none() {
         bail!("nothing to draw: none of the runs has an evaluated exploitability");
     }
-    let lo_hi = |f: fn(&(f64, f64)) -> f64| {
-        let lo = all.iter().map(f).fold(f64::INFINITY, f64::min);
-        let hi = all.iter().map(f).fold(0.0, f64::max);
-        (lo * 0.8, hi * 1.25)
-    };
-    let (x_lo, x_hi) = lo_hi(|p| p.0);
-    let (y_lo, y_hi) = lo_hi(|p| p.1);
+    let x_range = padded_range(all.clone().map(|p| p.0));
+    let y_range = padded_range(all.map(|p| p.1));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 16))
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())
-            .map_err(|e| anyhow!("{e}"))?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE)
-            .x_labels(8)
-            .y_labels(8)
-            .x_desc("training seconds")
-            .y_desc("exploitability")
-            .x_label_formatter(&|x| short(*x))
-            .y_label_formatter(&|y| format!("{y:.0e}"))
-            .draw()
-            .map_err(|e| anyhow!("{e}"))?;
+        let mut chart = log_log_chart(&root, title, x_range, y_range, "training seconds", 8)?;
         for (i, s) in series.iter().enumerate() {
             let colour = Palette99::pick(i).to_rgba();
             let pts = s.points.clone();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use darkhex_algorithms::{Checkpoint, EvalPoint};
 
@@ -133,9 +133,6 @@ pub fn run(args: PlotArgs) -> Result<()> {
             Series { label, points }
         })
         .collect();
-    if series.is_empty() {
-        bail!("none of the runs has an evaluated exploitability to draw");
-    }
     let title = args
         .title
         .clone()
