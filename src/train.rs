@@ -363,8 +363,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             chunk = (chunk / 2).div_ceil(batch) * batch;
         }
         progress.set_position(trainer.iteration());
-        let due = trainer.iteration() == next_eval || trainer.iteration() == target;
-        if due {
+        if trainer.iteration() == next_eval || trainer.iteration() == target {
             evaluated = trainer.evaluate()?.map(|e| (trainer.iteration(), e));
             if let Some((_, e)) = &evaluated {
                 progress.set_message(format!("exploitability {:.3e}", e.exploitability));
@@ -454,17 +453,16 @@ enum EvalSchedule {
 impl EvalSchedule {
     /// The first evaluation after iteration `it`, a multiple of `batch`.
     fn next_after(&self, it: u64, batch: u64) -> u64 {
-        let next = match *self {
+        match *self {
             EvalSchedule::Every(k) => {
                 let k = k.div_ceil(batch) * batch;
-                return (it / k + 1) * k;
+                (it / k + 1) * k
             }
             EvalSchedule::PerDecade(n) => (0..)
                 .map(|j| 10f64.powf(f64::from(j) / f64::from(n)).round() as u64)
                 .find(|&p| p > it)
-                .unwrap_or(u64::MAX),
-        };
-        next.div_ceil(batch) * batch
+                .map_or(u64::MAX, |p| p.div_ceil(batch).saturating_mul(batch)),
+        }
     }
 }
 
