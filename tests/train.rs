@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{darkhex, json, stderr};
+use common::{assert_refused, darkhex, json, stderr};
 use std::process::Command;
 use std::time::Duration;
 
@@ -325,10 +325,7 @@ fn streaming_training_resumes_and_refuses_what_it_cannot_do() {
             "1.0 MB",
         ),
     ] {
-        let o = darkhex(d, &bad);
-        assert!(!o.status.success(), "{bad:?}");
-        let err = stderr(&o);
-        assert!(err.contains(says), "{bad:?}: {err}");
+        assert_refused(d, &bad, says);
     }
 }
 
@@ -384,10 +381,7 @@ fn samplers_run_over_the_tables_unless_keyed_and_agree_with_the_keyed_path() {
             "resumes only without --keyed",
         ),
     ] {
-        let o = darkhex(d, &bad);
-        assert!(!o.status.success(), "{bad:?}");
-        let err = stderr(&o);
-        assert!(err.contains(says), "{bad:?}: {err}");
+        assert_refused(d, &bad, says);
     }
 }
 

@@ -23,6 +23,14 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs `darkhex args` in `dir` and checks that it fails saying `says`.
+pub fn assert_refused(dir: &Path, args: &[&str], says: &str) {
+    let o = darkhex(dir, args);
+    assert!(!o.status.success(), "{args:?}");
+    let err = stderr(&o);
+    assert!(err.contains(says), "{args:?}: {err}");
+}
+
 /// The standard output of a run that must have succeeded.
 pub fn ok(o: &Output) -> String {
     assert!(o.status.success(), "{}", stderr(o));
