@@ -30,6 +30,10 @@ fn padded_range(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     (lo * 0.8, hi * 1.25)
 }
 
+/// A chart with both axes on log scales.
+type LogLogChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
 /// A chart with exploitability on a log y axis against `x_desc` on a log x
 /// axis, its mesh drawn.
 fn log_log_chart<'a, 'b>(
@@ -39,7 +43,7 @@ fn log_log_chart<'a, 'b>(
     (y_lo, y_hi): (f64, f64),
     x_desc: &str,
     labels: usize,
-) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>> {
+) -> Result<LogLogChart<'a, 'b>> {
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 14))
         .margin(12)
