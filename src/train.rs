@@ -15,7 +15,7 @@ use darkhex_algorithms::stream::{
 };
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
-    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, GameTree, PolicyFile, Trainer, TreeError,
+    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, GameTree, Trainer, TreeError,
 };
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
@@ -139,8 +139,8 @@ const AUTO_STREAM_HISTORIES: f64 = 1e12;
 /// binary form rather than JSON.
 const JSON_MAX_INFOSETS: usize = 100_000;
 
-fn policy_is_large(policy: &PolicyFile) -> bool {
-    policy.infosets.iter().map(Vec::len).sum::<usize>() > JSON_MAX_INFOSETS
+fn policy_is_large(trainer: &Trainer) -> bool {
+    trainer.policy_infosets() > JSON_MAX_INFOSETS
 }
 
 pub fn run(args: TrainArgs) -> Result<()> {
@@ -418,12 +418,11 @@ pub fn run(args: TrainArgs) -> Result<()> {
             e
         }
     };
-    let policy = trainer.policy();
     let path = args
         .out
         .clone()
-        .unwrap_or_else(|| default_policy_path(&game, algorithm.name(), policy_is_large(&policy)));
-    policy.save(&path)?;
+        .unwrap_or_else(|| default_policy_path(&game, algorithm.name(), policy_is_large(&trainer)));
+    trainer.save_policy(&path)?;
     if let Some(plot) = &args.plot {
         crate::plot::convergence(
             plot,
@@ -578,12 +577,11 @@ fn save_checkpoint(
 /// Writes the current average policy to `--out` (or the default path), or
 /// failing that to the system's temporary directory; returns where.
 fn rescue_policy(trainer: &Trainer, out: &Option<PathBuf>, game: &AnyGame) -> Result<PathBuf> {
-    let policy = trainer.policy();
     let name = trainer.algorithm().name();
     let path = out
         .clone()
-        .unwrap_or_else(|| default_policy_path(game, name, policy_is_large(&policy)));
-    if policy.save(&path).is_ok() {
+        .unwrap_or_else(|| default_policy_path(game, name, policy_is_large(trainer)));
+    if trainer.save_policy(&path).is_ok() {
         return Ok(path);
     }
     let fallback = std::env::temp_dir().join(
@@ -591,8 +589,8 @@ fn rescue_policy(trainer: &Trainer, out: &Option<PathBuf>, game: &AnyGame) -> Re
             .file_name()
             .context("a policy file name")?,
     );
-    policy
-        .save(&fallback)
+    trainer
+        .save_policy(&fallback)
         .with_context(|| format!("cannot write the policy to {} either", path.display()))?;
     Ok(fallback)
 }

@@ -342,3 +342,39 @@ fn missing_states_play_uniformly_and_unknown_ones_are_refused() {
     let (again, none) = RowPolicy::from_file(&tables, &round_trip).unwrap();
     assert_eq!((again, none), (policy, [0, 0]));
 }
+
+/// A policy written row by row from the tables' arrays is the same file,
+/// byte for byte, as the whole policy file written at once, in both forms.
+#[test]
+fn policies_written_row_by_row_equal_whole_files() {
+    let game = load_game("dark_hex(num_rows=2,num_cols=3)").unwrap();
+    let tree = compile(&game);
+    let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+    let whole = PolicyFile::from_tree(&tree, &random_policy(&tree, 11), Provenance::default());
+    let (policy, _) = RowPolicy::from_file(&tables, &whole).unwrap();
+    let provenance = Provenance {
+        algorithm: "cfr+".to_string(),
+        iterations: 7,
+        exploitability: Some(0.25),
+        ..Provenance::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["p.json", "p.bin"] {
+        let (a, b) = (
+            dir.path().join(format!("whole-{name}")),
+            dir.path().join(name),
+        );
+        policy
+            .to_file(&tables, provenance.clone())
+            .save(&a)
+            .unwrap();
+        policy.save(&tables, &provenance, &b).unwrap();
+        let bytes = std::fs::read(&b).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), bytes, "{name}");
+        assert!(bytes.len() > 1000, "{name}: {} bytes", bytes.len());
+        assert_eq!(
+            PolicyFile::load(&b).unwrap(),
+            policy.to_file(&tables, provenance.clone())
+        );
+    }
+}

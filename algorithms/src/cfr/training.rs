@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use darkhex_games::{AnyGame, Game, with_game};
+use darkhex_games::{AnyGame, Game, NUM_PLAYERS, with_game};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -547,16 +547,7 @@ impl<'t> Trainer<'t> {
 
     /// The average policy, with its provenance.
     pub fn policy(&self) -> PolicyFile {
-        let provenance = Provenance {
-            algorithm: self.algorithm.name().to_string(),
-            parameters: self.algorithm.parameters(),
-            iterations: self.iteration(),
-            exploitability: self.history.last().and_then(|e| {
-                (e.iteration == self.iteration())
-                    .then_some(e.exploitability)
-                    .flatten()
-            }),
-        };
+        let provenance = self.provenance();
         match &self.engine {
             Engine::Tabular(s) => PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance),
             Engine::Stream(s) => s.policy_file(provenance),
@@ -568,6 +559,41 @@ impl<'t> Trainer<'t> {
                 let p = sampling_provenance(provenance, s.state().seed, s.state().workers);
                 s.state().policy_file(s.tables(), p)
             }
+        }
+    }
+
+    /// Writes [`Trainer::policy`] to `path`; a streaming run writes it row
+    /// by row instead of holding the whole file's information states.
+    pub fn save_policy(&self, path: &Path) -> Result<(), TrainError> {
+        match &self.engine {
+            Engine::Stream(s) => {
+                Ok(s.average_policy()
+                    .save(s.tables(), &self.provenance(), path)?)
+            }
+            _ => Ok(self.policy().save(path)?),
+        }
+    }
+
+    /// The number of information states the policy file lists.
+    pub fn policy_infosets(&self) -> usize {
+        match &self.engine {
+            Engine::Stream(s) => (0..NUM_PLAYERS)
+                .map(|p| s.tables().player(p).num_decision_rows())
+                .sum(),
+            _ => self.policy().infosets.iter().map(Vec::len).sum(),
+        }
+    }
+
+    fn provenance(&self) -> Provenance {
+        Provenance {
+            algorithm: self.algorithm.name().to_string(),
+            parameters: self.algorithm.parameters(),
+            iterations: self.iteration(),
+            exploitability: self.history.last().and_then(|e| {
+                (e.iteration == self.iteration())
+                    .then_some(e.exploitability)
+                    .flatten()
+            }),
         }
     }
 
