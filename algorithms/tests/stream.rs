@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use darkhex_algorithms::stream::{
     BuildOptions, DarkHexStream, InfoStateTables, PassOptions, RowPolicy, StateStream,
-    build_by_levels, build_by_walk, build_tables, policy_value, sequence_payoffs,
-    stream_best_responses, stream_exploitability,
+    build_by_levels, build_by_walk, build_tables, dark_hex_pass, player_regrets, policy_value,
+    sequence_payoffs, stream_best_responses, stream_exploitability,
 };
 use darkhex_algorithms::{
     CompileOptions, GameTree, PolicyFile, Provenance, TreePolicy, exploitability,
@@ -376,5 +376,89 @@ fn policies_written_row_by_row_equal_whole_files() {
             PolicyFile::load(&b).unwrap(),
             policy.to_file(&tables, provenance.clone())
         );
+    }
+}
+
+/// A random row policy with some exact zeros (pruned subtrees), or the
+/// uniform one for seed 0.
+fn random_row_policy(tables: &InfoStateTables, seed: u64) -> RowPolicy {
+    let mut policy = RowPolicy::uniform(tables);
+    if seed == 0 {
+        return policy;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for p in 0..2 {
+        let t = tables.player(p);
+        for row in t.decision_rows() {
+            let slots = t.slots(row);
+            let mut w: Vec<f64> = slots
+                .clone()
+                .map(|_| {
+                    if rng.random_bool(0.25) {
+                        0.0
+                    } else {
+                        rng.random::<f64>()
+                    }
+                })
+                .collect();
+            if w.iter().all(|&x| x == 0.0) {
+                w[0] = 1.0;
+            }
+            let sum: f64 = w.iter().sum();
+            for (s, x) in slots.zip(w) {
+                policy.probs[p][s] = x / sum;
+            }
+        }
+    }
+    policy
+}
+
+/// The pass specialised to Dark Hex gives the generic walker's bits: both
+/// players' sequence payoffs, each player's regrets, the values and the
+/// history counts, on every variant of the small boards and Dark Rex, with
+/// the top of the tree split into many subtrees or into none.
+#[test]
+fn the_dark_hex_kernel_equals_the_generic_walker_bit_for_bit() {
+    let mut names = Vec::new();
+    for (r, c) in [(2, 2), (2, 3), (3, 2)] {
+        names.extend(variants(r, c));
+    }
+    names.push("dark_rex(num_rows=2,num_cols=3,gameversion=adh,disclosure=flash)".to_string());
+    names.push("dark_rex(num_rows=3,num_cols=2,obstype=reveal-numturns)".to_string());
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for name in &names {
+        let AnyGame::DarkHex(g) = load_game(name).unwrap() else {
+            unreachable!()
+        };
+        let stream = DarkHexStream::new(&g).unwrap();
+        let tables = build_by_levels(&stream, &BuildOptions::default()).unwrap();
+        for (seed, min_tasks) in [(0, 0), (1, 0), (2, 1), (3, 64)] {
+            let policy = random_row_policy(&tables, seed);
+            let options = PassOptions {
+                min_tasks,
+                ..Default::default()
+            };
+            let generic = sequence_payoffs(&stream, &tables, &policy, &options).unwrap();
+            let kernel =
+                dark_hex_pass::sequence_payoffs(&stream, &tables, &policy, &options).unwrap();
+            for p in 0..2 {
+                assert_eq!(
+                    bits(&generic.slots[p]),
+                    bits(&kernel.slots[p]),
+                    "{name} {seed}"
+                );
+            }
+            assert_eq!(bits(&generic.empty), bits(&kernel.empty), "{name} {seed}");
+            assert_eq!(generic.value_p0.to_bits(), kernel.value_p0.to_bits());
+            assert_eq!(generic.histories, kernel.histories, "{name} {seed}");
+            for p in 0..2 {
+                let g = player_regrets(&stream, &tables, &policy, p, &options).unwrap();
+                let k =
+                    dark_hex_pass::player_regrets(&stream, &tables, &policy, p, &options).unwrap();
+                assert_eq!(bits(&g.regrets), bits(&k.regrets), "{name} {seed} p{p}");
+                assert_eq!(g.value.to_bits(), k.value.to_bits(), "{name} {seed} p{p}");
+                assert_eq!(g.histories, k.histories, "{name} {seed} p{p}");
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@ use super::best_response::stream_best_responses;
 use super::build_levels::build_by_levels;
 use super::build_walk::build_by_walk;
 use super::dark_hex::DarkHexStream;
+use super::dark_hex_pass;
 use super::error::StreamError;
 use super::leduc::LeducStream;
 use super::payoffs::{
@@ -60,7 +61,7 @@ impl AnyStream {
         options: &PassOptions,
     ) -> Result<SequencePayoffs, StreamError> {
         match self {
-            AnyStream::DarkHex(s) => sequence_payoffs(s, tables, policy, options),
+            AnyStream::DarkHex(s) => dark_hex_pass::sequence_payoffs(s, tables, policy, options),
             AnyStream::Leduc(s) => sequence_payoffs(s, tables, policy, options),
             AnyStream::State(s) => sequence_payoffs(s, tables, policy, options),
         }
@@ -75,7 +76,9 @@ impl AnyStream {
         options: &PassOptions,
     ) -> Result<PlayerRegrets, StreamError> {
         match self {
-            AnyStream::DarkHex(s) => player_regrets(s, tables, policy, player, options),
+            AnyStream::DarkHex(s) => {
+                dark_hex_pass::player_regrets(s, tables, policy, player, options)
+            }
             AnyStream::Leduc(s) => player_regrets(s, tables, policy, player, options),
             AnyStream::State(s) => player_regrets(s, tables, policy, player, options),
         }

@@ -18,25 +18,25 @@ const NO_WINNER: u8 = 2;
 /// A Dark Hex history reduced to what decides its future.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DarkHexNode {
-    stones: [u32; NUM_PLAYERS],
+    pub(super) stones: [u32; NUM_PLAYERS],
     /// Stones their owner's opponent has collided with.
-    revealed: u32,
-    to_move: u8,
-    winner: u8,
+    pub(super) revealed: u32,
+    pub(super) to_move: u8,
+    pub(super) winner: u8,
 }
 
 #[derive(Clone, Debug)]
 pub struct DarkHexStream {
     game: DarkHexGame,
-    cells: usize,
-    all: u32,
-    abrupt: bool,
-    misere: bool,
+    pub(super) cells: usize,
+    pub(super) all: u32,
+    pub(super) abrupt: bool,
+    pub(super) misere: bool,
     alphabet: Vec<Token>,
     /// What the opponent is shown of a placement.
-    placement_shown: u8,
+    pub(super) placement_shown: u8,
     /// What the owner of the stone on a cell is shown of a collision there.
-    collision_shown: Vec<u8>,
+    pub(super) collision_shown: Vec<u8>,
     /// Bit `s` of `joins[p]` is set when stone set `s` joins player p's sides.
     joins: [Vec<u64>; NUM_PLAYERS],
 }
@@ -99,7 +99,7 @@ impl DarkHexStream {
     }
 
     #[inline]
-    fn joined(&self, player: usize, stones: u32) -> bool {
+    pub(super) fn joined(&self, player: usize, stones: u32) -> bool {
         let s = stones as usize;
         self.joins[player][s >> 6] >> (s & 63) & 1 != 0
     }

@@ -6,6 +6,7 @@
 //!   node, its moves, and the observation each move shows each player as a
 //!   small symbol.
 //! - [`dark_hex`]: Dark Hex and Dark Rex on bit boards ([`DarkHexStream`]).
+//! - [`dark_hex_pass`]: the pass below, specialised to Dark Hex.
 //! - [`leduc`]: Leduc poker on a compact node ([`LeducStream`]).
 //! - [`state_stream`]: any [`darkhex_games::Game`] through its `State` API
 //!   ([`StateStream`]), for poker and for cross-checks on small boards.
@@ -29,6 +30,7 @@ pub mod best_response;
 pub mod build_levels;
 pub mod build_walk;
 pub mod dark_hex;
+pub mod dark_hex_pass;
 mod error;
 pub mod fixed_point;
 pub mod leduc;

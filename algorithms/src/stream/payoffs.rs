@@ -82,32 +82,70 @@ pub struct PlayerRegrets {
 
 /// The `SIDE` of a pass that computes both players' sums; 0 and 1 compute
 /// that player's only.
-const BOTH: usize = 2;
+pub(super) const BOTH: usize = 2;
 
 /// Reach of player 0, player 1 and chance.
-type Reach = [f64; 3];
+pub(super) type Reach = [f64; 3];
 /// Amounts for player 0 and player 1 as above, and player 0's expected value.
-type Amounts = [f64; 3];
+pub(super) type Amounts = [f64; 3];
 
 /// A subtree of the parallel part: its root and what the walk carries there.
 #[derive(Clone)]
-struct Task<N> {
-    node: N,
-    rows: [u32; NUM_PLAYERS],
-    reach: Reach,
+pub(super) struct Task<N> {
+    pub node: N,
+    pub rows: [u32; NUM_PLAYERS],
+    pub reach: Reach,
 }
 
-struct Progress<'a> {
+pub(super) struct Progress<'a> {
     done: AtomicU64,
     report: Option<&'a (dyn Fn(u64) + Sync)>,
 }
 
 impl Progress<'_> {
-    fn add(&self, n: u64) {
+    pub(super) fn add(&self, n: u64) {
         let total = self.done.fetch_add(n, Ordering::Relaxed) + n;
         if let Some(report) = self.report {
             report(total);
         }
+    }
+}
+
+/// How a pass walks each subtree below the split: the generic walker
+/// ([`Generic`]) for any [`StreamGame`], or one specialised to a game
+/// (see [`super::dark_hex_pass`]). Every kernel must give the generic
+/// walker's bits: the same sums, amounts and history count.
+pub(super) trait Kernel<S: StreamGame>: Sync {
+    /// Walks `task`'s subtree, adding `SIDE`'s sums into `sums` and the
+    /// histories walked into `progress`; returns the task root's amounts.
+    fn subtree<const SIDE: usize>(
+        &self,
+        stream: &S,
+        tables: &InfoStateTables,
+        policy: &RowPolicy,
+        sums: &mut SlotSums,
+        task: Task<S::Node>,
+        progress: &Progress,
+    ) -> Amounts;
+}
+
+/// The walker for any [`StreamGame`].
+pub(super) struct Generic;
+
+impl<S: StreamGame> Kernel<S> for Generic {
+    fn subtree<const SIDE: usize>(
+        &self,
+        stream: &S,
+        tables: &InfoStateTables,
+        policy: &RowPolicy,
+        sums: &mut SlotSums,
+        task: Task<S::Node>,
+        progress: &Progress,
+    ) -> Amounts {
+        let mut w = Walker::<S, SIDE>::new(stream, tables, policy, sums, task.node, progress);
+        let v = w.visit(0, task.rows, task.reach);
+        progress.add(w.pending);
+        v
     }
 }
 
@@ -332,7 +370,7 @@ impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {
 /// pass: chance goes there and (for each player whose sums the pass
 /// computes) so does the opponent.
 #[inline]
-fn reached<const SIDE: usize>(reach: Reach) -> bool {
+pub(super) fn reached<const SIDE: usize>(reach: Reach) -> bool {
     let opponents = match SIDE {
         BOTH => reach[0] != 0.0 || reach[1] != 0.0,
         p => reach[1 - p] != 0.0,
@@ -447,8 +485,19 @@ pub fn sequence_payoffs<S: StreamGame>(
     policy: &RowPolicy,
     options: &PassOptions,
 ) -> Result<SequencePayoffs, StreamError> {
+    sequence_payoffs_with(&Generic, stream, tables, policy, options)
+}
+
+/// [`sequence_payoffs`] with the subtrees walked by `kernel`.
+pub(super) fn sequence_payoffs_with<S: StreamGame, K: Kernel<S>>(
+    kernel: &K,
+    stream: &S,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    options: &PassOptions,
+) -> Result<SequencePayoffs, StreamError> {
     let slots = [tables.player(0).num_slots(), tables.player(1).num_slots()];
-    let pass = run_pass::<S, BOTH>(stream, tables, policy, slots, options)?;
+    let pass = run_pass::<S, K, BOTH>(kernel, stream, tables, policy, slots, options)?;
     Ok(SequencePayoffs {
         slots: pass.sums.to_f64(),
         empty: [pass.root[0], pass.root[1]],
@@ -466,11 +515,23 @@ pub fn player_regrets<S: StreamGame>(
     player: usize,
     options: &PassOptions,
 ) -> Result<PlayerRegrets, StreamError> {
+    player_regrets_with(&Generic, stream, tables, policy, player, options)
+}
+
+/// [`player_regrets`] with the subtrees walked by `kernel`.
+pub(super) fn player_regrets_with<S: StreamGame, K: Kernel<S>>(
+    kernel: &K,
+    stream: &S,
+    tables: &InfoStateTables,
+    policy: &RowPolicy,
+    player: usize,
+    options: &PassOptions,
+) -> Result<PlayerRegrets, StreamError> {
     let mut slots = [0; NUM_PLAYERS];
     slots[player] = tables.player(player).num_slots();
     let pass = match player {
-        0 => run_pass::<S, 0>(stream, tables, policy, slots, options)?,
-        _ => run_pass::<S, 1>(stream, tables, policy, slots, options)?,
+        0 => run_pass::<S, K, 0>(kernel, stream, tables, policy, slots, options)?,
+        _ => run_pass::<S, K, 1>(kernel, stream, tables, policy, slots, options)?,
     };
     let [a, b] = pass.sums.sums;
     let sums = if player == 0 { a } else { b };
@@ -490,7 +551,8 @@ struct Pass {
 
 /// The pass computing `SIDE`'s sums (both players' for [`BOTH`]) into
 /// arrays of `slots[p]` entries per player.
-fn run_pass<S: StreamGame, const SIDE: usize>(
+fn run_pass<S: StreamGame, K: Kernel<S>, const SIDE: usize>(
+    kernel: &K,
     stream: &S,
     tables: &InfoStateTables,
     policy: &RowPolicy,
@@ -541,10 +603,7 @@ fn run_pass<S: StreamGame, const SIDE: usize>(
             // Each worker thread locks only its own set: never contended.
             let mut guard = workers[worker].lock().unwrap_or_else(|e| e.into_inner());
             let sums = guard.get_or_insert_with(|| SlotSums::new(slots));
-            let mut w = Walker::<S, SIDE>::new(stream, tables, policy, sums, task.node, &progress);
-            let v = w.visit(0, task.rows, task.reach);
-            progress.add(w.pending);
-            v
+            kernel.subtree::<SIDE>(stream, tables, policy, sums, task, &progress)
         })
         .collect();
     let mut total = SlotSums::new(slots);

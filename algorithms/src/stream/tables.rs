@@ -164,6 +164,13 @@ impl PlayerTable {
         &self.rows[row as usize]
     }
 
+    /// Every row's hot fields, and the sentinel: for walks that step rows
+    /// in their innermost loop.
+    #[inline]
+    pub(crate) fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
     /// Where a row's hot fields are, for prefetching (any row number:
     /// the pointer is not read).
     #[inline]
