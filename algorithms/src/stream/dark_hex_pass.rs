@@ -71,12 +71,23 @@ impl Kernel<DarkHexStream> for DarkHexKernel {
             pending: 0,
             progress,
         };
-        let amounts = if SIDE == BOTH {
-            walk.both(task.node, task.rows, task.reach)
-        } else {
-            let mut out = [0.0; 3];
-            out[SIDE] = walk.one_sided(task.node, task.rows, task.reach);
-            out
+        let node = Inner {
+            stones: task.node.stones,
+            revealed: task.node.revealed,
+        };
+        let (rows, reach) = (task.rows, task.reach);
+        let amounts = match (SIDE, task.node.to_move) {
+            (BOTH, 0) => walk.both::<0>(node, rows, reach),
+            (BOTH, _) => walk.both::<1>(node, rows, reach),
+            (_, m) => {
+                let mut out = [0.0; 3];
+                out[SIDE] = if m == 0 {
+                    walk.one_sided::<0>(node, rows, reach)
+                } else {
+                    walk.one_sided::<1>(node, rows, reach)
+                };
+                out
+            }
         };
         progress.add(walk.pending);
         amounts
@@ -92,11 +103,25 @@ struct Walk<'a, const SIDE: usize> {
     progress: &'a Progress<'a>,
 }
 
+/// An inner node: the stones and the stones revealed by collisions. The
+/// player to move is the walk functions' parameter `M`, so that every
+/// index by player is a constant and the node, rows and reach stay in
+/// registers (indexed by a variable they went through the stack, and each
+/// child's copy stalled on the store of the entry just changed).
+#[derive(Clone, Copy)]
+struct Inner {
+    stones: [u32; NUM_PLAYERS],
+    revealed: u32,
+}
+
 /// A child of the node being walked, as the loop meets it.
 enum Child {
     /// The mover joined (or, in Dark Rex, lost): player 0's utility.
     Terminal(f64),
-    Inner(DarkHexNode, [u32; NUM_PLAYERS]),
+    /// The mover found an opponent stone: in classic Dark Hex they move again.
+    Again(Inner, [u32; NUM_PLAYERS]),
+    /// The opponent moves next.
+    Passed(Inner, [u32; NUM_PLAYERS]),
 }
 
 impl<const SIDE: usize> Walk<'_, SIDE> {
@@ -110,68 +135,68 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
         }
     }
 
-    /// Player `p`'s row after being shown `symbol` at `row`.
-    #[inline(always)]
-    fn step(&self, p: usize, row: u32, symbol: u8) -> u32 {
-        step_row(&self.rows[p][row as usize], symbol)
-    }
-
-    /// The child of `node` (mover `m`, whose row is `mover_row`) under the
+    /// The child of `node` (mover `M`, whose row is `mover_row`) under the
     /// move on `cell`.
     #[inline(always)]
-    fn child(
+    fn child<const M: usize>(
         &self,
-        node: &DarkHexNode,
+        node: Inner,
         rows: [u32; NUM_PLAYERS],
         mover_row: &Row,
         cell: u32,
     ) -> Child {
         let g = self.game;
-        let m = node.to_move as usize;
-        let o = 1 - m;
+        let o = 1 - M;
         let bit = 1u32 << cell;
-        let mut child = *node;
         let mut next_rows = rows;
         if node.stones[o] & bit != 0 {
-            child.revealed |= bit;
-            if g.abrupt {
-                child.to_move = o as u8;
-            }
-            next_rows[m] = step_row(mover_row, (g.cells as u32 + cell) as u8);
+            next_rows[M] = step_row(mover_row, (g.cells as u32 + cell) as u8);
             let shown = g.collision_shown[cell as usize];
             if shown != NO_SYMBOL {
-                next_rows[o] = self.step(o, rows[o], shown);
+                next_rows[o] = step_row(&self.rows[o][rows[o] as usize], shown);
+            }
+            let child = Inner {
+                revealed: node.revealed | bit,
+                ..node
+            };
+            if g.abrupt {
+                Child::Passed(child, next_rows)
+            } else {
+                Child::Again(child, next_rows)
             }
         } else {
-            let stones = node.stones[m] | bit;
-            if g.joined(m, stones) {
-                let winner = if g.misere { o } else { m };
+            let mut stones = node.stones;
+            stones[M] |= bit;
+            if g.joined(M, stones[M]) {
+                let winner = if g.misere { o } else { M };
                 return Child::Terminal(if winner == 0 { 1.0 } else { -1.0 });
             }
-            child.stones[m] = stones;
-            child.to_move = o as u8;
-            next_rows[m] = step_row(mover_row, cell as u8);
+            next_rows[M] = step_row(mover_row, cell as u8);
             if g.placement_shown != NO_SYMBOL {
-                next_rows[o] = self.step(o, rows[o], g.placement_shown);
+                next_rows[o] = step_row(&self.rows[o][rows[o] as usize], g.placement_shown);
             }
+            Child::Passed(Inner { stones, ..node }, next_rows)
         }
-        Child::Inner(child, next_rows)
     }
 
-    /// The mover, their row, the first slot of that row and the legal moves
-    /// (cells empty in the mover's view) of an inner node.
+    /// The mover's row and legal moves (cells empty in their view).
     #[inline(always)]
-    fn decision(&self, node: &DarkHexNode, rows: [u32; NUM_PLAYERS]) -> (usize, Row, u32) {
-        let m = node.to_move as usize;
-        let row = self.rows[m][rows[m] as usize];
-        let seen = node.stones[m] | (node.stones[1 - m] & node.revealed);
-        (m, row, self.game.all & !seen)
+    fn decision<const M: usize>(&self, node: Inner, rows: [u32; NUM_PLAYERS]) -> (Row, u32) {
+        let row = self.rows[M][rows[M] as usize];
+        let seen = node.stones[M] | (node.stones[1 - M] & node.revealed);
+        (row, self.game.all & !seen)
     }
 
-    /// Both players' amounts at an inner node (the generic walker's `BOTH` pass).
-    fn both(&mut self, node: DarkHexNode, rows: [u32; NUM_PLAYERS], reach: Reach) -> Amounts {
-        let (m, row, mut free) = self.decision(&node, rows);
-        let o = 1 - m;
+    /// Both players' amounts at an inner node where `M` moves (the
+    /// generic walker's `BOTH` pass).
+    fn both<const M: usize>(
+        &mut self,
+        node: Inner,
+        rows: [u32; NUM_PLAYERS],
+        reach: Reach,
+    ) -> Amounts {
+        let o = 1 - M;
+        let (row, mut free) = self.decision::<M>(node, rows);
         self.count(free.count_ones());
         let first = row.slot_start as usize;
         let other_reach = reach[o] * reach[2];
@@ -180,23 +205,22 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
         while free != 0 {
             let cell = free.trailing_zeros();
             free &= free - 1;
-            let sigma = self.policy[m][first + i];
-            let v = match self.child(&node, rows, &row, cell) {
+            let sigma = self.policy[M][first + i];
+            let mut next = reach;
+            next[M] *= sigma;
+            let v = match self.child::<M>(node, rows, &row, cell) {
                 Child::Terminal(u) => [u, -u, u],
-                Child::Inner(child, child_rows) => {
-                    let mut next = reach;
-                    next[m] *= sigma;
-                    if reached::<BOTH>(next) {
-                        self.both(child, child_rows, next)
-                    } else {
-                        [0.0; 3]
-                    }
+                _ if !reached::<BOTH>(next) => [0.0; 3],
+                Child::Again(child, child_rows) => self.both::<M>(child, child_rows, next),
+                Child::Passed(child, child_rows) if M == 0 => {
+                    self.both::<1>(child, child_rows, next)
                 }
+                Child::Passed(child, child_rows) => self.both::<0>(child, child_rows, next),
             };
             // Most sequence payoffs are zero: no write for those.
-            let gain = other_reach * v[m];
+            let gain = other_reach * v[M];
             if gain != 0.0 {
-                self.sums.sums[m][first + i] += to_fixed(gain);
+                self.sums.sums[M][first + i] += to_fixed(gain);
             }
             out[o] += sigma * v[o];
             out[2] += sigma * v[2];
@@ -205,33 +229,47 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
         out
     }
 
-    /// `SIDE`'s expected utility at an inner node, adding `SIDE`'s
-    /// instantaneous regrets (the generic walker's one-sided pass).
-    fn one_sided(&mut self, node: DarkHexNode, rows: [u32; NUM_PLAYERS], reach: Reach) -> f64 {
-        let (m, row, mut free) = self.decision(&node, rows);
+    /// The walk below a child of a one-sided pass.
+    #[inline(always)]
+    fn one_sided_child<const M: usize>(&mut self, child: Child, reach: Reach) -> f64 {
+        let own = |u: f64| if SIDE == 0 { u } else { -u };
+        match child {
+            Child::Terminal(u) => own(u),
+            _ if !reached::<SIDE>(reach) => 0.0,
+            Child::Again(child, child_rows) => self.one_sided::<M>(child, child_rows, reach),
+            Child::Passed(child, child_rows) if M == 0 => {
+                self.one_sided::<1>(child, child_rows, reach)
+            }
+            Child::Passed(child, child_rows) => self.one_sided::<0>(child, child_rows, reach),
+        }
+    }
+
+    /// `SIDE`'s expected utility at an inner node where `M` moves, adding
+    /// `SIDE`'s instantaneous regrets (the generic walker's one-sided pass).
+    fn one_sided<const M: usize>(
+        &mut self,
+        node: Inner,
+        rows: [u32; NUM_PLAYERS],
+        reach: Reach,
+    ) -> f64 {
+        let (row, mut free) = self.decision::<M>(node, rows);
         self.count(free.count_ones());
         let first = row.slot_start as usize;
-        let own = |u: f64| if SIDE == 0 { u } else { -u };
-        if m == SIDE {
+        if M == SIDE {
             let mut values = [0.0; MAX_CELLS];
             let mut n = 0;
             while free != 0 {
                 let cell = free.trailing_zeros();
                 free &= free - 1;
-                values[n] = match self.child(&node, rows, &row, cell) {
-                    Child::Terminal(u) => own(u),
-                    Child::Inner(child, child_rows) if reached::<SIDE>(reach) => {
-                        self.one_sided(child, child_rows, reach)
-                    }
-                    Child::Inner(..) => 0.0,
-                };
+                let child = self.child::<M>(node, rows, &row, cell);
+                values[n] = self.one_sided_child::<M>(child, reach);
                 n += 1;
             }
-            let sigma = &self.policy[m][first..first + n];
+            let sigma = &self.policy[M][first..first + n];
             let children = &values[..n];
             let v = sigma.iter().zip(children).fold(0.0, |v, (p, c)| v + p * c);
-            let cf_reach = reach[1 - m] * reach[2];
-            let sums = &mut self.sums.sums[m][first..first + n];
+            let cf_reach = reach[1 - M] * reach[2];
+            let sums = &mut self.sums.sums[M][first..first + n];
             for (sum, &c) in sums.iter_mut().zip(children) {
                 *sum += to_fixed(cf_reach * (c - v));
             }
@@ -243,24 +281,15 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
             while free != 0 {
                 let cell = free.trailing_zeros();
                 free &= free - 1;
-                let sigma = self.policy[m][first + i];
+                let sigma = self.policy[M][first + i];
                 i += 1;
                 if sigma == 0.0 {
                     continue;
                 }
-                let v = match self.child(&node, rows, &row, cell) {
-                    Child::Terminal(u) => own(u),
-                    Child::Inner(child, child_rows) => {
-                        let mut next = reach;
-                        next[m] *= sigma;
-                        if reached::<SIDE>(next) {
-                            self.one_sided(child, child_rows, next)
-                        } else {
-                            0.0
-                        }
-                    }
-                };
-                out += sigma * v;
+                let mut next = reach;
+                next[M] *= sigma;
+                let child = self.child::<M>(node, rows, &row, cell);
+                out += sigma * self.one_sided_child::<M>(child, next);
             }
             out
         }
