@@ -76,6 +76,11 @@ print(json.dumps({"s_per_1e5": (time.perf_counter() - start) * scale,
 """
 
 
+def times(a, b):
+    """a / b as a speed-up; CPU clocks tick in 10 ms, so a short run may read 0."""
+    return f"{a / b:.1f}x" if b > 0 else "n/a"
+
+
 def run_json(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -97,7 +102,7 @@ def mccfr(iterations):
     for game, algo, o, d in rows:
         ok, dk, dt = o["cpu_s_per_1e5"], d["keyed_cpu_s_per_1e5"], d["tables_cpu_s_per_1e5"]
         print(f"| {game} | {algo} | {ok:.3f} s ({o['s_per_1e5']:.3f}) | {dk:.3f} s ({d['keyed_s_per_1e5']:.3f}) "
-              f"| {ok / dk:.1f}x | {dt:.3f} s ({d['tables_s_per_1e5']:.3f}) | {ok / dt:.1f}x "
+              f"| {times(ok, dk)} | {dt:.3f} s ({d['tables_s_per_1e5']:.3f}) | {times(ok, dt)} "
               f"| {d['tables_build_s']:.1f} s |")
 
 
