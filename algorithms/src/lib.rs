@@ -22,6 +22,7 @@ pub mod cfr;
 pub mod eval;
 pub mod files;
 pub mod hexsolve;
+pub mod huge_pages;
 pub mod lp;
 pub mod policy;
 pub mod policy_file;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::mccfr::{ITERATIONS_PER_WORKER, Sampling, in_batches, iteration_rng, worker_share};
 use super::sampled_walk::{SampledWalk, WorkerScratch};
+use crate::huge_pages;
 use crate::policy::normalise;
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
 use crate::stream::{
@@ -34,7 +35,7 @@ pub struct TableMcState {
 
 impl TableMcState {
     pub fn new(tables: &InfoStateTables, sampling: Sampling, seed: u64, workers: usize) -> Self {
-        let zeros = |p: usize| vec![0.0; tables.player(p).num_slots()];
+        let zeros = |p: usize| huge_pages::filled(tables.player(p).num_slots(), 0.0);
         TableMcState {
             sampling,
             seed,
@@ -82,7 +83,7 @@ impl TableMcState {
     pub fn average_policy(&self, tables: &InfoStateTables) -> RowPolicy {
         let probs = std::array::from_fn(|p| {
             let t = tables.player(p);
-            let mut out = vec![0.0; t.num_slots()];
+            let mut out = huge_pages::filled(t.num_slots(), 0.0);
             for row in t.decision_rows() {
                 let s = t.slots(row);
                 normalise(&self.average[p][s.clone()], &mut out[s]);

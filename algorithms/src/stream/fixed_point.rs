@@ -54,7 +54,7 @@ pub struct SlotSums {
 impl SlotSums {
     pub fn new(slots: [usize; 2]) -> Self {
         SlotSums {
-            sums: slots.map(|n| vec![0; n]),
+            sums: slots.map(|n| crate::huge_pages::filled(n, 0)),
         }
     }
 

@@ -37,6 +37,7 @@ pub mod leduc;
 pub mod memory;
 pub mod payoffs;
 pub mod precision;
+pub(crate) mod prefetch;
 pub mod row_policy;
 pub mod state_stream;
 pub mod stream_cfr;

@@ -36,6 +36,7 @@ use rayon::prelude::*;
 
 use super::error::StreamError;
 use super::fixed_point::{MAX_TERM, SlotSums, to_f64, to_fixed};
+use super::prefetch::prefetch;
 use super::row_policy::RowPolicy;
 use super::tables::{InfoStateTables, PlayerTable};
 use super::walkable::{MAX_MOVES, Moves, NO_SYMBOL, StreamGame};
@@ -177,22 +178,6 @@ struct Walker<'a, S: StreamGame, const SIDE: usize> {
     next_result: usize,
     pending: u64,
     progress: &'a Progress<'a>,
-}
-
-/// Asks for the cache line holding `*p`, which the walk will read soon:
-/// the rows, policies and sums of a pass are spread over hundreds of MB,
-/// and each node reads a few of them.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and does not read the value; SSE is
-    // part of every x86_64 target.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 impl<'a, S: StreamGame, const SIDE: usize> Walker<'a, S, SIDE> {

@@ -23,7 +23,7 @@ impl RowPolicy {
     pub fn uniform(tables: &InfoStateTables) -> RowPolicy {
         let probs = std::array::from_fn(|p| {
             let t = tables.player(p);
-            let mut v = vec![0.0; t.num_slots()];
+            let mut v = crate::huge_pages::filled(t.num_slots(), 0.0);
             for row in t.decision_rows() {
                 let slots = t.slots(row);
                 let u = 1.0 / slots.len() as f64;

@@ -22,6 +22,7 @@ use super::precision::Real;
 use super::row_policy::RowPolicy;
 use super::tables::InfoStateTables;
 use crate::cfr::tabular::{CfrVariant, match_with_prediction};
+use crate::huge_pages;
 use crate::policy::normalise;
 
 /// What a streaming solver needs to continue: what a checkpoint holds.
@@ -39,7 +40,7 @@ pub struct StreamCfrState<T> {
 
 impl<T: Real> StreamCfrState<T> {
     pub fn new(tables: &InfoStateTables, variant: CfrVariant) -> Self {
-        let zeros = |p: usize| vec![T::default(); tables.player(p).num_slots()];
+        let zeros = |p: usize| huge_pages::filled(tables.player(p).num_slots(), T::default());
         StreamCfrState {
             variant,
             iteration: 0,
@@ -135,7 +136,7 @@ impl<'t, T: Real> StreamCfr<'t, T> {
         let probs = std::array::from_fn(|p| {
             let t = self.tables.player(p);
             let cumulative = &self.state.cumulative[p];
-            let mut out = vec![0.0; t.num_slots()];
+            let mut out = huge_pages::filled(t.num_slots(), 0.0);
             let mut weights = Vec::new();
             for row in t.decision_rows() {
                 let s = t.slots(row);

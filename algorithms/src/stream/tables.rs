@@ -106,7 +106,7 @@ pub struct PlayerTable {
 impl PlayerTable {
     pub(crate) fn freeze(raw: RawTable) -> PlayerTable {
         let n = raw.len();
-        let mut rows = vec![Row::default(); n + 1];
+        let mut rows = crate::huge_pages::filled(n + 1, Row::default());
         for r in 1..n {
             let q = raw.parent[r] as usize;
             if rows[q].mask == 0 {
