@@ -8,6 +8,7 @@ use darkhex_games::dark_hex::{DarkHexGame, Disclosure, GameVersion, ObsType, tok
 use darkhex_games::{Action, Game, NUM_PLAYERS, Token, Turn};
 
 use super::error::StreamError;
+use super::tables::Row;
 use super::walkable::{MAX_SYMBOLS, Moves, NO_SYMBOL, PackedStream, Shown, StreamGame};
 
 /// Three 20-bit sets pack into one word, and the win tables stay at 128 KB.
@@ -28,15 +29,15 @@ pub struct DarkHexNode {
 #[derive(Clone, Debug)]
 pub struct DarkHexStream {
     game: DarkHexGame,
-    pub(super) cells: usize,
-    pub(super) all: u32,
-    pub(super) abrupt: bool,
-    pub(super) misere: bool,
+    cells: usize,
+    all: u32,
+    abrupt: bool,
+    misere: bool,
     alphabet: Vec<Token>,
     /// What the opponent is shown of a placement.
-    pub(super) placement_shown: u8,
+    placement_shown: u8,
     /// What the owner of the stone on a cell is shown of a collision there.
-    pub(super) collision_shown: Vec<u8>,
+    collision_shown: Vec<u8>,
     /// Bit `s` of `joins[p]` is set when stone set `s` joins player p's sides.
     joins: [Vec<u64>; NUM_PLAYERS],
 }
@@ -99,9 +100,95 @@ impl DarkHexStream {
     }
 
     #[inline]
-    pub(super) fn joined(&self, player: usize, stones: u32) -> bool {
+    fn joined(&self, player: usize, stones: u32) -> bool {
         let s = stones as usize;
         self.joins[player][s >> 6] >> (s & 63) & 1 != 0
+    }
+}
+
+/// A node in words for the walks specialised to Dark Hex: the stones and
+/// the stones revealed by collisions. The player to move is the walk
+/// functions' const parameter `M`, so that every index by player is a
+/// constant and the board, rows and reach stay in registers (indexed by a
+/// variable they went through the stack, and each child's copy stalled on
+/// the store of the entry just changed).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RealBoard {
+    pub stones: [u32; NUM_PLAYERS],
+    pub revealed: u32,
+}
+
+impl RealBoard {
+    pub fn of(node: &DarkHexNode) -> RealBoard {
+        RealBoard {
+            stones: node.stones,
+            revealed: node.revealed,
+        }
+    }
+}
+
+/// A move's outcome, with each player's row after it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Child {
+    /// The mover joined (or, in Dark Rex, lost): player 0's utility.
+    Terminal(f64),
+    /// The mover found an opponent stone: in classic Dark Hex they move again.
+    Again(RealBoard, [u32; NUM_PLAYERS]),
+    /// The opponent moves next.
+    Passed(RealBoard, [u32; NUM_PLAYERS]),
+}
+
+impl DarkHexStream {
+    /// The cells empty in the view of `M`, who is to move: their legal moves.
+    #[inline(always)]
+    pub(crate) fn legal<const M: usize>(&self, node: RealBoard) -> u32 {
+        let seen = node.stones[M] | (node.stones[1 - M] & node.revealed);
+        self.all & !seen
+    }
+
+    /// The child of `node` under `M`'s move on `cell`, each player's row
+    /// (`rows`, in the tables `table_rows`) moved by what it shows them;
+    /// `mover_row` is `M`'s row's fields. The same child as [`Self::apply`]'s.
+    #[inline(always)]
+    pub(crate) fn child<const M: usize>(
+        &self,
+        table_rows: [&[Row]; NUM_PLAYERS],
+        node: RealBoard,
+        rows: [u32; NUM_PLAYERS],
+        mover_row: &Row,
+        cell: u32,
+    ) -> Child {
+        let o = 1 - M;
+        let bit = 1u32 << cell;
+        let mut next_rows = rows;
+        if node.stones[o] & bit != 0 {
+            next_rows[M] = mover_row.child((self.cells as u32 + cell) as u8);
+            let shown = self.collision_shown[cell as usize];
+            if shown != NO_SYMBOL {
+                next_rows[o] = table_rows[o][rows[o] as usize].child(shown);
+            }
+            let child = RealBoard {
+                revealed: node.revealed | bit,
+                ..node
+            };
+            if self.abrupt {
+                Child::Passed(child, next_rows)
+            } else {
+                Child::Again(child, next_rows)
+            }
+        } else {
+            let mut stones = node.stones;
+            stones[M] |= bit;
+            if self.joined(M, stones[M]) {
+                let winner = if self.misere { o } else { M };
+                return Child::Terminal(if winner == 0 { 1.0 } else { -1.0 });
+            }
+            next_rows[M] = mover_row.child(cell as u8);
+            if self.placement_shown != NO_SYMBOL {
+                next_rows[o] = table_rows[o][rows[o] as usize].child(self.placement_shown);
+            }
+            Child::Passed(RealBoard { stones, ..node }, next_rows)
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 use darkhex_games::NUM_PLAYERS;
 
 use super::StreamError;
-use super::dark_hex::{DarkHexNode, DarkHexStream, MAX_CELLS};
+use super::dark_hex::{Child, DarkHexNode, DarkHexStream, MAX_CELLS, RealBoard};
 use super::fixed_point::{SlotSums, to_fixed};
 use super::payoffs::{
     Amounts, BOTH, Kernel, PassOptions, PlayerRegrets, Progress, Reach, SequencePayoffs, Task,
@@ -23,7 +23,6 @@ use super::payoffs::{
 };
 use super::row_policy::RowPolicy;
 use super::tables::{InfoStateTables, Row};
-use super::walkable::NO_SYMBOL;
 
 /// Workers report progress after about this many histories (as the
 /// generic walker does).
@@ -71,10 +70,7 @@ impl Kernel<DarkHexStream> for DarkHexKernel {
             pending: 0,
             progress,
         };
-        let node = Inner {
-            stones: task.node.stones,
-            revealed: task.node.revealed,
-        };
+        let node = RealBoard::of(&task.node);
         let (rows, reach) = (task.rows, task.reach);
         let amounts = match (SIDE, task.node.to_move) {
             (BOTH, 0) => walk.both::<0>(node, rows, reach),
@@ -103,27 +99,6 @@ struct Walk<'a, const SIDE: usize> {
     progress: &'a Progress<'a>,
 }
 
-/// An inner node: the stones and the stones revealed by collisions. The
-/// player to move is the walk functions' parameter `M`, so that every
-/// index by player is a constant and the node, rows and reach stay in
-/// registers (indexed by a variable they went through the stack, and each
-/// child's copy stalled on the store of the entry just changed).
-#[derive(Clone, Copy)]
-struct Inner {
-    stones: [u32; NUM_PLAYERS],
-    revealed: u32,
-}
-
-/// A child of the node being walked, as the loop meets it.
-enum Child {
-    /// The mover joined (or, in Dark Rex, lost): player 0's utility.
-    Terminal(f64),
-    /// The mover found an opponent stone: in classic Dark Hex they move again.
-    Again(Inner, [u32; NUM_PLAYERS]),
-    /// The opponent moves next.
-    Passed(Inner, [u32; NUM_PLAYERS]),
-}
-
 impl<const SIDE: usize> Walk<'_, SIDE> {
     /// Counts a node's children as walked histories, as the generic walker
     /// does when it expands a node.
@@ -140,58 +115,25 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
     #[inline(always)]
     fn child<const M: usize>(
         &self,
-        node: Inner,
+        node: RealBoard,
         rows: [u32; NUM_PLAYERS],
         mover_row: &Row,
         cell: u32,
     ) -> Child {
-        let g = self.game;
-        let o = 1 - M;
-        let bit = 1u32 << cell;
-        let mut next_rows = rows;
-        if node.stones[o] & bit != 0 {
-            next_rows[M] = step_row(mover_row, (g.cells as u32 + cell) as u8);
-            let shown = g.collision_shown[cell as usize];
-            if shown != NO_SYMBOL {
-                next_rows[o] = step_row(&self.rows[o][rows[o] as usize], shown);
-            }
-            let child = Inner {
-                revealed: node.revealed | bit,
-                ..node
-            };
-            if g.abrupt {
-                Child::Passed(child, next_rows)
-            } else {
-                Child::Again(child, next_rows)
-            }
-        } else {
-            let mut stones = node.stones;
-            stones[M] |= bit;
-            if g.joined(M, stones[M]) {
-                let winner = if g.misere { o } else { M };
-                return Child::Terminal(if winner == 0 { 1.0 } else { -1.0 });
-            }
-            next_rows[M] = step_row(mover_row, cell as u8);
-            if g.placement_shown != NO_SYMBOL {
-                next_rows[o] = step_row(&self.rows[o][rows[o] as usize], g.placement_shown);
-            }
-            Child::Passed(Inner { stones, ..node }, next_rows)
-        }
+        self.game.child::<M>(self.rows, node, rows, mover_row, cell)
     }
 
     /// The mover's row and legal moves (cells empty in their view).
     #[inline(always)]
-    fn decision<const M: usize>(&self, node: Inner, rows: [u32; NUM_PLAYERS]) -> (Row, u32) {
-        let row = self.rows[M][rows[M] as usize];
-        let seen = node.stones[M] | (node.stones[1 - M] & node.revealed);
-        (row, self.game.all & !seen)
+    fn decision<const M: usize>(&self, node: RealBoard, rows: [u32; NUM_PLAYERS]) -> (Row, u32) {
+        (self.rows[M][rows[M] as usize], self.game.legal::<M>(node))
     }
 
     /// Both players' amounts at an inner node where `M` moves (the
     /// generic walker's `BOTH` pass).
     fn both<const M: usize>(
         &mut self,
-        node: Inner,
+        node: RealBoard,
         rows: [u32; NUM_PLAYERS],
         reach: Reach,
     ) -> Amounts {
@@ -248,7 +190,7 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
     /// `SIDE`'s instantaneous regrets (the generic walker's one-sided pass).
     fn one_sided<const M: usize>(
         &mut self,
-        node: Inner,
+        node: RealBoard,
         rows: [u32; NUM_PLAYERS],
         reach: Reach,
     ) -> f64 {
@@ -294,12 +236,4 @@ impl<const SIDE: usize> Walk<'_, SIDE> {
             out
         }
     }
-}
-
-/// The child row under `symbol` of a row whose fields are `row`.
-#[inline(always)]
-fn step_row(row: &Row, symbol: u8) -> u32 {
-    let bit = 1u64 << symbol;
-    debug_assert!(row.mask & bit != 0, "a walk steps only to rows that exist");
-    row.first_child + (row.mask & (bit - 1)).count_ones()
 }

@@ -51,6 +51,16 @@ pub struct Row {
     pub slot_start: u32,
 }
 
+impl Row {
+    /// The child row under `symbol`, which a walk knows to exist.
+    #[inline(always)]
+    pub fn child(&self, symbol: u8) -> u32 {
+        let bit = 1u64 << symbol;
+        debug_assert!(self.mask & bit != 0, "a walk steps only to rows that exist");
+        self.first_child + (self.mask & (bit - 1)).count_ones()
+    }
+}
+
 /// A table in canonical order before its masks and sequences are derived.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RawTable {
@@ -190,10 +200,7 @@ impl PlayerTable {
     /// The child of `row` under `symbol`, which a walk knows to exist.
     #[inline]
     pub fn step(&self, row: u32, symbol: u8) -> u32 {
-        let r = &self.rows[row as usize];
-        let bit = 1u64 << symbol;
-        debug_assert!(r.mask & bit != 0);
-        r.first_child + (r.mask & (bit - 1)).count_ones()
+        self.rows[row as usize].child(symbol)
     }
 
     #[inline]
