@@ -86,7 +86,7 @@ fn assert_same_run(name: &str, tables: &InfoStateTables, keyed: &McState, rows: 
 
 #[test]
 fn table_sampling_equals_keyed_sampling_bit_for_bit() {
-    let cases: [(&str, &[Sampling]); 5] = [
+    let cases: [(&str, &[Sampling]); 7] = [
         (
             "kuhn_poker",
             &[Sampling::External, Sampling::OUTCOME_DEFAULT],
@@ -105,6 +105,14 @@ fn table_sampling_equals_keyed_sampling_bit_for_bit() {
         ),
         (
             "dark_hex(num_rows=2,num_cols=3,obstype=reveal-numturns,disclosure=noise)",
+            &[Sampling::OUTCOME_DEFAULT],
+        ),
+        (
+            "dark_hex(num_rows=3,num_cols=2)",
+            &[Sampling::OUTCOME_DEFAULT],
+        ),
+        (
+            "dark_rex(num_rows=2,num_cols=3,gameversion=adh)",
             &[Sampling::OUTCOME_DEFAULT],
         ),
     ];

@@ -2,11 +2,13 @@
 //! compiled tree ([`tabular`]), Monte Carlo CFR with external and outcome
 //! sampling on the State API ([`mccfr`], over [`info_table`]'s keyed
 //! tables) and over the information-state tables ([`table_mccfr`], walking
-//! [`sampled_walk`] with [`sparse_updates`] per worker), full-width
+//! [`sampled_walk`], or [`dark_hex_outcome`] for outcome sampling on Dark
+//! Hex, with [`sparse_updates`] per worker), full-width
 //! training on the streaming tables for games too large to compile
 //! ([`streaming`]), and training runs with checkpoints that resume bitwise
 //! ([`training`]).
 
+mod dark_hex_outcome;
 pub mod info_table;
 pub mod mccfr;
 mod sampled_walk;

@@ -8,6 +8,9 @@ use darkhex_games::{AnyGame, Game, NUM_PLAYERS};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use std::any::Any;
+
+use super::dark_hex_outcome::DarkHexOutcome;
 use super::mccfr::{ITERATIONS_PER_WORKER, Sampling, in_batches, iteration_rng, worker_share};
 use super::sampled_walk::{SampledWalk, WorkerScratch};
 use crate::huge_pages;
@@ -123,7 +126,7 @@ pub struct TableMcSolver<'t, S: StreamGame> {
     scratch: Vec<WorkerScratch<S::Node>>,
 }
 
-impl<'t, S: StreamGame> TableMcSolver<'t, S> {
+impl<'t, S: StreamGame + 'static> TableMcSolver<'t, S> {
     /// `None` when the state's arrays do not fit the tables.
     pub fn new(stream: S, tables: &'t InfoStateTables, state: TableMcState) -> Option<Self> {
         if !state.fits(tables) {
@@ -178,13 +181,31 @@ impl<'t, S: StreamGame> TableMcSolver<'t, S> {
         let frozen = [&self.state.regrets[0][..], &self.state.regrets[1][..]];
         let stream = &self.stream;
         let work = |(w, scratch): (usize, &mut WorkerScratch<S::Node>)| {
+            let share = worker_share(first, n, w as u64, workers);
+            let dark_hex = (stream as &dyn Any).downcast_ref::<DarkHexStream>();
+            if let (Some(game), Sampling::Outcome { exploration }) = (dark_hex, sampling) {
+                let mut walk = DarkHexOutcome {
+                    game,
+                    rows: [tables[0].rows(), tables[1].rows()],
+                    frozen,
+                    updates: &mut scratch.updates,
+                    exploration,
+                };
+                for it in share {
+                    let mut rng = iteration_rng(seed, it);
+                    for player in 0..NUM_PLAYERS {
+                        walk.iterate(player, &mut rng);
+                    }
+                }
+                return;
+            }
             let mut walk = SampledWalk {
                 stream,
                 tables,
                 frozen,
                 scratch,
             };
-            for it in worker_share(first, n, w as u64, workers) {
+            for it in share {
                 let mut rng = iteration_rng(seed, it);
                 for player in 0..NUM_PLAYERS {
                     walk.iterate(sampling, player, &mut rng);
