@@ -19,6 +19,7 @@ use super::mccfr::sample_index;
 use super::sparse_updates::SparseUpdates;
 use crate::policy::regret_matching;
 use crate::stream::dark_hex::{Child, MAX_CELLS, RealBoard};
+use crate::stream::prefetch::prefetch;
 use crate::stream::tables::Row;
 use crate::stream::{DarkHexStream, StreamGame};
 
@@ -56,12 +57,16 @@ impl DarkHexOutcome<'_> {
         let [mine, others, sample] = reach;
         let row = self.rows[M][rows[M] as usize];
         let first = row.slot_start as usize;
+        // The opponent's row was asked for when it last changed; their
+        // regrets, read when they next move, are asked for now.
+        let theirs = self.rows[1 - M][rows[1 - M] as usize].slot_start as usize;
+        prefetch(self.frozen[1 - M].as_ptr().wrapping_add(theirs));
         let legal = self.game.legal::<M>(node);
         let n = legal.count_ones() as usize;
         let mut sigma = [0.0; MAX_CELLS];
         let sigma = &mut sigma[..n];
         regret_matching(&self.frozen[M][first..first + n], sigma);
-        let local = self.updates[M].touch(rows[M], n);
+        let local = self.updates[M].touch(rows[M], first..first + n);
         let mut behaviour = [0.0; MAX_CELLS];
         let behaviour = &mut behaviour[..n];
         if M == P {
@@ -80,7 +85,12 @@ impl DarkHexOutcome<'_> {
         } else {
             [mine, others * sigma_i, sample * behaviour_i]
         };
-        let child = match self.game.child::<M>(self.rows, node, rows, &row, cell) {
+        let kid = self.game.child::<M>(self.rows, node, rows, &row, cell);
+        if let Child::Passed(_, r) | Child::Again(_, r) = kid {
+            // The mover's new row is read when they next move.
+            prefetch(self.rows[M].as_ptr().wrapping_add(r[M] as usize));
+        }
+        let child = match kid {
             // `0.0 - u` as the generic walk has it.
             Child::Terminal(u) => {
                 if P == 0 {

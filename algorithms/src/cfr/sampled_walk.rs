@@ -113,8 +113,8 @@ impl<S: StreamGame> SampledWalk<'_, S> {
         let n = frame.moves.len();
         let slots = self.tables[mover].slots(row);
         debug_assert_eq!(slots.len(), n, "the row's actions are the node's");
-        regret_matching(&self.frozen[mover][slots], &mut frame.sigma[..n]);
-        (n, self.scratch.updates[mover].touch(row, n))
+        regret_matching(&self.frozen[mover][slots.clone()], &mut frame.sigma[..n]);
+        (n, self.scratch.updates[mover].touch(row, slots))
     }
 
     fn external(

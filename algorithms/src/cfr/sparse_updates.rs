@@ -8,7 +8,6 @@
 
 use std::ops::Range;
 
-use crate::stream::PlayerTable;
 use crate::stream::prefetch::prefetch;
 
 /// An empty entry of the index.
@@ -31,9 +30,11 @@ pub(crate) struct SparseUpdates {
     /// Touched rows and where their updates start; a power of two long,
     /// at most half full.
     index: Vec<Entry>,
-    /// Rows touched this batch, in first-touch order, and their entries.
+    /// Rows touched this batch, in first-touch order, their entries and
+    /// their first slots in the solver's arrays.
     rows: Vec<u32>,
     entries: Vec<u32>,
+    firsts: Vec<u32>,
     pub regrets: Vec<f64>,
     pub average: Vec<f64>,
 }
@@ -44,6 +45,7 @@ impl Default for SparseUpdates {
             index: vec![VACANT; FIRST_CAPACITY],
             rows: Vec::new(),
             entries: Vec::new(),
+            firsts: Vec::new(),
             regrets: Vec::new(),
             average: Vec::new(),
         }
@@ -56,9 +58,11 @@ impl SparseUpdates {
         (row.wrapping_mul(0x9E37_79B9) as usize ^ (row as usize >> 16)) & mask
     }
 
-    /// The row's update slots, zero the first time in a batch.
+    /// The update slots of the row whose slots in the solver's arrays are
+    /// `slots`, zero the first time in a batch.
     #[inline(always)]
-    pub fn touch(&mut self, row: u32, len: usize) -> Range<usize> {
+    pub fn touch(&mut self, row: u32, slots: Range<usize>) -> Range<usize> {
+        let len = slots.len();
         let mask = self.index.len() - 1;
         let mut i = Self::home(row, mask);
         loop {
@@ -78,6 +82,7 @@ impl SparseUpdates {
         };
         self.rows.push(row);
         self.entries.push(i as u32);
+        self.firsts.push(slots.start as u32);
         self.regrets.resize(offset + len, 0.0);
         self.average.resize(offset + len, 0.0);
         if self.rows.len() * 2 > self.index.len() {
@@ -104,24 +109,31 @@ impl SparseUpdates {
 
     /// Adds the batch's updates to the solver's arrays, marks the rows
     /// visited, and empties itself for the next batch.
-    pub fn drain_into(
-        &mut self,
-        table: &PlayerTable,
-        regrets: &mut [f64],
-        average: &mut [f64],
-        visited: &mut [u64],
-    ) {
-        // The average weights are read nowhere else in a batch, so each
-        // row's are a cache miss: ask for them a few rows ahead.
-        const AHEAD: usize = 4;
-        for (k, (&row, &entry)) in self.rows.iter().zip(&self.entries).enumerate() {
-            if let Some(&later) = self.rows.get(k + AHEAD) {
-                let start = table.row(later).slot_start as usize;
-                prefetch(average.as_ptr().wrapping_add(start));
+    pub fn drain_into(&mut self, regrets: &mut [f64], average: &mut [f64], visited: &mut [u64]) {
+        // The average weights and visited marks are read nowhere else in
+        // a batch, so each row's are a cache miss: ask for them a few rows
+        // ahead.
+        const AHEAD: usize = 8;
+        let n = self.rows.len();
+        for k in 0..n {
+            if k + AHEAD < n {
+                let later = self.rows[k + AHEAD] as usize;
+                prefetch(
+                    average
+                        .as_ptr()
+                        .wrapping_add(self.firsts[k + AHEAD] as usize),
+                );
+                prefetch(visited.as_ptr().wrapping_add(later / 64));
             }
-            let slots = table.slots(row);
+            let (row, entry, first) = (self.rows[k], self.entries[k], self.firsts[k] as usize);
             let o = self.index[entry as usize].offset as usize;
-            let local = o..o + slots.len();
+            // Rows' updates lie one after another in first-touch order.
+            let end = match self.entries.get(k + 1) {
+                Some(&e) => self.index[e as usize].offset as usize,
+                None => self.regrets.len(),
+            };
+            let local = o..end;
+            let slots = first..first + local.len();
             for (a, b) in regrets[slots.clone()]
                 .iter_mut()
                 .zip(&self.regrets[local.clone()])
@@ -136,6 +148,7 @@ impl SparseUpdates {
         }
         self.rows.clear();
         self.entries.clear();
+        self.firsts.clear();
         self.regrets.clear();
         self.average.clear();
     }

@@ -222,12 +222,7 @@ impl<'t, S: StreamGame + 'static> TableMcSolver<'t, S> {
         let s = &mut self.state;
         for scratch in &mut self.scratch {
             for (p, updates) in scratch.updates.iter_mut().enumerate() {
-                updates.drain_into(
-                    tables[p],
-                    &mut s.regrets[p],
-                    &mut s.average[p],
-                    &mut s.visited[p],
-                );
+                updates.drain_into(&mut s.regrets[p], &mut s.average[p], &mut s.visited[p]);
             }
         }
         s.iteration += n;
