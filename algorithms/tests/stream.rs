@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use darkhex_algorithms::stream::{
     BuildOptions, DarkHexStream, InfoStateTables, PassOptions, RowPolicy, StateStream,
-    build_by_levels, build_by_walk, build_tables, dark_hex_pass, player_regrets, policy_value,
+    build_by_walk, build_merged, build_tables, dark_hex_pass, player_regrets, policy_value,
     sequence_payoffs, stream_best_responses, stream_exploitability,
 };
 use darkhex_algorithms::{
@@ -197,7 +197,7 @@ fn dark_hex_counts_equal_openspiels() {
     assert!(checked >= 8, "only {checked} dark_hex entries checked");
 }
 
-/// The level builder, the walk builder on the same stream, and the walk
+/// The merging builder, the walk builder on the same stream, and the walk
 /// builder on the State API number the same rows the same way.
 #[test]
 fn the_three_ways_of_building_tables_agree() {
@@ -206,7 +206,7 @@ fn the_three_ways_of_building_tables_agree() {
             unreachable!()
         };
         let stream = DarkHexStream::new(&g).unwrap();
-        let by_levels = build_by_levels(&stream, &BuildOptions::default()).unwrap();
+        let by_levels = build_merged(&stream, &BuildOptions::default()).unwrap();
         let by_walk = build_by_walk(&stream, &BuildOptions::default()).unwrap();
         assert_eq!(by_levels, by_walk, "{name}");
         let state = StateStream::new(g).unwrap();
@@ -259,7 +259,7 @@ fn the_pass_does_not_depend_on_the_thread_count() {
         unreachable!()
     };
     let stream = DarkHexStream::new(&g).unwrap();
-    let tables = build_by_levels(&stream, &BuildOptions::default()).unwrap();
+    let tables = build_merged(&stream, &BuildOptions::default()).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut policy = RowPolicy::uniform(&tables);
     for p in 0..2 {
@@ -431,7 +431,7 @@ fn the_dark_hex_kernel_equals_the_generic_walker_bit_for_bit() {
             unreachable!()
         };
         let stream = DarkHexStream::new(&g).unwrap();
-        let tables = build_by_levels(&stream, &BuildOptions::default()).unwrap();
+        let tables = build_merged(&stream, &BuildOptions::default()).unwrap();
         for (seed, min_tasks) in [(0, 0), (1, 0), (2, 1), (3, 64)] {
             let policy = random_row_policy(&tables, seed);
             let options = PassOptions {

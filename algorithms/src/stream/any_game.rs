@@ -1,12 +1,12 @@
 //! The streaming computations for a game chosen at run time: Dark Hex and
-//! Dark Rex on their dedicated stream (tables built level by level), Leduc
+//! Dark Rex on their dedicated stream (tables built by merging histories), Leduc
 //! on its own, every other game through its State API (tables built by a
 //! walk).
 
 use darkhex_games::AnyGame;
 
 use super::best_response::stream_best_responses;
-use super::build_levels::build_by_levels;
+use super::build_merged::build_merged;
 use super::build_walk::build_by_walk;
 use super::dark_hex::DarkHexStream;
 use super::dark_hex_pass;
@@ -47,7 +47,7 @@ impl AnyStream {
 
     pub fn build_tables(&self, options: &BuildOptions) -> Result<InfoStateTables, StreamError> {
         match self {
-            AnyStream::DarkHex(s) => build_by_levels(s, options),
+            AnyStream::DarkHex(s) => build_merged(s, options),
             AnyStream::Leduc(s) => build_by_walk(s, options),
             AnyStream::State(s) => build_by_walk(s, options),
         }

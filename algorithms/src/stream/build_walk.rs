@@ -1,6 +1,6 @@
 //! Builds the tables by walking every history once, with a hash map from
 //! (row, symbol) to child row, then renumbering the rows canonically.
-//! Works for any [`StreamGame`]; [`super::build_levels`] is the fast way
+//! Works for any [`StreamGame`]; [`super::build_merged`] is the fast way
 //! for games whose nodes pack into a word.
 
 use darkhex_games::{Action, NUM_PLAYERS, Turn};

@@ -13,7 +13,7 @@
 //! - [`tables`]: each player's observation sequences numbered densely, with
 //!   the child of a row under a symbol found in constant time
 //!   ([`InfoStateTables`]).
-//! - [`build_levels`] and [`build_walk`]: the two ways of building them.
+//! - [`build_merged`] and [`build_walk`]: the two ways of building them.
 //! - [`row_policy`]: a policy profile as flat arrays over the tables' slots.
 //! - [`payoffs`]: the streaming pass: every sequence's payoff against the
 //!   opponent's policy, for both players at once, in parallel.
@@ -27,7 +27,7 @@
 
 pub mod any_game;
 pub mod best_response;
-pub mod build_levels;
+pub mod build_merged;
 pub mod build_walk;
 pub mod dark_hex;
 pub mod dark_hex_pass;
@@ -46,7 +46,7 @@ pub mod walkable;
 
 pub use any_game::{AnyStream, StreamReport, build_tables, stream_exploitability};
 pub use best_response::{best_response_value, policy_value, stream_best_responses};
-pub use build_levels::build_by_levels;
+pub use build_merged::build_merged;
 pub use build_walk::build_by_walk;
 pub use dark_hex::DarkHexStream;
 pub use error::StreamError;

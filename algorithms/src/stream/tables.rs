@@ -26,7 +26,7 @@ pub(crate) const NOT_OWN: u8 = u8::MAX;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BuildProgress {
     pub player: usize,
-    /// Observations in the rows being numbered (the level builder), or 0.
+    /// Observations in the rows being expanded (the merging builder), or 0.
     pub depth: usize,
     pub rows: u64,
     /// Histories counted so far for this player.
@@ -87,15 +87,6 @@ impl RawTable {
 
     pub fn len(&self) -> usize {
         self.parent.len()
-    }
-
-    /// Bytes its rows take.
-    pub fn bytes(&self) -> u64 {
-        (self.parent.len() * 4
-            + self.symbol.len()
-            + self.own.len()
-            + self.action_start.len() * 4
-            + self.actions.len() * std::mem::size_of::<Action>()) as u64
     }
 }
 
