@@ -379,38 +379,14 @@ fn policies_written_row_by_row_equal_whole_files() {
     }
 }
 
-/// A random row policy with some exact zeros (pruned subtrees), or the
-/// uniform one for seed 0.
-fn random_row_policy(tables: &InfoStateTables, seed: u64) -> RowPolicy {
-    let mut policy = RowPolicy::uniform(tables);
+/// The uniform policy for seed 0, otherwise [`random_policy`] on the tables.
+fn random_row_policy(game: &AnyGame, tables: &InfoStateTables, seed: u64) -> RowPolicy {
     if seed == 0 {
-        return policy;
+        return RowPolicy::uniform(tables);
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    for p in 0..2 {
-        let t = tables.player(p);
-        for row in t.decision_rows() {
-            let slots = t.slots(row);
-            let mut w: Vec<f64> = slots
-                .clone()
-                .map(|_| {
-                    if rng.random_bool(0.25) {
-                        0.0
-                    } else {
-                        rng.random::<f64>()
-                    }
-                })
-                .collect();
-            if w.iter().all(|&x| x == 0.0) {
-                w[0] = 1.0;
-            }
-            let sum: f64 = w.iter().sum();
-            for (s, x) in slots.zip(w) {
-                policy.probs[p][s] = x / sum;
-            }
-        }
-    }
-    policy
+    let tree = compile(game);
+    let file = PolicyFile::from_tree(&tree, &random_policy(&tree, seed), Provenance::default());
+    RowPolicy::from_file(tables, &file).unwrap().0
 }
 
 /// The pass specialised to Dark Hex gives the generic walker's bits: both
@@ -427,13 +403,14 @@ fn the_dark_hex_kernel_equals_the_generic_walker_bit_for_bit() {
     names.push("dark_rex(num_rows=3,num_cols=2,obstype=reveal-numturns)".to_string());
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for name in &names {
-        let AnyGame::DarkHex(g) = load_game(name).unwrap() else {
+        let game = load_game(name).unwrap();
+        let AnyGame::DarkHex(g) = game else {
             unreachable!()
         };
         let stream = DarkHexStream::new(&g).unwrap();
         let tables = build_merged(&stream, &BuildOptions::default()).unwrap();
         for (seed, min_tasks) in [(0, 0), (1, 0), (2, 1), (3, 64)] {
-            let policy = random_row_policy(&tables, seed);
+            let policy = random_row_policy(&game, &tables, seed);
             let options = PassOptions {
                 min_tasks,
                 ..Default::default()
