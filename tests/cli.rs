@@ -107,6 +107,16 @@ fn info_estimates_trees_over_the_limit_instead_of_walking_them() {
     assert_eq!(v["counted"], false);
     // Well over 10^10 histories: the estimate must say so, not walk for minutes.
     assert!(v["estimated_histories"].as_f64().unwrap() > 1e9, "{v}");
+    // A dark game is counted from the tables, not by a longer walk.
+    let out = ok(&darkhex(&[
+        "info",
+        "dark_hex(num_rows=4,num_cols=3)",
+        "--estimate-only",
+    ]));
+    assert!(
+        out.contains("rerun without --estimate-only") && !out.contains("--max-histories"),
+        "{out}"
+    );
 }
 
 #[test]
