@@ -46,6 +46,16 @@ macro_rules! walk_body {
         // regrets, read when they next move, are asked for now.
         let theirs = $s.rows[1 - M][$rows[1 - M] as usize].slot_start as usize;
         prefetch($s.frozen[1 - M].as_ptr().wrapping_add(theirs));
+        // The mover's next row is one of this row's children, which lie
+        // side by side: ask for them all now, a decision before the move
+        // picks one, so that its regrets can be asked for as soon as it is.
+        let children = $s.rows[M].as_ptr().wrapping_add(row.first_child as usize);
+        let last = children.wrapping_add(row.mask.count_ones() as usize) as usize - 1;
+        let mut line = children as usize & !63;
+        while line <= last {
+            prefetch(line as *const u8);
+            line += 64;
+        }
         let legal = $s.game.legal::<M>($node);
         let n = legal.count_ones() as usize;
         let mut sigma = [0.0; MAX_CELLS];
@@ -72,8 +82,10 @@ macro_rules! walk_body {
         };
         let kid = $s.game.child::<M>($s.rows, $node, $rows, &row, cell);
         if let Child::Passed(_, r) | Child::Again(_, r) = kid {
-            // The mover's new row is read when they next move.
-            prefetch($s.rows[M].as_ptr().wrapping_add(r[M] as usize));
+            // The mover's new row was asked for above; its regrets are read
+            // when they next move.
+            let next = $s.rows[M][r[M] as usize].slot_start as usize;
+            prefetch($s.frozen[M].as_ptr().wrapping_add(next));
         }
         let child = match kid {
             // `0.0 - u` as the generic walk has it.
