@@ -131,6 +131,16 @@ impl Budget<'_> {
         *reported = now;
         self.max.is_none_or(|m| live <= m as i64)
     }
+
+    /// [`Self::account`] for an expansion that stops once the build holds
+    /// more than allowed.
+    fn hold(&self, reported: &mut i64, now: usize, depth: usize) -> Result<(), StreamError> {
+        if self.account(reported, now) {
+            Ok(())
+        } else {
+            Err(self.too_large(depth))
+        }
+    }
 }
 
 /// Expands the row of `depth` observations whose merged histories are
@@ -162,9 +172,7 @@ fn expand<S: PackedStream>(
             pushed += 1;
             if pushed.is_multiple_of(1 << 16) {
                 let held = next.len() + buckets.iter().map(Vec::len).sum::<usize>();
-                if !budget.account(&mut reported, held * NODE_BYTES) {
-                    return Err(budget.too_large(depth));
-                }
+                budget.hold(&mut reported, held * NODE_BYTES, depth)?;
             }
             out.histories += count;
             let node = stream.unpack(key);
@@ -222,9 +230,7 @@ fn expand<S: PackedStream>(
         merge(&mut next);
         generation = next;
         let held = generation.len() + buckets.iter().map(Vec::len).sum::<usize>();
-        if !budget.account(&mut reported, held * NODE_BYTES) {
-            return Err(budget.too_large(depth));
-        }
+        budget.hold(&mut reported, held * NODE_BYTES, depth)?;
     }
     for (s, mut nodes) in buckets.into_iter().enumerate() {
         if let Some(o) = own[s] {
@@ -238,12 +244,8 @@ fn expand<S: PackedStream>(
     }
     // What the next level keeps of this expansion: its rows and histories.
     let kept: usize = out.children.iter().map(|c| c.nodes.len()).sum();
-    if !budget.account(
-        &mut reported,
-        kept * NODE_BYTES + out.children.len() * ROW_OVERHEAD,
-    ) {
-        return Err(budget.too_large(depth));
-    }
+    let now = kept * NODE_BYTES + out.children.len() * ROW_OVERHEAD;
+    budget.hold(&mut reported, now, depth)?;
     out.held = reported;
     Ok(out)
 }
