@@ -1,11 +1,13 @@
 //! `darkhex solve` for Hex and Rex: who wins a position, with which moves,
 //! by proof-number search; and the table of every opening.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use clap::Args;
+use darkhex_algorithms::files::{check_writable, write_atomically};
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
 use darkhex_games::board::{Dims, stone_glyph};
 use darkhex_games::hex::HexGame;
@@ -16,8 +18,9 @@ use crate::args::number_in;
 use crate::output::outln;
 
 /// Rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 9] = [
+pub const RULE_NAMES: [&str; 10] = [
     "connections",
+    "edge-patterns",
     "fill-in",
     "template-captures",
     "decompositions",
@@ -62,11 +65,16 @@ pub struct HexSolveArgs {
     /// cell), or network-kK (k-contribution in both position networks, K = 0..2)
     #[arg(long, default_value = "resistance")]
     order: String,
-    /// Hex: rules to switch off, comma-separated (connections, fill-in,
-    /// template-captures, decompositions, vulnerable, dominated, symmetry,
-    /// resistance-order, proof-sets)
+    /// Hex: rules to switch off, comma-separated (connections,
+    /// edge-patterns, fill-in, template-captures, decompositions,
+    /// vulnerable, dominated, symmetry, resistance-order, proof-sets)
     #[arg(long)]
     without: Option<String>,
+    /// Hex: search locally for edge connections no built-in pattern
+    /// covers, learn them as patterns, and keep them in FILE (read first
+    /// when it exists, written when the solve ends)
+    #[arg(long, value_name = "FILE")]
+    learn_edges: Option<PathBuf>,
 }
 
 /// The position given by the arguments.
@@ -125,6 +133,7 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
         for name in list.split(',').map(str::trim) {
             match name {
                 "connections" => rules.connections = false,
+                "edge-patterns" => rules.edge_patterns = false,
                 "fill-in" => rules.fill_in = false,
                 "template-captures" => rules.template_captures = false,
                 "decompositions" => rules.decompositions = false,
@@ -169,11 +178,30 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         time_limit: args.time_limit.map(Duration::from_secs_f64),
         ..DfpnParams::default()
     };
-    let solver = HexSolver::new(&geom, rules(game, &args.without, &args.order)?, params);
+    let mut rules = rules(game, &args.without, &args.order)?;
+    if let Some(path) = &args.learn_edges {
+        if game.is_misere() {
+            bail!("--learn-edges is for Hex: edge connections are not Rex's");
+        }
+        rules.learn_edges = true;
+        check_writable(path)?;
+    }
+    let solver = HexSolver::new(&geom, rules, params);
+    if let Some(path) = &args.learn_edges
+        && path.exists()
+    {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        solver
+            .learnt_edges()
+            .learn_text(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
     let stop = solver.stop_flag();
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    let learn_into = args.learn_edges.as_deref();
     if args.openings {
-        return openings(game, &solver, json);
+        return openings(game, &solver, json, learn_into);
     }
     let pos = position(game, &geom, args)?;
     let bar = spinner(json);
@@ -195,6 +223,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         values = Some(v);
     }
     bar.finish_and_clear();
+    save_learnt(&solver, learn_into)?;
     let seconds = start.elapsed().as_secs_f64();
     let interrupted = solver.stop_flag().load(Ordering::SeqCst);
     let dims = game.dims();
@@ -273,10 +302,37 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             r.moves_pruned_as_inferior,
             r.moves_pruned_by_proof_sets
         );
+        if r.open_positions > 0 {
+            outln!(
+                "open positions   {}, {:.1} moves kept on average",
+                r.open_positions,
+                r.moves_kept as f64 / r.open_positions as f64
+            );
+            outln!(
+                "edge patterns    {} connections found by patterns, {} local searches, {} patterns learnt",
+                r.edge_matched,
+                r.edge_searched,
+                r.edge_learnt
+            );
+        }
     }
     if interrupted {
         bail!("stopped by Ctrl-C; the value above is what was proved before");
     }
+    Ok(())
+}
+
+/// Writes the patterns the solver learnt (and was given) to `path`.
+fn save_learnt<const W: usize>(solver: &HexSolver<W>, path: Option<&Path>) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let learnt = solver.learnt_edges();
+    let text = format!(
+        "# darkhex edge patterns, learnt by `darkhex solve --learn-edges`: a line is\n\
+         # depth;stones;carrier, cells as e,a (rows from the side, steps along it from E)\n{}",
+        learnt.to_text()
+    );
+    write_atomically(path, text.as_bytes())?;
+    eprintln!("{} edge patterns in {}", learnt.len(), path.display());
     Ok(())
 }
 
@@ -329,7 +385,12 @@ fn value_board<const W: usize>(
 
 /// Every opening of the empty board, one of each pair of 180-degree images
 /// solved (they have the same value), with the time of each.
-fn openings<const W: usize>(game: &HexGame, solver: &HexSolver<W>, json: bool) -> Result<()> {
+fn openings<const W: usize>(
+    game: &HexGame,
+    solver: &HexSolver<W>,
+    json: bool,
+    learn_into: Option<&Path>,
+) -> Result<()> {
     let geom = solver.geometry();
     let dims = game.dims();
     let n = dims.cells();
@@ -369,6 +430,7 @@ fn openings<const W: usize>(game: &HexGame, solver: &HexSolver<W>, json: bool) -
         }
     }
     bar.finish_and_clear();
+    save_learnt(solver, learn_into)?;
     rows.sort_by_key(|r| r.0);
     let seconds = start.elapsed().as_secs_f64();
     if json {

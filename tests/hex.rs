@@ -139,6 +139,55 @@ fn a_time_limit_prints_what_is_known() {
     );
 }
 
+/// `--learn-edges FILE` learns patterns into FILE (a solve without the
+/// built-in ones finds some on 6x6), reads them back on the next run, and
+/// refuses a malformed file, a Rex game and an unwritable path in one line.
+#[test]
+fn learning_edge_patterns_keeps_them_in_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let learn = |file: &str| {
+        darkhex(
+            dir.path(),
+            &[
+                "solve",
+                "hex(board_size=6)",
+                "--moves",
+                "c3",
+                "--threads",
+                "1",
+                "--without",
+                "edge-patterns",
+                "--learn-edges",
+                file,
+            ],
+        )
+    };
+    let out = ok(&learn("edges.txt"));
+    assert!(
+        out.contains("White (o) wins") || out.contains("Black (x) wins"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("edges.txt")).unwrap();
+    let table = darkhex_algorithms::hexsolve::edge_patterns::EdgePatterns::new();
+    let first = table.learn_text(&text).unwrap();
+    assert!(first > 0, "{text}");
+    // A second run starts from the file: it searches less and keeps them.
+    ok(&learn("edges.txt"));
+    let again = std::fs::read_to_string(dir.path().join("edges.txt")).unwrap();
+    assert!(table.learn_text(&again).unwrap() >= first);
+    std::fs::write(dir.path().join("bad.txt"), "3;1,2;0,0 0,x\n").unwrap();
+    let err = stderr(&learn("bad.txt"));
+    assert!(err.contains("bad.txt") && err.contains("line 1"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let o = darkhex(
+        dir.path(),
+        &["solve", "rex(board_size=4)", "--learn-edges", "r.txt"],
+    );
+    assert!(stderr(&o).contains("Rex"), "{}", stderr(&o));
+    let err = stderr(&learn("no/such/dir/e.txt"));
+    assert!(!err.is_empty() && err.trim().lines().count() == 1, "{err}");
+}
+
 /// Runs a GTP session and returns the responses, one per command.
 fn gtp(args: &[&str], script: &str) -> Vec<String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))

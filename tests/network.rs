@@ -201,7 +201,7 @@ fn network_players_play_and_league_and_gtp() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"boardsize 7\nparam_player\ngenmove b\nparam_player eval network(eval=q)\nparam_player eval resistance\ngenmove w\n")
+        .write_all(b"boardsize 9\nparam_player\ngenmove b\nparam_player eval network(eval=q)\nparam_player eval resistance\ngenmove w\n")
         .unwrap();
     let o = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout).to_string();

@@ -5,10 +5,13 @@
 mod common;
 
 use common::{geom, positions};
+use darkhex_algorithms::hexsolve::edge_patterns::{EdgeFrame, EdgePattern, EdgePatterns};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_algorithms::hexsolve::position::joined;
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
+use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -69,6 +72,67 @@ fn hex_values_and_winning_moves_match_minimax() {
     {
         check_board(r, c, Rules::hex(), 1, 25, 14, i as u64);
     }
+}
+
+/// Positions built around the small edge patterns (a pattern's stones,
+/// its carrier empty, every other cell random) on 6x6 and 7x7: the values
+/// and winning moves still match minimax, and the patterns were used.
+#[test]
+fn edge_patterns_keep_values() {
+    let small: Vec<EdgePattern> = EdgePatterns::builtin()
+        .since(0)
+        .into_iter()
+        .filter(|p| p.carrier.len() <= 11)
+        .collect();
+    let mut matched = 0;
+    for (i, n) in [6, 7].into_iter().enumerate() {
+        let g = geom(n, n);
+        let mut rng = ChaCha8Rng::seed_from_u64(40 + i as u64);
+        let mut m = Minimax::new(&g, false);
+        let solver = HexSolver::new(&g, Rules::hex(), DfpnParams::default());
+        let mut done = 0;
+        while done < 12 {
+            let p = &small[rng.random_range(0..small.len())];
+            let (player, side) = (rng.random_range(0..2), rng.random_range(0..2));
+            let frame = EdgeFrame::new(g.dims(), player, side);
+            let a0 = rng.random_range(0..n as i64) as isize;
+            let at = |&(e, a): &(i8, i8)| frame.cell(e as isize, a0 + a as isize);
+            let (Some(e), Some(mine), Some(carrier)) = (
+                at(&(p.depth, 0)),
+                p.stones.iter().map(at).collect::<Option<CellSet<1>>>(),
+                p.carrier.iter().map(at).collect::<Option<CellSet<1>>>(),
+            ) else {
+                continue;
+            };
+            let mut stones = [CellSet::EMPTY; 2];
+            stones[player] = mine;
+            for c in (g.all() - mine - carrier).without(e).iter() {
+                if (stones[0] | stones[1]).count() + 16 < g.cells() || rng.random_bool(0.3) {
+                    stones[rng.random_range(0..2)].insert(c);
+                }
+            }
+            if g.cells() - (stones[0] | stones[1]).count() > 16 || joined(&g, &stones).is_some() {
+                continue;
+            }
+            done += 1;
+            for to_move in 0..2 {
+                let pos = Position::new(&g, stones, to_move);
+                let (values, stats) = solver.move_values(&pos, &|_, _| {});
+                matched += stats.rules.edge_matched;
+                let winners: CellSet<1> = values
+                    .iter()
+                    .filter(|v| v.1 == Some(true))
+                    .map(|v| v.0)
+                    .collect();
+                assert_eq!(
+                    winners,
+                    m.winning_moves(&stones, to_move),
+                    "{n}x{n} {stones:?}"
+                );
+            }
+        }
+    }
+    assert!(matched > 20, "{matched} connections from patterns");
 }
 
 /// Moves ordered by k-contribution in the position networks instead of

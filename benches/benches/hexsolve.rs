@@ -1,12 +1,15 @@
 //! The Hex solver's pieces: `cargo bench -p darkhex-benches --bench hexsolve`.
 //! H-search (both players' virtual connections) and one resistance
-//! evaluation on a mid-game 11x11 position; the solver's examination of one
-//! 7x7 position (inferior cells, connections, ordering); all openings of 5x5.
+//! evaluation on a mid-game 11x11 position; the edge patterns tried at every
+//! cell there, and the built-in table placed on a board; the solver's
+//! examination of one 7x7 position (inferior cells, connections, ordering);
+//! all openings of 5x5.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use darkhex_algorithms::eval::evaluate;
+use darkhex_algorithms::hexsolve::edge_patterns::{EdgePatterns, PlacedEdges};
 use darkhex_algorithms::hexsolve::inferior::analyse;
 use darkhex_algorithms::hexsolve::node::{RuleStats, Workspace, examine};
 use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
@@ -42,6 +45,33 @@ fn hexsolve(c: &mut Criterion) {
     });
     c.bench_function("inferior cells 11x11 mid-game", |b| {
         b.iter(|| analyse(&g11, black_box(&stones), BLACK).dead.count())
+    });
+    let placed = PlacedEdges::builtin(&g11);
+    let open = g11.all() - stones[0] - stones[1];
+    c.bench_function(
+        "edge patterns 11x11 mid-game (every cell, side, player)",
+        |b| {
+            b.iter(|| {
+                let mut found = 0;
+                for player in [BLACK, WHITE] {
+                    for side in 0..2 {
+                        for e in (open | stones[player]).iter() {
+                            found +=
+                                placed.find(black_box(&stones), player, side, e).is_some() as usize;
+                        }
+                    }
+                }
+                found
+            })
+        },
+    );
+    let g8 = Geometry::<1>::new(Dims::new("hex", 8, 8).unwrap()).unwrap();
+    c.bench_function("place the built-in edge patterns on 8x8", |b| {
+        b.iter(|| {
+            let mut p = PlacedEdges::new(black_box(&g8));
+            p.sync(&g8, EdgePatterns::builtin());
+            p.max_depth()
+        })
     });
     let g7 = Geometry::<1>::new(Dims::new("hex", 7, 7).unwrap()).unwrap();
     let pos7 = position(&g7, MID_7);

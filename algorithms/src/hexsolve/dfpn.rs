@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use darkhex_games::{CellSet, Geometry};
 
+use super::edge_patterns::EdgePatterns;
 use super::node::{Node, RuleStats, Rules, Workspace, examine_with_grounds};
 use super::position::Position;
 use super::tt::{Bounds, Entry, Expansion, INF, TransTable};
@@ -118,6 +119,9 @@ pub struct HexSolver<'g, const W: usize> {
     pub params: DfpnParams,
     tt: TransTable<W>,
     stop: Arc<AtomicBool>,
+    /// Edge patterns learnt by local searches (when the rules learn),
+    /// kept across solves.
+    learnt: Arc<EdgePatterns>,
 }
 
 /// Slots of the virtual-loss counters (positions hash into them).
@@ -158,7 +162,14 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             params,
             tt: TransTable::new(params.tt_mb, geom.cells() / 2 + 1),
             stop: Arc::new(AtomicBool::new(false)),
+            learnt: Arc::default(),
         }
+    }
+
+    /// The edge patterns this solver's searches learnt (with those given
+    /// to it by [`HexSolver::learnt_edges`] before).
+    pub fn learnt_edges(&self) -> &EdgePatterns {
+        &self.learnt
     }
 
     /// A flag that stops every search of this solver when raised (Ctrl-C).
@@ -184,47 +195,59 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             deadline: self.params.time_limit.map(|t| start + t),
             start,
             expansions: AtomicU64::new(0),
-            busy: (0..BUSY_SLOTS).map(|_| AtomicU32::new(0)).collect(),
+            // Virtual losses only matter between threads.
+            busy: if self.params.threads > 1 {
+                (0..BUSY_SLOTS).map(|_| AtomicU32::new(0)).collect()
+            } else {
+                Vec::new()
+            },
             last_report: AtomicU64::new(0),
             progress,
         };
         let threads = self.params.threads.max(1);
-        let locals: Vec<Local<W>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|id| {
-                    let search = &search;
-                    scope.spawn(move || {
-                        let mut local = Local {
-                            visits: 0,
-                            rules: RuleStats::default(),
-                            reporter: id == 0,
-                            workspace: Workspace::new(self.geom, &self.rules),
-                        };
-                        let root_th = Bounds {
-                            phi: INF,
-                            delta: INF,
-                        };
-                        while !search.finished() {
-                            let (b, _) = search.mid(
-                                pos,
-                                [CellSet::EMPTY; 2],
-                                CellSet::EMPTY,
-                                root_th,
-                                &mut local,
-                            );
-                            if b.is_solved() {
-                                search.done.store(true, Ordering::SeqCst);
-                            }
-                        }
-                        if local.reporter {
-                            search.report(true);
-                        }
-                        local
+        let run = |id: usize| {
+            let mut local = Local {
+                visits: 0,
+                rules: RuleStats::default(),
+                reporter: id == 0,
+                workspace: Workspace::sharing(self.geom, &self.rules, self.learnt.clone()),
+            };
+            let root_th = Bounds {
+                phi: INF,
+                delta: INF,
+            };
+            while !search.finished() {
+                let (b, _) = search.mid(
+                    pos,
+                    [CellSet::EMPTY; 2],
+                    CellSet::EMPTY,
+                    root_th,
+                    &mut local,
+                );
+                if b.is_solved() {
+                    search.done.store(true, Ordering::SeqCst);
+                }
+            }
+            if local.reporter {
+                search.report(true);
+            }
+            local
+        };
+        // One thread searches here: a thread of its own would cost more
+        // than the many small solves of local searches take.
+        let locals: Vec<Local<W>> = if threads == 1 {
+            vec![run(0)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|id| {
+                        let run = &run;
+                        scope.spawn(move || run(id))
                     })
-                })
-                .collect();
-            handles.into_iter().filter_map(|h| h.join().ok()).collect()
-        });
+                    .collect();
+                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            })
+        };
         let root = self.tt.get(pos.key());
         let bounds = root.as_ref().map_or(Bounds::NEW, |e| e.bounds);
         let (tt_used, tt_slots) = self.tt.usage();
@@ -315,8 +338,9 @@ impl<const W: usize> Search<'_, '_, W> {
         }
     }
 
-    fn busy_slot(&self, key: u64) -> &AtomicU32 {
-        &self.busy[(key as usize) % BUSY_SLOTS]
+    /// The virtual-loss counter of a position, when threads share the search.
+    fn busy_slot(&self, key: u64) -> Option<&AtomicU32> {
+        (!self.busy.is_empty()).then(|| &self.busy[(key as usize) % BUSY_SLOTS])
     }
 
     /// Searches `pos` until its bounds reach `th` (or it is solved), and
@@ -470,9 +494,13 @@ impl<const W: usize> Search<'_, '_, W> {
             );
             let (_, child_pos) = &children[i];
             let slot = self.busy_slot(child_pos.key());
-            slot.fetch_add(1, Ordering::Relaxed);
+            if let Some(s) = slot {
+                s.fetch_add(1, Ordering::Relaxed);
+            }
             let (b, proof) = self.mid(child_pos, own_fill, own_dead, child_th, local);
-            slot.fetch_sub(1, Ordering::Relaxed);
+            if let Some(s) = slot {
+                s.fetch_sub(1, Ordering::Relaxed);
+            }
             searched = Some((i, b, turn.set(geom, proof)));
         }
     }
@@ -622,7 +650,9 @@ impl<const W: usize> Search<'_, '_, W> {
                 break;
             }
             seen += 1;
-            let busy = self.busy_slot(children[i].1.key()).load(Ordering::Relaxed) as u64;
+            let busy = self
+                .busy_slot(children[i].1.key())
+                .map_or(0, |s| s.load(Ordering::Relaxed) as u64);
             let d = b.delta as u64 + busy * (b.delta as u64).max(1);
             if d < best_delta {
                 second = best_delta;

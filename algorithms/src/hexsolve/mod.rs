@@ -7,6 +7,8 @@ pub mod captured_search;
 pub mod check;
 pub mod decompose;
 pub mod dfpn;
+pub mod edge_patterns;
+pub mod edge_search;
 pub mod inferior;
 pub mod minimax;
 pub mod node;

@@ -3,11 +3,15 @@
 //! or no move that stops the opponent's), and otherwise which moves to
 //! search, in which order, with which cells filled in.
 
+use std::sync::Arc;
+
 use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
 use super::captured_search::CaptureCache;
 use super::decompose::sealed_regions;
+use super::edge_patterns::{EdgeFrame, EdgePatterns, PlacedEdges};
+use super::edge_search::{EdgeLearner, LEARN_DEPTH};
 use super::inferior::analyse_cached;
 use super::position::{Position, Stones, joined};
 use super::vc::{VcParams, VcSet};
@@ -49,6 +53,13 @@ pub struct Rules {
     /// the cells the opponent's win needed (Hex only: it rests on
     /// monotonicity, extra stones never hurt their owner).
     pub proof_sets: bool,
+    /// Edge connections by the built-in patterns (ladders, templates of the
+    /// fourth and fifth rows, templates leaning on stones), added to
+    /// H-search's ([`super::edge_patterns`]).
+    pub edge_patterns: bool,
+    /// Edge connections no pattern covers searched locally, and learnt as
+    /// new patterns ([`super::edge_search`]).
+    pub learn_edges: bool,
     pub vc: VcParams,
 }
 
@@ -67,6 +78,8 @@ impl Rules {
             resistance_order: true,
             network_order: None,
             proof_sets: true,
+            edge_patterns: true,
+            learn_edges: false,
             vc: VcParams::default(),
         }
     }
@@ -90,6 +103,8 @@ impl Rules {
             resistance_order: false,
             network_order: None,
             proof_sets: false,
+            edge_patterns: false,
+            learn_edges: false,
             vc: VcParams::default(),
         }
     }
@@ -119,6 +134,15 @@ pub struct RuleStats {
     pub moves_pruned_by_mustplay: u64,
     pub moves_pruned_as_inferior: u64,
     pub moves_pruned_by_proof_sets: u64,
+    /// Positions left open, and the moves they kept to search (Benzene's
+    /// "consider size" is the ratio).
+    pub open_positions: u64,
+    pub moves_kept: u64,
+    /// Edge connections found by the patterns, local searches run and
+    /// patterns learnt by them.
+    pub edge_matched: u64,
+    pub edge_searched: u64,
+    pub edge_learnt: u64,
 }
 
 impl RuleStats {
@@ -128,6 +152,11 @@ impl RuleStats {
         self.moves_pruned_by_mustplay += other.moves_pruned_by_mustplay;
         self.moves_pruned_as_inferior += other.moves_pruned_as_inferior;
         self.moves_pruned_by_proof_sets += other.moves_pruned_by_proof_sets;
+        self.open_positions += other.open_positions;
+        self.moves_kept += other.moves_kept;
+        self.edge_matched += other.edge_matched;
+        self.edge_searched += other.edge_searched;
+        self.edge_learnt += other.edge_learnt;
     }
 }
 
@@ -137,16 +166,39 @@ pub struct Workspace<const W: usize> {
     vcs: [VcSet<W>; 2],
     /// Template carriers already searched for capture.
     captures: CaptureCache<W>,
+    /// The built-in edge patterns on this board.
+    builtin: Option<Arc<PlacedEdges<W>>>,
+    /// Patterns learnt by this solver's threads, the set they share and
+    /// this thread's placement of it, with its local searches.
+    learning: Option<Learning<W>>,
+}
+
+struct Learning<const W: usize> {
+    learnt: Arc<EdgePatterns>,
+    placed: PlacedEdges<W>,
+    learner: EdgeLearner<W>,
 }
 
 impl<const W: usize> Workspace<W> {
     pub fn new(geom: &Geometry<W>, rules: &Rules) -> Self {
+        Workspace::sharing(geom, rules, Arc::default())
+    }
+
+    /// A workspace that learns into `learnt` (when the rules learn),
+    /// shared with other threads and solves.
+    pub fn sharing(geom: &Geometry<W>, rules: &Rules, learnt: Arc<EdgePatterns>) -> Self {
         Workspace {
             vcs: [
                 VcSet::new(geom, BLACK, rules.vc),
                 VcSet::new(geom, WHITE, rules.vc),
             ],
             captures: CaptureCache::new(),
+            builtin: rules.edge_patterns.then(|| PlacedEdges::builtin(geom)),
+            learning: rules.learn_edges.then(|| Learning {
+                learnt,
+                placed: PlacedEdges::new(geom),
+                learner: EdgeLearner::default(),
+            }),
         }
     }
 }
@@ -260,6 +312,7 @@ pub fn examine_with_grounds<const W: usize>(
     let mut candidates = empty;
     if rules.connections || rules.resistance_order || rules.network_order.is_some() {
         ws.vcs[p].rebuild(geom, &filled);
+        add_edge_connections(geom, &filled, p, ws, stats);
     }
     if rules.connections {
         let mine = &ws.vcs[p];
@@ -277,6 +330,7 @@ pub fn examine_with_grounds<const W: usize>(
     // The opponent's connections only matter when the mover's do not win.
     if rules.connections || rules.resistance_order || rules.network_order.is_some() {
         ws.vcs[1 - p].rebuild(geom, &filled);
+        add_edge_connections(geom, &filled, 1 - p, ws, stats);
     }
     if rules.connections {
         let theirs = &ws.vcs[1 - p];
@@ -361,6 +415,8 @@ pub fn examine_with_grounds<const W: usize>(
         grounds.mirrored = before - candidates;
     }
     let mut children: Vec<u16> = candidates.iter().map(|c| c as u16).collect();
+    stats.open_positions += 1;
+    stats.moves_kept += children.len() as u64;
     // A single move needs no order.
     if let Some(k) = rules.network_order
         && children.len() > 1
@@ -399,4 +455,84 @@ fn refuting_semis<const W: usize>(semis: &[CellSet<W>]) -> CellSet<W> {
         }
     }
     proof
+}
+
+/// Adds to `q`'s connections those of the edge patterns (and, when
+/// learning, of local searches) for `q`'s stones and the empty cells from
+/// the third row of a side on that H-search did not join to the side.
+fn add_edge_connections<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    q: usize,
+    ws: &mut Workspace<W>,
+    stats: &mut RuleStats,
+) {
+    if ws.builtin.is_none() && ws.learning.is_none() {
+        return;
+    }
+    if let Some(l) = &mut ws.learning {
+        l.placed.sync(geom, &l.learnt);
+    }
+    let max_depth = ws.builtin.as_ref().map_or(0, |b| b.max_depth()).max(
+        ws.learning
+            .as_ref()
+            .map_or(0, |l| LEARN_DEPTH.max(l.placed.max_depth())),
+    );
+    let candidates = geom.all() - stones[1 - q];
+    let mut found = Vec::new();
+    for side in 0..2 {
+        let frame = EdgeFrame::new(geom.dims(), q, side);
+        let vcs = &ws.vcs[q];
+        let side_end = vcs.side(side);
+        let mut tried: Vec<u16> = Vec::new();
+        for c in candidates.iter() {
+            let (e, _) = frame.coords(c);
+            // Nearer the side H-search finds what there is.
+            if e < 2 || e as usize > max_depth {
+                continue;
+            }
+            let Some(end) = vcs.end_of(c) else { continue };
+            if end == side_end || tried.contains(&end) {
+                continue;
+            }
+            tried.push(end);
+            if vcs.fulls(end, side_end).next().is_some() {
+                continue;
+            }
+            let known = ws
+                .builtin
+                .as_ref()
+                .and_then(|b| b.find(stones, q, side, c))
+                .or_else(|| {
+                    ws.learning
+                        .as_ref()
+                        .and_then(|l| l.placed.find(stones, q, side, c))
+                });
+            if let Some(carrier) = known {
+                stats.edge_matched += 1;
+                found.push((end, side_end, carrier));
+                continue;
+            }
+            // Searching costs a few solves: only where H-search saw a
+            // connection with the player moving first.
+            let Some(l) = &mut ws.learning else { continue };
+            if e as usize > LEARN_DEPTH || vcs.semis(end, side_end).next().is_none() {
+                continue;
+            }
+            let before = l.learner.stats;
+            let pattern = l.learner.search(geom, stones, q, side, c);
+            stats.edge_searched += l.learner.stats.searched - before.searched;
+            if let Some(p) = pattern {
+                stats.edge_learnt += 1;
+                l.learnt.learn(p);
+                l.placed.sync(geom, &l.learnt);
+                if let Some(carrier) = l.placed.find(stones, q, side, c) {
+                    found.push((end, side_end, carrier));
+                }
+            }
+        }
+    }
+    if !found.is_empty() {
+        ws.vcs[q].add_fulls(&found);
+    }
 }

@@ -663,6 +663,15 @@ impl<const W: usize> VcSet<W> {
         }
     }
 
+    /// Adds full connections found by other means (each `(x, y,
+    /// carrier)`) and combines them with the rest by the rules.
+    pub fn add_fulls(&mut self, fulls: &[(End, End, CellSet<W>)]) {
+        for &(x, y, carrier) in fulls {
+            self.add_full(x, y, carrier);
+        }
+        self.close();
+    }
+
     /// Whether the player's sides are fully connected.
     pub fn edge_full(&self) -> bool {
         self.slots[self.pair(self.side(0), self.side(1))].fulls > 0
