@@ -1,6 +1,7 @@
 //! `darkhex solve` for Hex and Rex: who wins a position, with which moves,
 //! by proof-number search; and the table of every opening.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -322,6 +323,14 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     Ok(())
 }
 
+fn verdict(black_wins: Option<bool>) -> &'static str {
+    match black_wins {
+        Some(true) => "wins",
+        Some(false) => "loses",
+        None => "unknown",
+    }
+}
+
 /// Writes the patterns the solver learnt (and was given) to `path`.
 fn save_learnt<const W: usize>(solver: &HexSolver<W>, path: Option<&Path>) -> Result<()> {
     let Some(path) = path else { return Ok(()) };
@@ -424,6 +433,16 @@ fn openings<const W: usize>(
         if n - 1 - cell != cell {
             rows.push((n - 1 - cell, black_wins, 0.0, 0));
         }
+        // Without a terminal there is no bar: a line per opening instead,
+        // so a long run's log shows how far it got.
+        if !json && !std::io::stderr().is_terminal() {
+            eprintln!(
+                "{}: Black {}, {secs:.2} s, {} positions",
+                dims.cell_name(cell),
+                verdict(black_wins),
+                out.stats.expansions
+            );
+        }
         bar.inc(1);
         if solver.stop_flag().load(Ordering::SeqCst) {
             break;
@@ -454,11 +473,7 @@ fn openings<const W: usize>(
         let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
         outln!("{}", value_board(dims, &Position::empty(geom), &values));
         for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
-            let verdict = match w {
-                Some(true) => "wins",
-                Some(false) => "loses",
-                None => "unknown",
-            };
+            let verdict = verdict(*w);
             let image = n - 1 - c;
             let pair = if image != *c {
                 format!(" (and {})", dims.cell_name(image))
