@@ -148,7 +148,7 @@ impl LeducHand {
     pub fn turn(&self) -> Turn {
         if self.folded != NOBODY || self.round == 2 {
             Turn::Terminal
-        } else if self.private.contains(&NO_CARD) || (self.round == 1 && self.public == NO_CARD) {
+        } else if self.has(NO_CARD) || (self.round == 1 && self.public == NO_CARD) {
             Turn::Chance
         } else {
             Turn::Player(self.to_move as usize)
@@ -157,7 +157,14 @@ impl LeducHand {
 
     #[inline]
     pub fn dealt(&self, card: u8) -> bool {
-        self.private.contains(&card) || self.public == card
+        self.has(card) || self.public == card
+    }
+
+    /// Whether a private card is `card`: compared one by one, as a slice's
+    /// `contains` on bytes calls out to memchr, a call per node of a walk.
+    #[inline]
+    fn has(&self, card: u8) -> bool {
+        self.private[0] == card || self.private[1] == card
     }
 
     /// The cards left to deal, each equally likely.

@@ -30,10 +30,10 @@ pub(crate) struct WorkerScratch<N> {
     frames: Vec<Frame<N>>,
 }
 
-impl<N> Default for WorkerScratch<N> {
-    fn default() -> Self {
+impl<N> WorkerScratch<N> {
+    pub fn for_tables(tables: [&PlayerTable; NUM_PLAYERS]) -> Self {
         WorkerScratch {
-            updates: Default::default(),
+            updates: tables.map(|t| SparseUpdates::for_table(t.num_rows(), t.num_slots())),
             frames: Vec::new(),
         }
     }

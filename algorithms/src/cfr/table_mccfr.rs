@@ -133,7 +133,7 @@ impl<'t, S: StreamGame + 'static> TableMcSolver<'t, S> {
             return None;
         }
         let scratch = (0..state.workers)
-            .map(|_| WorkerScratch::default())
+            .map(|_| WorkerScratch::for_tables([tables.player(0), tables.player(1)]))
             .collect();
         Some(TableMcSolver {
             stream,
