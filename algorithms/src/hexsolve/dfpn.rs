@@ -313,12 +313,6 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         e.bounds.is_solved().then(|| turn.set(self.geom, e.proof))
     }
 
-    /// The proof and disproof numbers the table holds for `pos` (1 and 1
-    /// when it has none).
-    pub fn bounds(&self, pos: &Position<W>) -> Bounds {
-        self.tt.bounds(pos.key())
-    }
-
     /// Forgets everything the table holds.
     pub fn clear(&self) {
         self.tt.clear();
