@@ -169,19 +169,36 @@ impl LeducHand {
 
     /// The cards left to deal, each equally likely.
     #[inline]
-    pub fn undealt(&self) -> impl Iterator<Item = u8> + '_ {
-        (0..DECK as u8).filter(|&c| !self.dealt(c))
+    pub fn undealt(&self) -> impl Iterator<Item = u8> + use<> {
+        let left = self.undealt_mask();
+        (0..DECK as u8).filter(move |&c| left >> c & 1 != 0)
+    }
+
+    /// The cards left to deal as bits (card `c` at bit `c`): the walks
+    /// over the tables deal millions of cards a second.
+    #[inline]
+    pub fn undealt_mask(&self) -> u8 {
+        let bit = |c: u8| if (c as usize) < DECK { 1u8 << c } else { 0 };
+        let dealt = bit(self.private[0]) | bit(self.private[1]) | bit(self.public);
+        ((1u8 << DECK) - 1) & !dealt
     }
 
     /// The mover's legal bets, in action order.
     #[inline]
-    pub fn bets(&self) -> impl Iterator<Item = Action> {
-        let p = self.to_move as usize;
-        let facing_bet = self.contributions[p] < self.contributions[1 - p];
-        let can_raise = self.raises < MAX_RAISES;
-        [(FOLD, facing_bet), (CALL, true), (RAISE, can_raise)]
+    pub fn bets(&self) -> impl Iterator<Item = Action> + use<> {
+        let [fold, raise] = self.bet_options();
+        [(FOLD, fold), (CALL, true), (RAISE, raise)]
             .into_iter()
             .filter_map(|(a, ok)| ok.then_some(a))
+    }
+
+    /// Whether the mover may fold (facing a bet) and may raise; calling
+    /// is always legal.
+    #[inline]
+    pub fn bet_options(&self) -> [bool; 2] {
+        let p = self.to_move as usize;
+        let facing_bet = self.contributions[p] < self.contributions[1 - p];
+        [facing_bet, self.raises < MAX_RAISES]
     }
 
     /// Deals `card` at a chance node: the next private card, `Some(player)`,
@@ -228,7 +245,6 @@ impl LeducHand {
 
     /// The players' returns at a terminal hand: the winner takes the
     /// loser's contribution; a tie returns every chip.
-    #[inline]
     pub fn returns(&self) -> [f64; NUM_PLAYERS] {
         let winner = if self.folded != NOBODY {
             Some(1 - self.folded as usize)

@@ -13,9 +13,8 @@
 //! [`StreamGame`]: crate::stream::StreamGame
 
 use darkhex_games::NUM_PLAYERS;
-use rand_chacha::ChaCha8Rng;
 
-use super::mccfr::sample_index;
+use super::mccfr::{IterationRng, sample_index};
 use super::sparse_updates::SparseUpdates;
 use crate::policy::regret_matching;
 use crate::stream::dark_hex::{Child, MAX_CELLS, RealBoard};
@@ -122,7 +121,7 @@ macro_rules! walk_body {
 
 impl DarkHexOutcome<'_> {
     /// One iteration's walk for the updating `player`.
-    pub fn iterate(&mut self, player: usize, rng: &mut ChaCha8Rng) {
+    pub fn iterate(&mut self, player: usize, rng: &mut IterationRng) {
         let root = RealBoard::of(&self.game.root());
         let (rows, reach) = ([0; NUM_PLAYERS], [1.0; 3]);
         #[cfg(target_arch = "x86_64")]
@@ -155,7 +154,7 @@ impl DarkHexOutcome<'_> {
         node: RealBoard,
         rows: [u32; NUM_PLAYERS],
         reach: [f64; 3],
-        rng: &mut ChaCha8Rng,
+        rng: &mut IterationRng,
     ) -> f64 {
         walk_body!(self, walk, node, rows, reach, rng)
     }
@@ -168,7 +167,7 @@ impl DarkHexOutcome<'_> {
         node: RealBoard,
         rows: [u32; NUM_PLAYERS],
         reach: [f64; 3],
-        rng: &mut ChaCha8Rng,
+        rng: &mut IterationRng,
     ) -> f64 {
         walk_body!(self, walk_avx2, node, rows, reach, rng)
     }

@@ -7,9 +7,8 @@
 //! the walk's frames have grown to the game's depth.
 
 use darkhex_games::{NUM_PLAYERS, Turn};
-use rand_chacha::ChaCha8Rng;
 
-use super::mccfr::{Sampling, sample_index};
+use super::mccfr::{IterationRng, Sampling, sample_index};
 use super::sparse_updates::SparseUpdates;
 use crate::policy::regret_matching;
 use crate::stream::walkable::MAX_MOVES;
@@ -49,7 +48,7 @@ pub(crate) struct SampledWalk<'a, S: StreamGame> {
 
 impl<S: StreamGame> SampledWalk<'_, S> {
     /// One iteration's walk for the updating `player`.
-    pub fn iterate(&mut self, sampling: Sampling, player: usize, rng: &mut ChaCha8Rng) {
+    pub fn iterate(&mut self, sampling: Sampling, player: usize, rng: &mut IterationRng) {
         self.grow(0);
         self.scratch.frames[0].node = self.stream.root();
         match sampling {
@@ -122,7 +121,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
         depth: usize,
         rows: [u32; NUM_PLAYERS],
         player: usize,
-        rng: &mut ChaCha8Rng,
+        rng: &mut IterationRng,
     ) -> f64 {
         self.grow(depth);
         match self.stream.turn(&self.scratch.frames[depth].node) {
@@ -173,7 +172,7 @@ impl<S: StreamGame> SampledWalk<'_, S> {
         rows: [u32; NUM_PLAYERS],
         player: usize,
         reach: [f64; 3],
-        rng: &mut ChaCha8Rng,
+        rng: &mut IterationRng,
         exploration: f64,
     ) -> f64 {
         self.grow(depth);

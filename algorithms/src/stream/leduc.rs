@@ -73,14 +73,21 @@ impl StreamGame for LeducStream {
         out.clear();
         match n.turn() {
             Turn::Chance => {
-                let p = 1.0 / n.undealt().count() as f64;
-                for c in n.undealt() {
-                    out.push(c as Action, p);
+                let mut left = n.undealt_mask();
+                let p = 1.0 / left.count_ones() as f64;
+                while left != 0 {
+                    out.push(left.trailing_zeros() as Action, p);
+                    left &= left - 1;
                 }
             }
             Turn::Player(_) => {
-                for a in n.bets() {
-                    out.push(a, 0.0);
+                let [fold, raise] = n.bet_options();
+                if fold {
+                    out.push(FOLD, 0.0);
+                }
+                out.push(CALL, 0.0);
+                if raise {
+                    out.push(RAISE, 0.0);
                 }
             }
             Turn::Terminal => {}
@@ -106,6 +113,7 @@ impl StreamGame for LeducStream {
     }
 
     /// Player 0's utility, as the game settles it.
+    #[inline(always)]
     fn utility(&self, n: &LeducNode) -> f64 {
         n.returns()[0]
     }
