@@ -19,9 +19,10 @@ use crate::args::number_in;
 use crate::output::outln;
 
 /// Rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 10] = [
+pub const RULE_NAMES: [&str; 11] = [
     "connections",
     "edge-patterns",
+    "ladder-patterns",
     "fill-in",
     "template-captures",
     "decompositions",
@@ -67,7 +68,7 @@ pub struct HexSolveArgs {
     #[arg(long, default_value = "resistance")]
     order: String,
     /// Hex: rules to switch off, comma-separated (connections,
-    /// edge-patterns, fill-in, template-captures, decompositions,
+    /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, symmetry, resistance-order, proof-sets)
     #[arg(long)]
     without: Option<String>,
@@ -135,6 +136,7 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
             match name {
                 "connections" => rules.connections = false,
                 "edge-patterns" => rules.edge_patterns = false,
+                "ladder-patterns" => rules.ladder_patterns = false,
                 "fill-in" => rules.fill_in = false,
                 "template-captures" => rules.template_captures = false,
                 "decompositions" => rules.decompositions = false,
@@ -314,6 +316,10 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
                 r.edge_matched,
                 r.edge_searched,
                 r.edge_learnt
+            );
+            outln!(
+                "ladders          {} connections found by ladder patterns",
+                r.ladder_matched
             );
         }
     }

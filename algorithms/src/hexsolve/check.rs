@@ -6,6 +6,8 @@
 //! answers the same by a search that skips the opponent moves a found
 //! proof already covers (monotonicity: a stone never hurts its owner), fast
 //! enough for carriers of twenty-five cells; the tests check the two agree.
+//! [`ladder_holds`] asks the same of two cells where one of the player's
+//! sides counts as their stone (a ladder along it, [`super::ladder_patterns`]).
 
 use rustc_hash::FxHashMap;
 
@@ -28,6 +30,8 @@ struct CarrierGame<'g, const W: usize> {
     base: CellSet<W>,
     a: Terminal<W>,
     b: Terminal<W>,
+    /// A side of the player's that joins whatever reaches it.
+    through: Option<usize>,
     memo: FxHashMap<(CellSet<W>, CellSet<W>, bool), bool>,
 }
 
@@ -43,7 +47,13 @@ impl<const W: usize> CarrierGame<'_, W> {
         let stones = self.base | mine;
         let from_a = self.geom.flood(self.touching(self.a, stones), stones);
         let goal = self.touching(self.b, stones);
-        from_a.intersects(&goal)
+        if from_a.intersects(&goal) {
+            return true;
+        }
+        let Some(side) = self.through.map(|i| self.geom.sides(self.player)[i]) else {
+            return false;
+        };
+        from_a.intersects(&side) && self.geom.flood(goal, stones).intersects(&side)
     }
 
     /// Whether the player joins the ends when the cells `left` of the
@@ -169,29 +179,69 @@ pub fn connection_holds_pruned<const W: usize>(
     carrier: CellSet<W>,
     player_first: bool,
 ) -> bool {
-    let mut base = stones[player];
-    for t in [a, b] {
-        if let Terminal::Cells(c) = t {
-            base |= c;
+    let game = CarrierGame::new(geom, stones, player, [a, b], None);
+    game.holds_pruned(carrier, player_first)
+}
+
+/// Whether `player`, the opponent moving first, joins the cells `a` and
+/// `b` (stones, or empty cells taken as the player's) by play inside
+/// `carrier`, where their side `side` counts as their stone: a chain
+/// between the two, or each reaching that side. By the proof-pruned
+/// search, or by trying every move when not `pruned`.
+pub fn ladder_holds<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    [a, b]: [CellSet<W>; 2],
+    side: usize,
+    carrier: CellSet<W>,
+    pruned: bool,
+) -> bool {
+    let ends = [Terminal::Cells(a), Terminal::Cells(b)];
+    let mut game = CarrierGame::new(geom, stones, player, ends, Some(side));
+    if pruned {
+        game.holds_pruned(carrier, false)
+    } else {
+        game.wins(CellSet::EMPTY, carrier - game.base, false)
+    }
+}
+
+impl<'g, const W: usize> CarrierGame<'g, W> {
+    fn new(
+        geom: &'g Geometry<W>,
+        stones: &Stones<W>,
+        player: usize,
+        [a, b]: [Terminal<W>; 2],
+        through: Option<usize>,
+    ) -> Self {
+        let mut base = stones[player];
+        for t in [a, b] {
+            if let Terminal::Cells(c) = t {
+                base |= c;
+            }
+        }
+        CarrierGame {
+            geom,
+            player,
+            base,
+            a,
+            b,
+            through,
+            memo: FxHashMap::default(),
         }
     }
-    let game = CarrierGame {
-        geom,
-        player,
-        base,
-        a,
-        b,
-        memo: FxHashMap::default(),
-    };
-    let mut memo = FxHashMap::default();
-    game.verdict(
-        CellSet::EMPTY,
-        carrier - base,
-        player_first,
-        None,
-        &mut memo,
-    )
-    .is_ok()
+
+    fn holds_pruned(&self, carrier: CellSet<W>, player_first: bool) -> bool {
+        let mut memo = FxHashMap::default();
+        self.verdict(
+            CellSet::EMPTY,
+            carrier - self.base,
+            player_first,
+            None,
+            &mut memo,
+        )
+        .is_ok()
+    }
 }
 
 /// Whether `player` joins `a` to `b` by play inside `carrier` alone (every
@@ -206,19 +256,6 @@ pub fn connection_holds<const W: usize>(
     carrier: CellSet<W>,
     player_first: bool,
 ) -> bool {
-    let mut base = stones[player];
-    for t in [a, b] {
-        if let Terminal::Cells(c) = t {
-            base |= c;
-        }
-    }
-    let mut game = CarrierGame {
-        geom,
-        player,
-        base,
-        a,
-        b,
-        memo: FxHashMap::default(),
-    };
-    game.wins(CellSet::EMPTY, carrier - base, player_first)
+    let mut game = CarrierGame::new(geom, stones, player, [a, b], None);
+    game.wins(CellSet::EMPTY, carrier - game.base, player_first)
 }

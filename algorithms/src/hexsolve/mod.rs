@@ -10,6 +10,7 @@ pub mod dfpn;
 pub mod edge_patterns;
 pub mod edge_search;
 pub mod inferior;
+pub mod ladder_patterns;
 pub mod minimax;
 pub mod node;
 pub mod position;

@@ -13,8 +13,9 @@ use super::decompose::sealed_regions;
 use super::edge_patterns::{EdgeFrame, EdgePatterns, PlacedEdges};
 use super::edge_search::{EdgeLearner, LEARN_DEPTH};
 use super::inferior::analyse_cached;
+use super::ladder_patterns::PlacedLadders;
 use super::position::{Position, Stones, joined};
-use super::vc::{VcParams, VcSet};
+use super::vc::{End, VcParams, VcSet};
 use crate::eval::network::Network;
 use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
@@ -60,6 +61,9 @@ pub struct Rules {
     /// Edge connections no pattern covers searched locally, and learnt as
     /// new patterns ([`super::edge_search`]).
     pub learn_edges: bool,
+    /// Ladders along a side as full connections between two cells
+    /// ([`super::ladder_patterns`]), added to H-search's.
+    pub ladder_patterns: bool,
     pub vc: VcParams,
 }
 
@@ -80,6 +84,7 @@ impl Rules {
             proof_sets: true,
             edge_patterns: true,
             learn_edges: false,
+            ladder_patterns: true,
             vc: VcParams::default(),
         }
     }
@@ -105,6 +110,7 @@ impl Rules {
             proof_sets: false,
             edge_patterns: false,
             learn_edges: false,
+            ladder_patterns: false,
             vc: VcParams::default(),
         }
     }
@@ -143,6 +149,8 @@ pub struct RuleStats {
     pub edge_matched: u64,
     pub edge_searched: u64,
     pub edge_learnt: u64,
+    /// Ladder connections matched.
+    pub ladder_matched: u64,
 }
 
 impl RuleStats {
@@ -157,6 +165,7 @@ impl RuleStats {
         self.edge_matched += other.edge_matched;
         self.edge_searched += other.edge_searched;
         self.edge_learnt += other.edge_learnt;
+        self.ladder_matched += other.ladder_matched;
     }
 }
 
@@ -168,6 +177,8 @@ pub struct Workspace<const W: usize> {
     captures: CaptureCache<W>,
     /// The built-in edge patterns on this board.
     builtin: Option<Arc<PlacedEdges<W>>>,
+    /// The ladder patterns on this board.
+    ladders: Option<Arc<PlacedLadders<W>>>,
     /// Patterns learnt by this solver's threads, the set they share and
     /// this thread's placement of it, with its local searches.
     learning: Option<Learning<W>>,
@@ -194,6 +205,7 @@ impl<const W: usize> Workspace<W> {
             ],
             captures: CaptureCache::new(),
             builtin: rules.edge_patterns.then(|| PlacedEdges::builtin(geom)),
+            ladders: rules.ladder_patterns.then(|| PlacedLadders::builtin(geom)),
             learning: rules.learn_edges.then(|| Learning {
                 learnt,
                 placed: PlacedEdges::new(geom),
@@ -312,7 +324,7 @@ pub fn examine_with_grounds<const W: usize>(
     let mut candidates = empty;
     if rules.connections || rules.resistance_order || rules.network_order.is_some() {
         ws.vcs[p].rebuild(geom, &filled);
-        add_edge_connections(geom, &filled, p, ws, stats);
+        add_pattern_connections(geom, &filled, p, ws, stats);
     }
     if rules.connections {
         let mine = &ws.vcs[p];
@@ -330,7 +342,7 @@ pub fn examine_with_grounds<const W: usize>(
     // The opponent's connections only matter when the mover's do not win.
     if rules.connections || rules.resistance_order || rules.network_order.is_some() {
         ws.vcs[1 - p].rebuild(geom, &filled);
-        add_edge_connections(geom, &filled, 1 - p, ws, stats);
+        add_pattern_connections(geom, &filled, 1 - p, ws, stats);
     }
     if rules.connections {
         let theirs = &ws.vcs[1 - p];
@@ -457,15 +469,68 @@ fn refuting_semis<const W: usize>(semis: &[CellSet<W>]) -> CellSet<W> {
     proof
 }
 
-/// Adds to `q`'s connections those of the edge patterns (and, when
-/// learning, of local searches) for `q`'s stones and the empty cells from
-/// the third row of a side on that H-search did not join to the side.
-fn add_edge_connections<const W: usize>(
+/// Adds to `q`'s connections those of the ladder and edge patterns (and,
+/// when learning, of local searches).
+fn add_pattern_connections<const W: usize>(
     geom: &Geometry<W>,
     stones: &Stones<W>,
     q: usize,
     ws: &mut Workspace<W>,
     stats: &mut RuleStats,
+) {
+    let mut found = ladder_connections(geom, stones, q, ws);
+    stats.ladder_matched += found.len() as u64;
+    edge_connections(geom, stones, q, ws, stats, &mut found);
+    if !found.is_empty() {
+        ws.vcs[q].add_fulls(&found);
+    }
+}
+
+/// The ladders that match for `q` between two of its ends, unless both
+/// ends already reach the same side: then the ladder adds nothing a chain
+/// through either could use, and each full added costs H-search its
+/// combinations.
+fn ladder_connections<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    q: usize,
+    ws: &Workspace<W>,
+) -> Vec<(End, End, CellSet<W>)> {
+    let mut found = Vec::new();
+    let Some(ladders) = &ws.ladders else {
+        return found;
+    };
+    let vcs = &ws.vcs[q];
+    let sides_of = |e| [0, 1].map(|s| vcs.fulls(e, vcs.side(s)).next().is_some());
+    for x in (geom.all() - stones[1 - q]).iter() {
+        if !ladders.starts_at(q, x) {
+            continue;
+        }
+        let Some(from) = vcs.end_of(x) else { continue };
+        let from_sides = sides_of(from);
+        for (y, _, carrier) in ladders.matches(stones, q, x) {
+            let Some(to) = vcs.end_of(y).filter(|&to| to != from) else {
+                continue;
+            };
+            let to_sides = sides_of(to);
+            if !(0..2).any(|s| from_sides[s] && to_sides[s]) {
+                found.push((from, to, carrier));
+            }
+        }
+    }
+    found
+}
+
+/// Pushes onto `found` the edge connections of the edge patterns (and,
+/// when learning, of local searches) for `q`'s stones and the empty cells
+/// from the third row of a side on that H-search did not join to the side.
+fn edge_connections<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    q: usize,
+    ws: &mut Workspace<W>,
+    stats: &mut RuleStats,
+    found: &mut Vec<(End, End, CellSet<W>)>,
 ) {
     if ws.builtin.is_none() && ws.learning.is_none() {
         return;
@@ -479,7 +544,6 @@ fn add_edge_connections<const W: usize>(
             .map_or(0, |l| LEARN_DEPTH.max(l.placed.max_depth())),
     );
     let candidates = geom.all() - stones[1 - q];
-    let mut found = Vec::new();
     for side in 0..2 {
         let frame = EdgeFrame::new(geom.dims(), q, side);
         let vcs = &ws.vcs[q];
@@ -531,8 +595,5 @@ fn add_edge_connections<const W: usize>(
                 }
             }
         }
-    }
-    if !found.is_empty() {
-        ws.vcs[q].add_fulls(&found);
     }
 }
