@@ -3,15 +3,14 @@
 
 mod common;
 
-use common::{geom, positions};
+use common::{assert_winners_match_minimax, fill_around, geom, positions};
 use darkhex_algorithms::hexsolve::check::ladder_holds;
 use darkhex_algorithms::hexsolve::edge_patterns::EdgeFrame;
 use darkhex_algorithms::hexsolve::ladder_patterns::{
     LadderPattern, PlacedLadders, find_ladder_patterns, ladder_patterns, parse_ladders,
 };
 use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::position::joined;
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
+use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Rules};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
 use rand::{Rng, SeedableRng};
@@ -196,30 +195,11 @@ fn ladders_keep_values() {
             };
             let mut stones = [CellSet::EMPTY; 2];
             stones[player].insert(x);
-            for cell in (g.all() - carrier).without(x).without(y).iter() {
-                if (stones[0] | stones[1]).count() + 14 < g.cells() || rng.random_bool(0.3) {
-                    stones[rng.random_range(0..2)].insert(cell);
-                }
-            }
-            if g.cells() - (stones[0] | stones[1]).count() > 14 || joined(&g, &stones).is_some() {
+            let Some(stones) = fill_around(&g, &mut rng, stones, carrier.with(y), 14) else {
                 continue;
-            }
+            };
             done += 1;
-            for to_move in 0..2 {
-                let pos = Position::new(&g, stones, to_move);
-                let (values, stats) = solver.move_values(&pos, &|_, _| {});
-                matched += stats.rules.ladder_matched;
-                let winners: CellSet<1> = values
-                    .iter()
-                    .filter(|v| v.1 == Some(true))
-                    .map(|v| v.0)
-                    .collect();
-                assert_eq!(
-                    winners,
-                    m.winning_moves(&stones, to_move),
-                    "{r}x{c} {stones:?}"
-                );
-            }
+            matched += assert_winners_match_minimax(&g, &solver, &mut m, stones).ladder_matched;
         }
     }
     assert!(matched > 20, "{matched} connections from ladders");

@@ -4,10 +4,9 @@
 
 mod common;
 
-use common::{geom, positions};
+use common::{assert_winners_match_minimax, fill_around, geom, positions};
 use darkhex_algorithms::hexsolve::edge_patterns::{EdgeFrame, EdgePattern, EdgePatterns};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::position::joined;
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
@@ -106,30 +105,11 @@ fn edge_patterns_keep_values() {
             };
             let mut stones = [CellSet::EMPTY; 2];
             stones[player] = mine;
-            for c in (g.all() - mine - carrier).without(e).iter() {
-                if (stones[0] | stones[1]).count() + 16 < g.cells() || rng.random_bool(0.3) {
-                    stones[rng.random_range(0..2)].insert(c);
-                }
-            }
-            if g.cells() - (stones[0] | stones[1]).count() > 16 || joined(&g, &stones).is_some() {
+            let Some(stones) = fill_around(&g, &mut rng, stones, carrier.with(e), 16) else {
                 continue;
-            }
+            };
             done += 1;
-            for to_move in 0..2 {
-                let pos = Position::new(&g, stones, to_move);
-                let (values, stats) = solver.move_values(&pos, &|_, _| {});
-                matched += stats.rules.edge_matched;
-                let winners: CellSet<1> = values
-                    .iter()
-                    .filter(|v| v.1 == Some(true))
-                    .map(|v| v.0)
-                    .collect();
-                assert_eq!(
-                    winners,
-                    m.winning_moves(&stones, to_move),
-                    "{n}x{n} {stones:?}"
-                );
-            }
+            matched += assert_winners_match_minimax(&g, &solver, &mut m, stones).edge_matched;
         }
     }
     assert!(matched > 20, "{matched} connections from patterns");

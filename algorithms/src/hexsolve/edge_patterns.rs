@@ -282,6 +282,31 @@ impl EdgePatterns {
     }
 }
 
+/// Values kept for the life of the process, one per board shape (rows,
+/// columns and words).
+pub(crate) type ByShape =
+    OnceLock<Mutex<HashMap<(usize, usize, usize), Arc<dyn Any + Send + Sync>>>>;
+
+/// `cache`'s value for `geom`'s board shape, made by `make` the first time.
+pub(crate) fn per_board_shape<T: Send + Sync + 'static, const W: usize>(
+    cache: &'static ByShape,
+    geom: &Geometry<W>,
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
+    let dims = geom.dims();
+    let key = (dims.rows(), dims.cols(), W);
+    let mut map = cache
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = map.get(&key).and_then(|a| a.clone().downcast::<T>().ok()) {
+        return v;
+    }
+    let v = Arc::new(make());
+    map.insert(key, v.clone());
+    v
+}
+
 /// A pattern placed on one board: the connection it gives E to `side`.
 #[derive(Clone, Copy, Debug)]
 struct Placed<const W: usize> {
@@ -314,26 +339,12 @@ impl<const W: usize> PlacedEdges<W> {
     /// for the life of the process (placing it takes tens of milliseconds,
     /// and players build solvers often).
     pub fn builtin(geom: &Geometry<W>) -> Arc<PlacedEdges<W>> {
-        // By rows, columns and words: one placement per board shape.
-        type ByShape = HashMap<(usize, usize, usize), Arc<dyn Any + Send + Sync>>;
-        static PLACED: OnceLock<Mutex<ByShape>> = OnceLock::new();
-        let dims = geom.dims();
-        let key = (dims.rows(), dims.cols(), W);
-        let mut map = PLACED
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = map
-            .get(&key)
-            .and_then(|a| a.clone().downcast::<PlacedEdges<W>>().ok())
-        {
-            return p;
-        }
-        let mut placed = PlacedEdges::new(geom);
-        placed.sync(geom, EdgePatterns::builtin());
-        let placed = Arc::new(placed);
-        map.insert(key, placed.clone());
-        placed
+        static PLACED: ByShape = OnceLock::new();
+        per_board_shape(&PLACED, geom, || {
+            let mut placed = PlacedEdges::new(geom);
+            placed.sync(geom, EdgePatterns::builtin());
+            placed
+        })
     }
 
     /// Places the patterns of `source` not placed yet.

@@ -21,15 +21,13 @@
 //! counted every cell outside the carrier as the opponent's, and a
 //! placement needs every carrier cell on the board.
 
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
 use super::check::ladder_holds;
-use super::edge_patterns::EdgeFrame;
+use super::edge_patterns::{ByShape, EdgeFrame, per_board_shape};
 use super::position::Stones;
 
 /// The deepest row X is taken from (1 is the second row): deeper ladders
@@ -292,23 +290,10 @@ impl<const W: usize> PlacedLadders<W> {
     /// The patterns placed on `geom`'s board, once per board shape for
     /// the life of the process.
     pub fn builtin(geom: &Geometry<W>) -> Arc<PlacedLadders<W>> {
-        type ByShape = HashMap<(usize, usize, usize), Arc<dyn Any + Send + Sync>>;
-        static PLACED: OnceLock<Mutex<ByShape>> = OnceLock::new();
-        let dims = geom.dims();
-        let key = (dims.rows(), dims.cols(), W);
-        let mut map = PLACED
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = map
-            .get(&key)
-            .and_then(|a| a.clone().downcast::<PlacedLadders<W>>().ok())
-        {
-            return p;
-        }
-        let placed = Arc::new(PlacedLadders::new(geom, ladder_patterns()));
-        map.insert(key, placed.clone());
-        placed
+        static PLACED: ByShape = OnceLock::new();
+        per_board_shape(&PLACED, geom, || {
+            PlacedLadders::new(geom, ladder_patterns())
+        })
     }
 
     fn place(&mut self, geom: &Geometry<W>, p: &LadderPattern) {

@@ -3,7 +3,10 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_algorithms::hexsolve::node::RuleStats;
 use darkhex_algorithms::hexsolve::position::joined;
+use darkhex_algorithms::hexsolve::{HexSolver, Position};
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
 use rand::Rng;
@@ -34,6 +37,53 @@ pub fn positions(
         }
     }
     out
+}
+
+/// `stones` with every cell outside them and `keep` coloured at random
+/// while more than `max_empty` cells are empty, and each later one with
+/// probability 0.3; `None` when more stay empty or someone is joined.
+pub fn fill_around(
+    g: &Geometry<1>,
+    rng: &mut ChaCha8Rng,
+    mut stones: [CellSet<1>; 2],
+    keep: CellSet<1>,
+    max_empty: usize,
+) -> Option<[CellSet<1>; 2]> {
+    for c in (g.all() - keep - stones[0] - stones[1]).iter() {
+        if (stones[0] | stones[1]).count() + max_empty < g.cells() || rng.random_bool(0.3) {
+            stones[rng.random_range(0..2)].insert(c);
+        }
+    }
+    let empty = g.cells() - (stones[0] | stones[1]).count();
+    (empty <= max_empty && joined(g, &stones).is_none()).then_some(stones)
+}
+
+/// Asserts that the solver's winning moves equal minimax's with either
+/// player to move; what the rules did in both solves.
+pub fn assert_winners_match_minimax(
+    g: &Geometry<1>,
+    solver: &HexSolver<1>,
+    m: &mut Minimax<1>,
+    stones: [CellSet<1>; 2],
+) -> RuleStats {
+    let mut rules = RuleStats::default();
+    for to_move in 0..2 {
+        let pos = Position::new(g, stones, to_move);
+        let (values, stats) = solver.move_values(&pos, &|_, _| {});
+        rules.add(&stats.rules);
+        let winners: CellSet<1> = values
+            .iter()
+            .filter(|v| v.1 == Some(true))
+            .map(|v| v.0)
+            .collect();
+        let (r, c) = (g.dims().rows(), g.dims().cols());
+        assert_eq!(
+            winners,
+            m.winning_moves(&stones, to_move),
+            "{r}x{c} {stones:?}, {to_move} to move"
+        );
+    }
+    rules
 }
 
 /// Every Dark Hex variant on a board: gameversion x disclosure x obstype.
