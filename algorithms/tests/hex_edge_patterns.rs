@@ -365,3 +365,43 @@ fn matches_on_random_boards_hold_by_exhaustive_play() {
         "matches checked per side: {checked:?}"
     );
 }
+
+/// The sieve (placements ruled out 64 at a time by the cells that kill
+/// them) gives the first matching placement, as the plain scan does, on
+/// random positions of several densities, boards of one and two words.
+#[test]
+fn the_sieve_answers_as_the_scan_does() {
+    fn compare<const W: usize>(g: &Geometry<W>, rng: &mut ChaCha8Rng) -> usize {
+        let placed = PlacedEdges::builtin(g);
+        let mut found = 0;
+        for round in 0..60 {
+            let density = 3 + round % 10;
+            let mut stones = [CellSet::<W>::EMPTY; 2];
+            for cell in 0..g.cells() {
+                match rng.random_range(0..density * 2) {
+                    0 => stones[BLACK].insert(cell),
+                    1 => stones[WHITE].insert(cell),
+                    _ => {}
+                }
+            }
+            for player in [BLACK, WHITE] {
+                for side in 0..2 {
+                    for e in (g.all() - stones[1 - player]).iter() {
+                        let scanned = placed.find(&stones, player, side, e);
+                        let sieved = placed.find_sieved(&stones, player, side, e);
+                        assert_eq!(scanned, sieved, "player {player} side {side} cell {e}");
+                        found += scanned.is_some() as usize;
+                    }
+                }
+            }
+        }
+        found
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    for (r, c) in [(8, 8), (6, 9), (9, 6)] {
+        assert!(compare(&geom(r, c), &mut rng) > 100, "{r}x{c}");
+    }
+    let dims = Dims::new("hex", 11, 11).unwrap();
+    let g = Geometry::<2>::new(dims).unwrap();
+    assert!(compare(&g, &mut rng) > 100, "11x11");
+}
