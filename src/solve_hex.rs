@@ -3,13 +3,16 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::files::{check_writable, write_atomically};
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
+use darkhex_algorithms::hexsolve::{
+    DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
+};
 use darkhex_games::board::{Dims, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
@@ -54,13 +57,16 @@ pub struct HexSolveArgs {
     /// Hex/Rex: the value of every opening move of the empty board
     #[arg(long, conflicts_with_all = ["moves", "black", "white", "to_move", "all_moves"])]
     openings: bool,
-    /// Hex/Rex: search threads (default: all cores)
+    /// Hex/Rex: search threads (default: all cores); with --openings or
+    /// --all-moves each thread solves positions of its own, and joins a
+    /// search still running once none is left to start
     #[arg(long)]
     threads: Option<usize>,
     /// Hex/Rex: transposition table size in MB
     #[arg(long, default_value_t = 1024)]
     tt_mb: usize,
-    /// Hex/Rex: stop after this many seconds and print what is known
+    /// Hex/Rex: stop after this many seconds and print what is known (with
+    /// --openings or --all-moves: each position's search)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.001, 1e9, false))]
     time_limit: Option<f64>,
     /// Hex: how the solver orders moves: resistance (current through each
@@ -398,6 +404,9 @@ fn value_board<const W: usize>(
     })
 }
 
+/// An opening, Black's value, seconds and positions (none for an image).
+type OpeningRow = (usize, Option<bool>, f64, u64);
+
 /// Every opening of the empty board, one of each pair of 180-degree images
 /// solved (they have the same value), with the time of each.
 fn openings<const W: usize>(
@@ -423,21 +432,24 @@ fn openings<const W: usize>(
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
-    let mut rows: Vec<(usize, Option<bool>, f64, u64)> = Vec::new();
-    let mut total = Stats::default();
-    for &cell in &cells {
-        let child = empty.play(geom, cell);
-        let t = Instant::now();
-        let report = |p: &Progress| {
-            bar.set_message(format!("{}: {}", dims.cell_name(cell), progress_line(p)))
-        };
-        let out = solver.solve(&child, &report);
-        total.add(&out.stats);
+    let children: Vec<Position<W>> = cells.iter().map(|&c| empty.play(geom, c)).collect();
+    let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::default();
+    let report = |i: usize, p: &Progress| {
+        bar.set_message(format!(
+            "{}: {}",
+            dims.cell_name(cells[i]),
+            progress_line(p)
+        ))
+    };
+    let done = |i: usize, out: Outcome| {
+        let cell = cells[i];
         let black_wins = out.wins.map(|white_wins| !white_wins);
-        let secs = t.elapsed().as_secs_f64();
-        rows.push((cell, black_wins, secs, out.stats.expansions));
+        let secs = out.stats.seconds;
+        let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+        found.1.add(&out.stats);
+        found.0.push((cell, black_wins, secs, out.stats.expansions));
         if n - 1 - cell != cell {
-            rows.push((n - 1 - cell, black_wins, 0.0, 0));
+            found.0.push((n - 1 - cell, black_wins, 0.0, 0));
         }
         // Without a terminal there is no bar: a line per opening instead,
         // so a long run's log shows how far it got.
@@ -450,10 +462,9 @@ fn openings<const W: usize>(
             );
         }
         bar.inc(1);
-        if solver.stop_flag().load(Ordering::SeqCst) {
-            break;
-        }
-    }
+    };
+    solver.solve_each(&children, &report, &done);
+    let (mut rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
     bar.finish_and_clear();
     save_learnt(solver, learn_into)?;
     rows.sort_by_key(|r| r.0);

@@ -25,8 +25,8 @@
 //!   more expensive to the others (a virtual loss on its delta), so they
 //!   spread over different moves (Kaneko's parallel df-pn).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use darkhex_games::{CellSet, Geometry};
@@ -136,13 +136,15 @@ struct Search<'s, 'g, const W: usize> {
     stop: &'s AtomicBool,
     /// Set when the root is solved or time is up: every thread returns.
     done: AtomicBool,
-    root_key: u64,
+    root: Position<W>,
+    /// Which of several searches this is, for `progress`.
+    index: usize,
     deadline: Option<Instant>,
     start: Instant,
     expansions: AtomicU64,
     busy: Vec<AtomicU32>,
     last_report: AtomicU64,
-    progress: &'s (dyn Fn(&Progress) + Sync),
+    progress: &'s (dyn Fn(usize, &Progress) + Sync),
 }
 
 /// One thread's counters and memory.
@@ -183,15 +185,138 @@ impl<'g, const W: usize> HexSolver<'g, W> {
 
     /// Solves `pos`, reporting progress about four times a second.
     pub fn solve(&self, pos: &Position<W>, progress: &(dyn Fn(&Progress) + Sync)) -> Outcome {
+        let report = |_: usize, p: &Progress| progress(p);
+        let search = self.search(pos, 0, &report);
+        let threads = self.params.threads.max(1);
+        // One thread searches here: a thread of its own would cost more
+        // than the many small solves of local searches take.
+        let locals: Vec<Local<W>> = if threads == 1 {
+            vec![self.work(&search, true)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|id| {
+                        let search = &search;
+                        scope.spawn(move || self.work(search, id == 0))
+                    })
+                    .collect();
+                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            })
+        };
+        self.outcome(pos, &search, &locals)
+    }
+
+    /// Solves every position of `positions`, calling `done` with each one's
+    /// index and outcome as it is solved. Each thread solves positions of
+    /// its own, one at a time, in order; once none is left to start, a
+    /// thread joins a search still running (the one with fewest helpers).
+    /// Independent searches scale better on several threads than several
+    /// threads on one search, and the table is shared by all of them.
+    pub fn solve_each(
+        &self,
+        positions: &[Position<W>],
+        progress: &(dyn Fn(usize, &Progress) + Sync),
+        done: &(dyn Fn(usize, Outcome) + Sync),
+    ) {
+        struct Running<'s, 'g, const W: usize> {
+            index: usize,
+            search: Search<'s, 'g, W>,
+            helpers: AtomicUsize,
+            locals: Mutex<Vec<Local<W>>>,
+        }
+        enum Job<'s, 'g, const W: usize> {
+            Own(Arc<Running<'s, 'g, W>>),
+            Help(Arc<Running<'s, 'g, W>>),
+            Wait,
+            Stop,
+        }
+        let queue: Mutex<(usize, Vec<Arc<Running<W>>>)> = Mutex::new((0, Vec::new()));
+        let next_job = || -> Job<W> {
+            let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+            if q.0 < positions.len() && !self.stop.load(Ordering::Relaxed) {
+                let index = q.0;
+                q.0 += 1;
+                let running = Arc::new(Running {
+                    index,
+                    search: self.search(&positions[index], index, progress),
+                    helpers: AtomicUsize::new(0),
+                    locals: Mutex::new(Vec::new()),
+                });
+                q.1.push(running.clone());
+                return Job::Own(running);
+            }
+            let helped =
+                q.1.iter()
+                    .filter(|r| !r.search.finished())
+                    .min_by_key(|r| r.helpers.load(Ordering::Relaxed));
+            match helped {
+                Some(r) => {
+                    r.helpers.fetch_add(1, Ordering::SeqCst);
+                    Job::Help(r.clone())
+                }
+                // Searches still ending: one may yet need no help, but
+                // another thread's next search may.
+                None if !q.1.is_empty() => Job::Wait,
+                None => Job::Stop,
+            }
+        };
+        let worker = |first: bool| loop {
+            match next_job() {
+                Job::Own(r) => {
+                    let local = self.work(&r.search, first);
+                    while r.helpers.load(Ordering::SeqCst) > 0 {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    let mut locals =
+                        std::mem::take(&mut *r.locals.lock().unwrap_or_else(|e| e.into_inner()));
+                    locals.push(local);
+                    let out = self.outcome(&positions[r.index], &r.search, &locals);
+                    queue
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .1
+                        .retain(|x| !Arc::ptr_eq(x, &r));
+                    done(r.index, out);
+                }
+                Job::Help(r) => {
+                    let local = self.work(&r.search, false);
+                    r.locals
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(local);
+                    r.helpers.fetch_sub(1, Ordering::SeqCst);
+                }
+                Job::Wait => std::thread::sleep(Duration::from_millis(1)),
+                Job::Stop => break,
+            }
+        };
+        let threads = self.params.threads.max(1);
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                let worker = &worker;
+                scope.spawn(move || worker(false));
+            }
+            worker(true);
+        });
+    }
+
+    /// The shared state of a search of `pos`; `index` names it to `progress`.
+    fn search<'s>(
+        &'s self,
+        pos: &Position<W>,
+        index: usize,
+        progress: &'s (dyn Fn(usize, &Progress) + Sync),
+    ) -> Search<'s, 'g, W> {
         let start = Instant::now();
-        let search = Search {
+        Search {
             geom: self.geom,
             rules: &self.rules,
             params: &self.params,
             tt: &self.tt,
             stop: &self.stop,
             done: AtomicBool::new(false),
-            root_key: pos.key(),
+            root: *pos,
+            index,
             deadline: self.params.time_limit.map(|t| start + t),
             start,
             expansions: AtomicU64::new(0),
@@ -203,62 +328,53 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             },
             last_report: AtomicU64::new(0),
             progress,
+        }
+    }
+
+    /// One thread's part in `search`, until the root is solved or the
+    /// search stops.
+    fn work(&self, search: &Search<W>, reporter: bool) -> Local<W> {
+        let mut local = Local {
+            visits: 0,
+            rules: RuleStats::default(),
+            reporter,
+            workspace: Workspace::sharing(self.geom, &self.rules, self.learnt.clone()),
         };
-        let threads = self.params.threads.max(1);
-        let run = |id: usize| {
-            let mut local = Local {
-                visits: 0,
-                rules: RuleStats::default(),
-                reporter: id == 0,
-                workspace: Workspace::sharing(self.geom, &self.rules, self.learnt.clone()),
-            };
-            let root_th = Bounds {
-                phi: INF,
-                delta: INF,
-            };
-            while !search.finished() {
-                let (b, _) = search.mid(
-                    pos,
-                    [CellSet::EMPTY; 2],
-                    CellSet::EMPTY,
-                    root_th,
-                    &mut local,
-                );
-                if b.is_solved() {
-                    search.done.store(true, Ordering::SeqCst);
-                }
+        let root_th = Bounds {
+            phi: INF,
+            delta: INF,
+        };
+        while !search.finished() {
+            let (b, _) = search.mid(
+                &search.root,
+                [CellSet::EMPTY; 2],
+                CellSet::EMPTY,
+                root_th,
+                &mut local,
+            );
+            if b.is_solved() {
+                search.done.store(true, Ordering::SeqCst);
             }
-            if local.reporter {
-                search.report(true);
-            }
-            local
-        };
-        // One thread searches here: a thread of its own would cost more
-        // than the many small solves of local searches take.
-        let locals: Vec<Local<W>> = if threads == 1 {
-            vec![run(0)]
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|id| {
-                        let run = &run;
-                        scope.spawn(move || run(id))
-                    })
-                    .collect();
-                handles.into_iter().filter_map(|h| h.join().ok()).collect()
-            })
-        };
+        }
+        if local.reporter {
+            search.report(true);
+        }
+        local
+    }
+
+    /// What a finished search found, with the counters of its threads.
+    fn outcome(&self, pos: &Position<W>, search: &Search<W>, locals: &[Local<W>]) -> Outcome {
         let root = self.tt.get(pos.key());
         let bounds = root.as_ref().map_or(Bounds::NEW, |e| e.bounds);
         let (tt_used, tt_slots) = self.tt.usage();
         let mut stats = Stats {
             expansions: search.expansions.load(Ordering::Relaxed),
-            seconds: start.elapsed().as_secs_f64(),
+            seconds: search.start.elapsed().as_secs_f64(),
             tt_used,
             tt_slots,
             ..Stats::default()
         };
-        for l in &locals {
+        for l in locals {
             stats.visits += l.visits;
             stats.rules.add(&l.rules);
         }
@@ -286,16 +402,20 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         pos: &Position<W>,
         progress: &(dyn Fn(usize, &Progress) + Sync),
     ) -> (Vec<(usize, Option<bool>)>, Stats) {
+        let cells: Vec<usize> = pos.empty_cells(self.geom).iter().collect();
+        let children: Vec<Position<W>> = cells.iter().map(|&c| pos.play(self.geom, c)).collect();
+        let found: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cells.len()]);
+        self.solve_each(&children, &|i, p| progress(cells[i], p), &|i, out| {
+            found.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out)
+        });
         let mut stats = Stats::default();
         let mut values = Vec::new();
-        for cell in pos.empty_cells(self.geom).iter() {
-            let child = pos.play(self.geom, cell);
-            let report = |p: &Progress| progress(cell, p);
-            let out = self.solve(&child, &report);
-            stats.add(&out.stats);
-            values.push((cell, out.wins.map(|opponent_wins| !opponent_wins)));
-            if self.stop.load(Ordering::Relaxed) {
-                break;
+        let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Positions left unstarted after a stop are left out.
+        for (&cell, out) in cells.iter().zip(found) {
+            if let Some(out) = out {
+                stats.add(&out.stats);
+                values.push((cell, out.wins.map(|opponent_wins| !opponent_wins)));
             }
         }
         (values, stats)
@@ -330,11 +450,14 @@ impl<const W: usize> Search<'_, '_, W> {
         let last = self.last_report.load(Ordering::Relaxed);
         if force || ms >= last + 250 {
             self.last_report.store(ms, Ordering::Relaxed);
-            (self.progress)(&Progress {
-                expansions: self.expansions.load(Ordering::Relaxed),
-                root: self.tt.bounds(self.root_key),
-                elapsed,
-            });
+            (self.progress)(
+                self.index,
+                &Progress {
+                    expansions: self.expansions.load(Ordering::Relaxed),
+                    root: self.tt.bounds(self.root.key()),
+                    elapsed,
+                },
+            );
         }
     }
 
