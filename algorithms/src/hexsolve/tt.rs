@@ -146,7 +146,12 @@ impl<const W: usize> TransTable<W> {
 
     /// Stores an entry. A solved entry is never replaced by an unsolved one
     /// of the same position.
-    pub fn store(&self, entry: Entry<W>) {
+    pub fn store(&self, mut entry: Entry<W>) {
+        // A solved position is never searched again, so its moves and
+        // fill-in are dead weight (most entries end solved).
+        if entry.bounds.is_solved() {
+            entry.expansion = None;
+        }
         let (shard, page, start) = self.place(entry.key);
         let mut pages = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
         let buckets = PAGE_BUCKETS.min(self.buckets_per_shard - page * PAGE_BUCKETS);
@@ -156,7 +161,11 @@ impl<const W: usize> TransTable<W> {
             if e.bounds.is_solved() && !entry.bounds.is_solved() {
                 return;
             }
-            let expansion = entry.expansion.clone().or_else(|| e.expansion.take());
+            let expansion = if entry.bounds.is_solved() {
+                None
+            } else {
+                entry.expansion.clone().or_else(|| e.expansion.take())
+            };
             *e = Entry { expansion, ..entry };
             return;
         }
