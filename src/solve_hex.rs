@@ -1,6 +1,7 @@
 //! `darkhex solve` for Hex and Rex: who wins a position, with which moves,
 //! by proof-number search; and the table of every opening.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -434,14 +435,26 @@ fn openings<const W: usize>(
     let start = Instant::now();
     let children: Vec<Position<W>> = cells.iter().map(|&c| empty.play(geom, c)).collect();
     let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::default();
+    // The searches running side by side, each on a line of its own.
+    let running: Mutex<BTreeMap<usize, String>> = Mutex::default();
+    let show = |running: &BTreeMap<usize, String>| {
+        let lines: Vec<&str> = running.values().map(String::as_str).collect();
+        bar.set_message(lines.join(" | "));
+    };
     let report = |i: usize, p: &Progress| {
-        bar.set_message(format!(
-            "{}: {}",
-            dims.cell_name(cells[i]),
-            progress_line(p)
-        ))
+        let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
+        running.insert(
+            i,
+            format!("{}: {}", dims.cell_name(cells[i]), progress_line(p)),
+        );
+        show(&running);
     };
     let done = |i: usize, out: Outcome| {
+        {
+            let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
+            running.remove(&i);
+            show(&running);
+        }
         let cell = cells[i];
         let black_wins = out.wins.map(|white_wins| !white_wins);
         let secs = out.stats.seconds;

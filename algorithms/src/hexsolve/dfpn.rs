@@ -210,6 +210,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
     /// index and outcome as it is solved. Each thread solves positions of
     /// its own, one at a time, in order; once none is left to start, a
     /// thread joins a search still running (the one with fewest helpers).
+    /// Each search reports its progress under its index.
     /// Independent searches scale better on several threads than several
     /// threads on one search, and the table is shared by all of them.
     pub fn solve_each(
@@ -260,10 +261,10 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                 None => Job::Stop,
             }
         };
-        let worker = |first: bool| loop {
+        let worker = || loop {
             match next_job() {
                 Job::Own(r) => {
-                    let local = self.work(&r.search, first);
+                    let local = self.work(&r.search, true);
                     while r.helpers.load(Ordering::SeqCst) > 0 {
                         std::thread::sleep(Duration::from_millis(1));
                     }
@@ -294,9 +295,9 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 let worker = &worker;
-                scope.spawn(move || worker(false));
+                scope.spawn(worker);
             }
-            worker(true);
+            worker();
         });
     }
 
