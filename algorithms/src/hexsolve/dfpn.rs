@@ -228,7 +228,6 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         enum Job<'s, 'g, const W: usize> {
             Own(Arc<Running<'s, 'g, W>>),
             Help(Arc<Running<'s, 'g, W>>),
-            Wait,
             Stop,
         }
         let queue: Mutex<(usize, Vec<Arc<Running<W>>>)> = Mutex::new((0, Vec::new()));
@@ -250,14 +249,12 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                 q.1.iter()
                     .filter(|r| !r.search.finished())
                     .min_by_key(|r| r.helpers.load(Ordering::Relaxed));
+            // Nothing starts any more, so a thread with nothing to help is done.
             match helped {
                 Some(r) => {
                     r.helpers.fetch_add(1, Ordering::SeqCst);
                     Job::Help(r.clone())
                 }
-                // Searches still ending: one may yet need no help, but
-                // another thread's next search may.
-                None if !q.1.is_empty() => Job::Wait,
                 None => Job::Stop,
             }
         };
@@ -287,7 +284,6 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                         .push(local);
                     r.helpers.fetch_sub(1, Ordering::SeqCst);
                 }
-                Job::Wait => std::thread::sleep(Duration::from_millis(1)),
                 Job::Stop => break,
             }
         };
