@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::geom;
+use common::{geom, scatter};
 use darkhex_algorithms::hexsolve::check::{Terminal, connection_holds, connection_holds_pruned};
 use darkhex_algorithms::hexsolve::edge_patterns::{
     EdgeFrame, EdgePattern, EdgePatterns, PlacedEdges,
@@ -324,14 +324,7 @@ fn matches_on_random_boards_hold_by_exhaustive_play() {
         let g = geom(r, c);
         let placed = PlacedEdges::builtin(&g);
         for _ in 0..150 {
-            let mut stones = [CellSet::<1>::EMPTY; 2];
-            for cell in 0..g.cells() {
-                match rng.random_range(0..12) {
-                    0 => stones[BLACK].insert(cell),
-                    1 => stones[WHITE].insert(cell),
-                    _ => {}
-                }
-            }
+            let stones = scatter(&g, &mut rng, 12);
             for player in [BLACK, WHITE] {
                 for side in 0..2 {
                     for e in (g.all() - stones[1 - player]).iter() {
@@ -368,27 +361,23 @@ fn matches_on_random_boards_hold_by_exhaustive_play() {
 
 /// The sieve (placements ruled out 64 at a time by the cells that kill
 /// them) gives the first matching placement, as the plain scan does, on
-/// random positions of several densities, boards of one and two words.
+/// random positions of several densities, boards of one and two words, and
+/// on a table that grows after its sieves were made.
 #[test]
 fn the_sieve_answers_as_the_scan_does() {
-    fn compare<const W: usize>(g: &Geometry<W>, rng: &mut ChaCha8Rng) -> usize {
-        let placed = PlacedEdges::builtin(g);
+    fn compare<const W: usize>(
+        g: &Geometry<W>,
+        placed: &PlacedEdges<W>,
+        rng: &mut ChaCha8Rng,
+    ) -> usize {
         let mut found = 0;
         for round in 0..60 {
-            let density = 3 + round % 10;
-            let mut stones = [CellSet::<W>::EMPTY; 2];
-            for cell in 0..g.cells() {
-                match rng.random_range(0..density * 2) {
-                    0 => stones[BLACK].insert(cell),
-                    1 => stones[WHITE].insert(cell),
-                    _ => {}
-                }
-            }
+            let stones = scatter(g, rng, 2 * (3 + round % 10));
             for player in [BLACK, WHITE] {
                 for side in 0..2 {
                     for e in (g.all() - stones[1 - player]).iter() {
-                        let scanned = placed.find(&stones, player, side, e);
-                        let sieved = placed.find_sieved(&stones, player, side, e);
+                        let scanned = placed.find_by_scan(&stones, player, side, e);
+                        let sieved = placed.find(&stones, player, side, e);
                         assert_eq!(scanned, sieved, "player {player} side {side} cell {e}");
                         found += scanned.is_some() as usize;
                     }
@@ -399,9 +388,27 @@ fn the_sieve_answers_as_the_scan_does() {
     }
     let mut rng = ChaCha8Rng::seed_from_u64(29);
     for (r, c) in [(8, 8), (6, 9), (9, 6)] {
-        assert!(compare(&geom(r, c), &mut rng) > 100, "{r}x{c}");
+        let g = geom(r, c);
+        assert!(
+            compare(&g, &PlacedEdges::builtin(&g), &mut rng) > 100,
+            "{r}x{c}"
+        );
     }
     let dims = Dims::new("hex", 11, 11).unwrap();
     let g = Geometry::<2>::new(dims).unwrap();
-    assert!(compare(&g, &mut rng) > 100, "11x11");
+    assert!(
+        compare(&g, &PlacedEdges::builtin(&g), &mut rng) > 100,
+        "11x11"
+    );
+    let g = geom(8, 8);
+    let all = EdgePatterns::builtin().since(0);
+    let growing = EdgePatterns::new();
+    let mut placed = PlacedEdges::new(&g);
+    for half in all.chunks(all.len() / 2 + 1) {
+        for p in half {
+            growing.learn(p.clone());
+        }
+        placed.sync(&g, &growing);
+        assert!(compare(&g, &placed, &mut rng) > 100, "a growing table");
+    }
 }

@@ -378,6 +378,7 @@ impl<const W: usize> PlacedEdges<W> {
                     else {
                         continue;
                     };
+                    self.sieves[(player * self.cells + e) * 2 + side] = OnceLock::new();
                     self.index[player * self.cells + e].push(Placed {
                         side: side as u8,
                         stones,
@@ -395,31 +396,12 @@ impl<const W: usize> PlacedEdges<W> {
 
     /// The carrier (empty cells) of the first placed pattern that joins
     /// `cell` to `player`'s side `side` in `stones`, if one matches.
+    ///
+    /// Thousands of placements may start at a cell, so the answer comes
+    /// from the cell's sieve, which rules them out 64 at a time by the
+    /// cells that kill them (made on first use, remade after placements
+    /// are added there); [`PlacedEdges::find_by_scan`] tests them one by one.
     pub fn find(
-        &self,
-        stones: &Stones<W>,
-        player: usize,
-        side: usize,
-        cell: usize,
-    ) -> Option<CellSet<W>> {
-        let mine = stones[player];
-        let theirs = stones[1 - player];
-        self.index[player * self.cells + cell]
-            .iter()
-            .find(|p| {
-                p.side as usize == side
-                    && p.stones.is_subset(&mine)
-                    && !p.carrier.intersects(&theirs)
-            })
-            .map(|p| p.carrier - mine)
-    }
-
-    /// The same answer as [`PlacedEdges::find`], from the placements'
-    /// sieve: thousands of placements may start at a cell, and ruling them
-    /// out 64 at a time by the cells that kill them costs a fraction of
-    /// testing each. For a table that no longer grows (the sieve is made
-    /// once, from the placements of that time).
-    pub fn find_sieved(
         &self,
         stones: &Stones<W>,
         player: usize,
@@ -436,6 +418,27 @@ impl<const W: usize> PlacedEdges<W> {
             Sieve::new(placed)
         });
         sieve.first_match(stones[player], stones[1 - player])
+    }
+
+    /// [`PlacedEdges::find`]'s answer by testing each placement in turn:
+    /// the reference the sieve is held to.
+    pub fn find_by_scan(
+        &self,
+        stones: &Stones<W>,
+        player: usize,
+        side: usize,
+        cell: usize,
+    ) -> Option<CellSet<W>> {
+        let mine = stones[player];
+        let theirs = stones[1 - player];
+        self.index[player * self.cells + cell]
+            .iter()
+            .find(|p| {
+                p.side as usize == side
+                    && p.stones.is_subset(&mine)
+                    && !p.carrier.intersects(&theirs)
+            })
+            .map(|p| p.carrier - mine)
     }
 }
 

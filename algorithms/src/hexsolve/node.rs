@@ -566,7 +566,7 @@ fn edge_connections<const W: usize>(
             let known = ws
                 .builtin
                 .as_ref()
-                .and_then(|b| b.find_sieved(stones, q, side, c))
+                .and_then(|b| b.find(stones, q, side, c))
                 .or_else(|| {
                     ws.learning
                         .as_ref()

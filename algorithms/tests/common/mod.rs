@@ -39,6 +39,24 @@ pub fn positions(
     out
 }
 
+/// Stones scattered at random: each cell Black with probability
+/// 1/`one_in`, White with the same, else empty (players may be joined).
+pub fn scatter<const W: usize>(
+    g: &Geometry<W>,
+    rng: &mut ChaCha8Rng,
+    one_in: usize,
+) -> [CellSet<W>; 2] {
+    let mut stones = [CellSet::EMPTY; 2];
+    for cell in 0..g.cells() {
+        match rng.random_range(0..one_in) {
+            0 => stones[0].insert(cell),
+            1 => stones[1].insert(cell),
+            _ => {}
+        }
+    }
+    stones
+}
+
 /// `stones` with every cell outside them and `keep` coloured at random
 /// while more than `max_empty` cells are empty, and each later one with
 /// probability 0.3; `None` when more stay empty or someone is joined.
