@@ -16,6 +16,7 @@ use darkhex_algorithms::analyst::{
 use darkhex_games::board::{BLACK, Dims, WHITE, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{AnyGame, Game};
+use darkhex_players::hex_players::candidate_moves;
 use darkhex_players::network_player::NetworkEval;
 use darkhex_players::registry::network_eval;
 use rand::SeedableRng;
@@ -272,10 +273,7 @@ impl Engine {
                 m
             }
             _ => {
-                let candidates = match self.analyst.considered(&stones, colour) {
-                    Considered::Moves(m) if !m.is_empty() => m,
-                    _ => empty,
-                };
+                let candidates = candidate_moves(self.analyst.as_ref(), &stones, colour, &empty);
                 let (best, by) = self.unproven_move(&stones, colour, &candidates);
                 let best = best.ok_or_else(|| anyhow!("no move to play"))?;
                 let verdict_word = match verdict.winner {

@@ -437,3 +437,40 @@ fn six_by_six_replies_to_a1_agree_with_benzene() {
         .collect();
     assert_eq!(got, ["b2", "d2", "e2", "c3", "d3", "c4", "d5"]);
 }
+
+#[test]
+fn genmove_opens_as_the_resistance_player_does() {
+    // With no time to prove a win, genmove plays the resistance player's
+    // move: the same candidates, the same scores. A move and its image by
+    // the 180-degree turn score the same; genmove takes the first such
+    // cell, the player one at random by its seed.
+    for size in [8, 9] {
+        let r = gtp(
+            &["--move-time", "0.001"],
+            &format!("boardsize {size}\ngenmove b\nquit\n"),
+        );
+        let dims = Dims::new("hex", size, size).unwrap();
+        let genmove = r[1].strip_prefix("= ").unwrap();
+        let genmove = dims.parse_cell(genmove).unwrap();
+        let game = darkhex_games::load_game(&format!("hex(board_size={size})")).unwrap();
+        let legal: Vec<darkhex_games::Action> =
+            (0..dims.cells() as darkhex_games::Action).collect();
+        for seed in [1, 2] {
+            let mut player = darkhex_players::prepare("resistance", &game)
+                .unwrap()
+                .create(0, seed);
+            let view = darkhex_players::PlayerView {
+                seat: 0,
+                info_key: &[],
+                legal: &legal,
+            };
+            let played = player.act(&view).unwrap() as usize;
+            assert!(
+                played == genmove || played == dims.rotate180(genmove),
+                "{size}x{size}: genmove {} and the player {}",
+                dims.cell_name(genmove),
+                dims.cell_name(played)
+            );
+        }
+    }
+}

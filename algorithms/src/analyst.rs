@@ -20,7 +20,7 @@ use crate::eval::{NetworkValue, PathSets};
 use crate::hexsolve::inferior::analyse;
 use crate::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use crate::hexsolve::position::winner;
-use crate::hexsolve::vc::VcSet;
+use crate::hexsolve::vc::{VcParams, VcSet};
 use crate::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
 
 /// Each player's stones as cell ids, Black's first.
@@ -236,6 +236,17 @@ impl<const W: usize> Engine<W> {
         [BLACK, WHITE].map(|p| VcSet::build(&self.geom, sets, p, self.rules.vc))
     }
 
+    /// The limits of the connections the resistance circuits are built
+    /// from: the rules run to the end even when a player's sides are
+    /// joined (where the solver stops), or the circuit would hold whatever
+    /// the rules had reached by then, which depends on the cells' order.
+    fn circuit_vc(&self) -> VcParams {
+        VcParams {
+            stop_at_edge_full: false,
+            ..self.rules.vc
+        }
+    }
+
     /// The empty cells among `candidates` (all of them when `None`).
     fn moves(&self, sets: &[CellSet<W>; 2], candidates: Option<&[usize]>) -> Vec<usize> {
         let empty = self.geom.all() - sets[0] - sets[1];
@@ -368,7 +379,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
 
     fn resistance(&self, stones: &CellLists) -> Resist {
         let sets = self.sets(stones);
-        let vcs = self.vcs(&sets);
+        let vcs = [BLACK, WHITE].map(|p| VcSet::build(&self.geom, &sets, p, self.circuit_vc()));
         let r = evaluate(&self.geom, &sets, [&vcs[BLACK], &vcs[WHITE]]);
         Resist {
             score: r.score(),
@@ -385,7 +396,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
     ) -> Vec<(usize, f64)> {
         let sets = self.sets(stones);
         let moves = self.moves(&sets, candidates);
-        let mut vcs = [BLACK, WHITE].map(|p| VcSet::new(&self.geom, p, self.rules.vc));
+        let mut vcs = [BLACK, WHITE].map(|p| VcSet::new(&self.geom, p, self.circuit_vc()));
         let sign = if self.game.is_misere() { -1.0 } else { 1.0 };
         moves
             .into_iter()

@@ -61,6 +61,46 @@ fn the_4_3_2_and_the_edge_bridge_are_found() {
     );
 }
 
+#[test]
+fn each_pair_of_ends_is_listed_once() {
+    // A carrier smaller than every one of a pair's empties its list for a
+    // moment; the pair must not be entered among the partners again then
+    // (the resistance circuit added such a pair's link twice). Built and
+    // updated sets alike.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut pairs = 0;
+    for (r, c) in [(5, 5), (6, 6), (7, 7)] {
+        let g = geom(r, c);
+        for _ in 0..10 {
+            let k = rng.random_range(0..=g.cells() / 4);
+            let Some(stones) = random_position(&g, &mut rng, k) else {
+                continue;
+            };
+            let empty: Vec<usize> = (g.all() - stones[0] - stones[1]).iter().collect();
+            let cell = empty[rng.random_range(0..empty.len())];
+            for player in [BLACK, WHITE] {
+                let built = VcSet::build(&g, &stones, player, VcParams::default());
+                let updated = built.update(&g, cell, rng.random_range(0..2));
+                for v in [&built, &updated] {
+                    let mut listed = v.full_pairs();
+                    let all = listed.len();
+                    listed.sort_unstable();
+                    listed.dedup();
+                    assert_eq!(listed.len(), all, "{r}x{c} {stones:?} player {player}");
+                    for x in 0..(g.cells() + 2) as End {
+                        let mut partners = v.full_partners(x).to_vec();
+                        partners.sort_unstable();
+                        partners.dedup();
+                        assert_eq!(partners.len(), v.full_partners(x).len());
+                    }
+                    pairs += all;
+                }
+            }
+        }
+    }
+    assert!(pairs > 1000, "{pairs}");
+}
+
 /// Carriers up to this size are checked by exhaustive play (3^k states).
 const CHECKABLE: usize = 11;
 

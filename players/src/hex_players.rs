@@ -1,11 +1,12 @@
 //! Players of Hex and Rex built on the Hex engine: `resistance` (greedy on
-//! the resistance score one move ahead) and `solver` (a proven winning move
-//! when the proof-number search finds one in time, its fallback otherwise).
+//! the resistance score one move ahead, among the moves the solver's rules
+//! keep) and `solver` (a proven winning move when the proof-number search
+//! finds one in time, its fallback otherwise).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use darkhex_algorithms::analyst::{Budget, CellLists, HexAnalyst};
+use darkhex_algorithms::analyst::{Budget, CellLists, Considered, HexAnalyst};
 use darkhex_games::Action;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -42,6 +43,61 @@ pub fn best_scored(scores: &[(usize, f64)], rng: &mut impl Rng) -> Option<usize>
     }
 }
 
+/// Time allowed to the solve that names the winning move of a position the
+/// rules decide (it returns at the root).
+const DECIDED_SOLVE: Duration = Duration::from_millis(500);
+
+/// The moves among `legal` worth weighing, as Wolve weighs only the moves
+/// Benzene's rules leave: those the solver's rules keep (mustplay, inferior
+/// cells left out). In Hex, unless the mover can join their sides by one
+/// move, also only the cells of the opponent's mustplay on the board without
+/// fill-in (the filled board's can be wider; outside it every move loses),
+/// and that mustplay alone where the rules find the position lost, so that
+/// the opponent still has to show the win. Where the rules find the mover
+/// winning, the move that wins (the key of their side-to-side semi
+/// connection).
+pub fn candidate_moves(
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    to_move: usize,
+    legal: &[usize],
+) -> Vec<usize> {
+    let kept: Vec<usize> = match analyst.considered(stones, to_move) {
+        Considered::Decided(w) if w == to_move => {
+            // The rules decide it before any search: the solve returns at
+            // once with the move.
+            let budget = Budget {
+                threads: 1,
+                tt_mb: 1,
+                time_limit: Some(DECIDED_SOLVE),
+            };
+            let v = analyst.solve(stones, to_move, budget, &|_| {});
+            return match v.winning_move.filter(|m| legal.contains(m)) {
+                Some(m) if v.winner == Some(to_move) => vec![m],
+                _ => legal.to_vec(),
+            };
+        }
+        Considered::Decided(_) => legal.to_vec(),
+        Considered::Moves(m) => m.into_iter().filter(|c| legal.contains(c)).collect(),
+    };
+    let kept = if kept.is_empty() {
+        legal.to_vec()
+    } else {
+        kept
+    };
+    let hex = !analyst.game().is_misere();
+    if hex
+        && analyst.mustplay(stones, 1 - to_move).is_none()
+        && let Some(must) = analyst.mustplay(stones, to_move)
+    {
+        let inside: Vec<usize> = kept.iter().copied().filter(|c| must.contains(c)).collect();
+        if !inside.is_empty() {
+            return inside;
+        }
+    }
+    kept
+}
+
 pub struct ResistancePlayer {
     analyst: Arc<dyn HexAnalyst>,
     rng: ChaCha8Rng,
@@ -65,7 +121,8 @@ impl Player for ResistancePlayer {
         // In Hex the information state is the whole move sequence.
         let stones = stones_after(view.info_key);
         let legal: Vec<usize> = view.legal.iter().map(|&a| a as usize).collect();
-        let scores = self.analyst.move_scores(&stones, view.seat, Some(&legal));
+        let moves = candidate_moves(self.analyst.as_ref(), &stones, view.seat, &legal);
+        let scores = self.analyst.move_scores(&stones, view.seat, Some(&moves));
         Ok(best_scored(&scores, &mut self.rng).map_or(view.legal[0], |c| c as Action))
     }
 }

@@ -412,7 +412,9 @@ impl<const W: usize> VcSet<W> {
         if len >= self.params.max_fulls {
             return false;
         }
-        if len == 0 {
+        // Partners once: a carrier smaller than all of the pair's empties
+        // the list here without the pair ceasing to be partners.
+        if slot.fulls == 0 {
             self.full_partners[x as usize].push(y);
             self.full_partners[y as usize].push(x);
         }
