@@ -39,18 +39,47 @@ pub struct InfoArgs {
     json: bool,
     /// Walk only trees of at most this many histories (estimated first);
     /// larger dark games are counted from the streaming tables, others estimated
-    #[arg(long, default_value_t = 100_000_000)]
+    #[arg(long, default_value_t = 100_000_000, allow_negative_numbers = true, value_parser = crate::args::whole::<u64>(1, None))]
     max_histories: u64,
     /// Only estimate the size of a game too large to walk
     #[arg(long)]
     estimate_only: bool,
     /// Worker threads for the streaming tables (default: all cores)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Stop building the streaming tables past this many GB (default: the
     /// memory available, MemAvailable)
     #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
+}
+
+/// Counts that would take longer than this (a week) are not offered.
+const MAX_WALK_SECONDS: f64 = 7.0 * 86400.0;
+
+/// What to do with a game whose tree cannot be walked.
+fn instead(game: &AnyGame) -> &'static str {
+    match game {
+        AnyGame::Hex(_) => {
+            "`darkhex solve` decides its positions by proof-number search without walking the tree"
+        }
+        _ => "the estimate above is what can be known of its size",
+    }
+}
+
+/// A duration too long for [`duration`]: days or years.
+fn long_duration(seconds: f64) -> String {
+    let days = seconds / 86400.0;
+    if days < 365.0 {
+        format!("about {days:.0} days")
+    } else {
+        format!("about {:.0e} years", days / 365.25)
+    }
+}
+
+/// `x` rounded up to two significant digits, as a whole number.
+fn round_up(x: f64) -> u64 {
+    let unit = 10f64.powi((x.max(1.0).log10().floor() as i32 - 1).max(0));
+    ((x / unit).ceil() * unit) as u64
 }
 
 /// "13 s", "4.2 min", "3.1 h".
@@ -164,6 +193,7 @@ pub fn run(args: InfoArgs) -> Result<()> {
                 "estimated_histories": estimate,
                 "counted": false,
                 "estimated_count_seconds": seconds,
+                "walkable": seconds <= MAX_WALK_SECONDS,
             });
             outln!("{json}");
             return Ok(());
@@ -183,12 +213,21 @@ pub fn run(args: InfoArgs) -> Result<()> {
             );
             return Ok(());
         }
+        if seconds > MAX_WALK_SECONDS {
+            outln!(
+                "not counted       the tree cannot be walked: at {:.0} million histories a second a count would take {}; {}",
+                WALK_RATE / 1e6,
+                long_duration(seconds),
+                instead(&args.game)
+            );
+            return Ok(());
+        }
         outln!(
             "not counted       a full count would take about {} at {:.0} million histories a second; \
-             rerun with --max-histories {:.0} to count anyway",
+             rerun with --max-histories {} to count anyway",
             duration(seconds),
             WALK_RATE / 1e6,
-            (estimate * 2.0).max(1.0)
+            round_up(estimate * 2.0)
         );
         return Ok(());
     }

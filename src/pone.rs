@@ -5,12 +5,15 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Args;
+use darkhex_algorithms::files::FileKind;
 use darkhex_algorithms::pone::{self, Strategy, extract_strategy, verify_strategy};
 use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::whole;
 use crate::help;
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
@@ -23,7 +26,7 @@ pub struct PoneArgs {
     #[arg(value_parser = crate::parse_game)]
     game: AnyGame,
     /// The player to decide for: 0 moves first
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u8>(0, Some(1)))]
     player: u8,
     /// Write the winning strategy (one move per information state) here
     #[arg(long)]
@@ -36,7 +39,7 @@ pub struct PoneArgs {
     #[arg(long, conflicts_with_all = ["strategy_out", "verify"])]
     check_strategy: Option<PathBuf>,
     /// Stop the check after this many histories
-    #[arg(long, default_value_t = 100_000_000)]
+    #[arg(long, default_value_t = 100_000_000, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     verify_limit: u64,
     /// Print one JSON object
     #[arg(long)]
@@ -51,6 +54,14 @@ pub fn run(args: PoneArgs) -> Result<()> {
         );
     };
     let player = args.player as usize;
+    Files::new()
+        .reads("--check-strategy", args.check_strategy.as_deref())
+        .writes(
+            "--strategy-out",
+            args.strategy_out.as_deref(),
+            Holds::Document(FileKind::PoneStrategy),
+        )
+        .check()?;
     if let Some(path) = &args.check_strategy {
         let strategy = Strategy::load(path)?;
         let start = Instant::now();
