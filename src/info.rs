@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{build_limit, memory_gb, set_threads};
 use crate::help;
+use crate::interrupt::{self, Status};
 use crate::output::outln;
 
 /// Random probes behind the size estimate made before counting.
@@ -176,6 +177,9 @@ fn tables_report(args: &InfoArgs, estimate: f64) -> Result<()> {
 
 pub fn run(args: InfoArgs) -> Result<()> {
     set_threads(args.threads)?;
+    let status = Status::default();
+    status.set("while estimating the size of the tree; nothing was counted");
+    interrupt::exit_saying(&status);
     // Knuth's estimator: exact on trees whose branching depends only on depth,
     // within a small factor on these; it decides before any long walk.
     let estimate = with_game!(&args.game, g => estimate_histories(g, ESTIMATE_PROBES, 0));
@@ -183,6 +187,10 @@ pub fn run(args: InfoArgs) -> Result<()> {
         // Dark games too large to walk are counted from the streaming tables.
         let by_tables = matches!(args.game, AnyGame::DarkHex(_));
         if by_tables && !args.estimate_only {
+            status.set(format!(
+                "while building the information-state tables of {} (about {estimate:.1e} histories); nothing was counted",
+                args.game
+            ));
             return tables_report(&args, estimate);
         }
         let game = args.game.to_string();
@@ -231,6 +239,10 @@ pub fn run(args: InfoArgs) -> Result<()> {
         );
         return Ok(());
     }
+    status.set(format!(
+        "while walking the {estimate:.1e} histories of {}; nothing was counted",
+        args.game
+    ));
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template(
         "{spinner} {human_pos} histories, {per_sec}",

@@ -79,9 +79,23 @@ pub fn flag() -> Arc<AtomicBool> {
     flag
 }
 
+/// What a command is doing, for the message a signal prints: "while
+/// ..." or "during ...".
+#[derive(Clone, Default)]
+pub struct Status(Arc<Mutex<String>>);
+
+impl Status {
+    pub fn set(&self, text: impl Into<String>) {
+        if let Ok(mut s) = self.0.lock() {
+            *s = text.into();
+        }
+    }
+}
+
 /// At the first signal, says what was under way (the latest `status`)
 /// and ends the process: for commands with nothing to save.
-pub fn exit_saying(status: Arc<Mutex<String>>) {
+pub fn exit_saying(status: &Status) {
+    let status = status.0.clone();
     on_interrupt(move || {
         let s = status.lock().map(|s| s.clone()).unwrap_or_default();
         eprintln!("\ninterrupted {s}");

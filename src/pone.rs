@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::whole;
 use crate::help;
+use crate::interrupt::{self, Status};
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 
@@ -62,7 +63,13 @@ pub fn run(args: PoneArgs) -> Result<()> {
             Holds::Document(FileKind::PoneStrategy),
         )
         .check()?;
+    let status = Status::default();
+    interrupt::exit_saying(&status);
     if let Some(path) = &args.check_strategy {
+        status.set(format!(
+            "while checking {} on every history",
+            path.display()
+        ));
         let strategy = Strategy::load(path)?;
         let start = Instant::now();
         let report = verify_strategy(&game, &strategy, args.verify_limit)?;
@@ -80,6 +87,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")?);
     bar.set_message("searching");
+    status.set("while searching; nothing was written");
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     let (result, search) = pone::solve(&game, player, &[])?;
     let names: Vec<String> = result
@@ -91,6 +99,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
     let mut verified = None;
     if result.wins && (args.strategy_out.is_some() || args.verify) {
         bar.set_message("writing out the strategy");
+        status.set("while writing out the strategy");
         let strategy = extract_strategy(&search, &game, &result.from);
         if let Some(path) = &args.strategy_out {
             strategy.save(path)?;
@@ -102,6 +111,13 @@ pub fn run(args: PoneArgs) -> Result<()> {
         }
         if args.verify {
             bar.set_message("checking the strategy on every history");
+            status.set(match &args.strategy_out {
+                Some(p) => format!(
+                    "while checking the strategy on every history (it is in {})",
+                    p.display()
+                ),
+                None => "while checking the strategy on every history".into(),
+            });
             let start = Instant::now();
             let report = verify_strategy(&game, &strategy, args.verify_limit)?;
             verified = Some((

@@ -329,6 +329,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
     }
     let workers = rayon::current_num_threads();
+    let resumed = checkpoint.is_some();
     let mut trainer = match (&backing, checkpoint) {
         (Backing::Tables(t), Some(c)) => Trainer::resume_streaming(game, t, c, requested)?,
         (Backing::Tables(t), None) => {
@@ -369,7 +370,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     if let Backing::Tables(tables) | Backing::SamplingTables(_, tables) = &backing {
         trainer.set_progress(pass_progress(&bars, tables.histories()));
     }
-    let out = Outputs {
+    let out = Destinations {
         policy: args
             .out
             .clone()
@@ -383,8 +384,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     let mut chunk = batch;
     // The iteration last saved and when: on a streaming run a checkpoint
-    // is a large file, not to write twice.
-    let mut saved_at = None;
+    // is a large file, not to write twice (a resumed run's checkpoint
+    // already holds its first iteration).
+    let mut saved_at = resumed.then(|| (trainer.iteration(), Instant::now()));
     let run_start = Instant::now();
     let out_of_time = || {
         args.time_limit
@@ -408,12 +410,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
         // written.
         if trainer.iteration() == next_eval && trainer.iteration() < target {
             match evaluate(&mut trainer)? {
-                Some(Some(e)) => {
+                Evaluation::Done(Some(e)) => {
                     progress.set_message(format!("exploitability {:.3e}", e.exploitability))
                 }
-                Some(None) => {}
-                // Stopped: the checkpoint below is saved without it.
-                None => break,
+                Evaluation::Done(None) => {}
+                // The checkpoint after the loop is saved without it.
+                Evaluation::Stopped => break,
             }
             if let Some(path) = &out.checkpoint {
                 save_checkpoint(&trainer, path, &out.policy, &progress)?;
@@ -453,9 +455,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     trainer.save_policy(&out.policy)?;
     let e = match last_evaluation(&trainer) {
-        Some(e) => e,
+        Some(e) => Some(e),
         None => match evaluate(&mut trainer)? {
-            Some(e) => {
+            Evaluation::Done(e) => {
                 // Saved again with the evaluation, so that the policy's
                 // provenance, a resumed run's history and the plot have it.
                 if e.is_some() {
@@ -466,7 +468,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 }
                 e.map(|e| (e.exploitability, e.value_p0))
             }
-            None => {
+            Evaluation::Stopped => {
                 return Err(Interrupted(format!(
                     "interrupted during the final evaluation, at iteration {}: the policy is in {}, its exploitability was not computed (`darkhex exploit {} {}` computes it)\n{}",
                     trainer.iteration(),
@@ -491,12 +493,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
 }
 
 /// Where a run writes its policy and checkpoint.
-struct Outputs {
+struct Destinations {
     policy: PathBuf,
     checkpoint: Option<PathBuf>,
 }
 
-impl Outputs {
+impl Destinations {
     /// How an interrupted run continues.
     fn resume_hint(&self) -> String {
         match &self.checkpoint {
@@ -515,22 +517,31 @@ fn quoted(game: &str) -> String {
     }
 }
 
-/// Evaluates the average policy: `Some(None)` when the run cannot (no tree
-/// and no tables), `None` when a signal stopped the pass.
-fn evaluate(trainer: &mut Trainer) -> Result<Option<Option<Exploitability>>> {
+/// What an evaluation of the average policy gave.
+enum Evaluation {
+    /// Its exploitability, when the run can compute it (with the tree or
+    /// the tables).
+    Done(Option<Exploitability>),
+    /// A signal stopped its pass over the histories.
+    Stopped,
+}
+
+fn evaluate(trainer: &mut Trainer) -> Result<Evaluation> {
     match trainer.evaluate() {
-        Ok(e) => Ok(Some(e)),
-        Err(TrainError::Stream(StreamError::Stopped)) => Ok(None),
+        Ok(e) => Ok(Evaluation::Done(e)),
+        Err(TrainError::Stream(StreamError::Stopped)) => Ok(Evaluation::Stopped),
         Err(e) => Err(e.into()),
     }
 }
 
 /// The exploitability and value recorded at the current iteration, if
-/// any (a finished run given again, or the last scheduled evaluation).
-fn last_evaluation(trainer: &Trainer) -> Option<Option<(f64, f64)>> {
+/// any (a finished run given again).
+fn last_evaluation(trainer: &Trainer) -> Option<(f64, f64)> {
     let last = trainer.history().last()?;
-    (last.iteration == trainer.iteration() && last.exploitability.is_some())
-        .then(|| last.exploitability.zip(last.value_p0))
+    if last.iteration != trainer.iteration() {
+        return None;
+    }
+    last.exploitability.zip(last.value_p0)
 }
 
 /// Between evaluations far apart (a log schedule on a large game), the

@@ -335,6 +335,10 @@ fn numbers_outside_their_range_are_refused_with_the_range() {
             &["train", "kuhn_poker", "--iterations", "1.5"],
             &["'1.5' is not a whole number"],
         ),
+        (
+            &["train", "kuhn_poker", "--seed", "-1"],
+            &["-1 is out of range; accepted: 0 to 18446744073709551615"],
+        ),
     ] {
         refused(d, args, needles);
     }

@@ -224,6 +224,15 @@ fn every_command_ends_on_sigterm_with_the_interrupted_status() {
     std::thread::sleep(Duration::from_millis(500));
     signal(&child, "TERM");
     interrupted(&finish(child));
+    // Building 3x3 Dark Hex's tables, which takes seconds to minutes.
+    let child = spawn(d, &["info", "dark_hex(num_rows=3,num_cols=3)"]);
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(&child, "TERM");
+    let err = interrupted(&finish(child));
+    assert!(
+        err.contains("interrupted while building the information-state tables"),
+        "{err}"
+    );
     // A Hex search that takes minutes stops and prints what it knows.
     let child = spawn(d, &["solve", "hex(board_size=8)", "--threads", "1"]);
     std::thread::sleep(Duration::from_millis(1500));

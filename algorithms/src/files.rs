@@ -592,8 +592,9 @@ mod tests {
         save(&path, &doc(), Encoding::Binary).unwrap();
         assert_eq!(load::<Doc>(&path).unwrap(), doc());
         assert_eq!(identify(&path), Some(FileKind::Policy));
-        save(&path, &doc(), Encoding::Json).unwrap();
-        assert_eq!(identify(&path), Some(FileKind::Policy));
+        let json = dir.path().join("p.json");
+        save(&json, &doc(), Encoding::Json).unwrap();
+        assert_eq!(identify(&json), Some(FileKind::Policy));
         let good = fs::read(&path).unwrap();
         // One flipped bit in the payload.
         let mut bad = good.clone();
