@@ -415,7 +415,7 @@ fn gtp_refuses_values_out_of_range_in_the_users_words() {
 }
 
 /// Every command `list_commands` names is documented, in the help and in
-/// docs/gtp.md, and works.
+/// docs/guide/hex.md, and works.
 #[test]
 fn every_gtp_command_is_documented() {
     let listed = gtp("list_commands\n");
@@ -428,10 +428,14 @@ fn every_gtp_command_is_documented() {
     assert!(listed.contains(&"reg_genmove") && listed.contains(&"exit"));
     let help = ok(&darkhex(Path::new("."), &["gtp", "--help"]));
     let page =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/gtp.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/hex.md"))
+            .unwrap();
     for c in &listed {
         assert!(help.contains(c), "{c} is not in gtp --help");
-        assert!(page.contains(&format!("`{c}")), "{c} is not in docs/gtp.md");
+        assert!(
+            page.contains(&format!("`{c}")),
+            "{c} is not in docs/guide/hex.md"
+        );
     }
     // reg_genmove answers genmove's move without playing it; exit ends.
     let out = gtp("boardsize 3\nreg_genmove b\nall_legal_moves\nexit\nname\n");
