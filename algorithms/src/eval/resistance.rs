@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     #[ignore = "fails: 5x5 Black a1 c1, White d4 b5 gives White 0.180955 and, turned, \
-                0.180772; H-search's limits (fulls and semis kept per pair, ORs at a time) \
+                0.180772; probably H-search's limits (fulls and semis kept per pair, ORs at a time) \
                 keep different connections in different cell orders"]
     fn a_position_turned_by_180_degrees_scores_the_same() {
         // Turning the board keeps each player's sides (north and south
