@@ -45,13 +45,15 @@ pub struct GtpArgs {
     #[arg(long, default_value_t = 0.0, value_parser = crate::args::number_in(0.0, 1e9, true))]
     time_limit: f64,
     /// Seconds genmove spends looking for a proven win before it plays the
-    /// resistance-ordered choice
+    /// evaluation's choice
     #[arg(long, default_value_t = 5.0, value_parser = crate::args::number_in(0.0, 1e9, true))]
     move_time: f64,
     /// What genmove plays without a proven win: `resistance`, or a network
-    /// player's spec such as 'network(eval=ek,k=2,x=0.00001)' (Hex only)
-    #[arg(long, default_value = "resistance")]
-    eval: String,
+    /// player's spec such as 'network(eval=ek,k=2,x=0.00001)' (Hex only);
+    /// unset: network(eval=ek,k=2) on Hex boards up to 19x19, resistance on
+    /// Rex and larger boards
+    #[arg(long)]
+    eval: Option<String>,
 }
 
 const GTP_COMMANDS: &str = "\
@@ -122,6 +124,8 @@ struct Engine {
     /// genmove's choice without a proven win: resistance (`None`) or a
     /// network evaluation with its path budget.
     eval: Option<(NetworkEval, usize)>,
+    /// Whether `eval` is the default, chosen again for each board.
+    default_eval: bool,
     /// Draws the tie-breakers of E.
     rng: ChaCha8Rng,
 }
@@ -169,10 +173,27 @@ fn parse_eval(text: &str, game: &HexGame) -> Result<Option<(NetworkEval, usize)>
     Ok(Some(eval))
 }
 
+/// The evaluation genmove uses unless told: E_k with k = 2, which opens in
+/// the centre region where one ply of resistance opens beside an obtuse
+/// corner (docs/guide/hex.md), on the boards it takes; resistance elsewhere.
+fn default_eval(game: &HexGame) -> Option<(NetworkEval, usize)> {
+    if game.is_misere() || game.dims().cells() > MAX_NETWORK_CELLS {
+        return None;
+    }
+    network_eval(DEFAULT_EVAL).ok()
+}
+
+/// genmove's evaluation on Hex boards up to 19x19 unless told otherwise.
+const DEFAULT_EVAL: &str = "network(eval=ek,k=2)";
+
 impl Engine {
     fn new(game: HexGame, args: &GtpArgs) -> Result<Self> {
         Ok(Engine {
-            eval: parse_eval(&args.eval, &game)?,
+            eval: match &args.eval {
+                Some(text) => parse_eval(text, &game)?,
+                None => default_eval(&game),
+            },
+            default_eval: args.eval.is_none(),
             rng: ChaCha8Rng::seed_from_u64(0),
             analyst: Arc::from(analyst_for(&game)),
             moves: Vec::new(),
@@ -190,10 +211,14 @@ impl Engine {
     fn resize(&mut self, rows: usize, cols: usize) -> Result<()> {
         let game = self.analyst.game();
         let dims = Dims::new(game.name(), rows, cols)?;
-        if self.eval.is_some() && dims.cells() > MAX_NETWORK_CELLS {
+        if !self.default_eval && self.eval.is_some() && dims.cells() > MAX_NETWORK_CELLS {
             bail!("the network evaluations go up to 19x19: set param_player eval resistance first");
         }
-        self.analyst = Arc::from(analyst_for(&HexGame::new(dims, game.is_misere())));
+        let game = HexGame::new(dims, game.is_misere());
+        if self.default_eval {
+            self.eval = default_eval(&game);
+        }
+        self.analyst = Arc::from(analyst_for(&game));
         self.moves.clear();
         Ok(())
     }
@@ -441,6 +466,7 @@ impl Engine {
             )),
             ["eval", value] => {
                 self.eval = parse_eval(value, &self.analyst.game())?;
+                self.default_eval = false;
                 Ok(String::new())
             }
             ["move_time", value] => {

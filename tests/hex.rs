@@ -439,16 +439,24 @@ fn six_by_six_replies_to_a1_agree_with_benzene() {
 }
 
 #[test]
-fn genmove_opens_as_the_resistance_player_does() {
-    // With no time to prove a win, genmove plays the resistance player's
-    // move: the same candidates, the same scores. A move and its image by
-    // the 180-degree turn score the same; genmove takes the first such
-    // cell, the player one at random by its seed.
-    for size in [8, 9] {
-        let r = gtp(
-            &["--move-time", "0.001"],
-            &format!("boardsize {size}\ngenmove b\nquit\n"),
-        );
+fn genmove_opens_as_the_player_of_its_evaluation_does() {
+    // With no time to prove a win, genmove plays the move of the player
+    // with its evaluation: the same candidates, the same scores. A move and
+    // its image by the 180-degree turn score the same; genmove takes the
+    // first such cell (or its own draw), the player one by its seed. Unless
+    // told, genmove's evaluation on Hex is network(eval=ek,k=2).
+    let cases: [(&[&str], &str); 2] = [
+        (
+            &["--move-time", "0.001", "--eval", "resistance"],
+            "resistance",
+        ),
+        (&["--move-time", "0.001"], "network(eval=ek,k=2)"),
+    ];
+    for ((args, spec), size) in cases
+        .into_iter()
+        .flat_map(|case| [8, 9].map(|size| (case, size)))
+    {
+        let r = gtp(args, &format!("boardsize {size}\ngenmove b\nquit\n"));
         let dims = Dims::new("hex", size, size).unwrap();
         let genmove = r[1].strip_prefix("= ").unwrap();
         let genmove = dims.parse_cell(genmove).unwrap();
@@ -456,7 +464,7 @@ fn genmove_opens_as_the_resistance_player_does() {
         let legal: Vec<darkhex_games::Action> =
             (0..dims.cells() as darkhex_games::Action).collect();
         for seed in [1, 2] {
-            let mut player = darkhex_players::prepare("resistance", &game)
+            let mut player = darkhex_players::prepare(spec, &game)
                 .unwrap()
                 .create(0, seed);
             let view = darkhex_players::PlayerView {
@@ -467,7 +475,7 @@ fn genmove_opens_as_the_resistance_player_does() {
             let played = player.act(&view).unwrap() as usize;
             assert!(
                 played == genmove || played == dims.rotate180(genmove),
-                "{size}x{size}: genmove {} and the player {}",
+                "{size}x{size} {spec}: genmove {} and the player {}",
                 dims.cell_name(genmove),
                 dims.cell_name(played)
             );

@@ -10,6 +10,7 @@ use darkhex_algorithms::analyst::{Budget, CellLists, Considered, HexAnalyst};
 use darkhex_games::Action;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::player::{Player, PlayerError, PlayerView};
 
@@ -85,6 +86,17 @@ pub fn candidate_moves(
     } else {
         kept
     };
+    within_mustplay(analyst, stones, to_move, kept)
+}
+
+/// In Hex, unless the mover can join by one move, the cells of `kept` in
+/// the opponent's mustplay (all of `kept` when none are).
+fn within_mustplay(
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    to_move: usize,
+    kept: Vec<usize>,
+) -> Vec<usize> {
     let hex = !analyst.game().is_misere();
     if hex
         && analyst.mustplay(stones, 1 - to_move).is_none()
@@ -98,23 +110,103 @@ pub fn candidate_moves(
     kept
 }
 
+/// Moves searched at each node of the deeper resistance search: the best
+/// by one-ply score, as many as Wolve's default ply width.
+pub const PLY_WIDTH: usize = 15;
+
+/// A score beyond any circuit's: the position is decided.
+const DECIDED: f64 = 1e6;
+
+/// Each of `candidates` with its value for `to_move` by a minimax search
+/// `depth` plies deep over the resistance score, as Benzene's Wolve
+/// searches: at each node only the `width` best moves by one-ply score are
+/// searched; below the root the moves are those the solver's rules keep,
+/// and a position the rules decide is scored as won or lost. Depth 1 is the
+/// one-ply score of every candidate; deeper, only the `width` best are
+/// returned. One ply prefers the second row beside an obtuse corner, which
+/// the opponent's best reply shows to be weaker than the centre.
+pub fn searched_scores(
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    to_move: usize,
+    candidates: &[usize],
+    depth: usize,
+    width: usize,
+) -> Vec<(usize, f64)> {
+    let mut scores = analyst.move_scores(stones, to_move, Some(candidates));
+    if depth <= 1 {
+        return scores;
+    }
+    // Stable sort by score, ties in candidate order: deterministic.
+    scores.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scores.truncate(width.max(1));
+    scores
+        .into_par_iter()
+        .map(|(c, _)| {
+            let mut next = stones.clone();
+            next[to_move].push(c);
+            (
+                c,
+                -node_value(analyst, &next, 1 - to_move, depth - 1, width),
+            )
+        })
+        .collect()
+}
+
+/// The value for `to_move` of the position by the search of
+/// [`searched_scores`].
+fn node_value(
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    to_move: usize,
+    depth: usize,
+    width: usize,
+) -> f64 {
+    if let Some(w) = analyst.winner(stones) {
+        // In Rex the player who joined lost: `winner` names the winner.
+        return if w == to_move { DECIDED } else { -DECIDED };
+    }
+    let moves = match analyst.considered(stones, to_move) {
+        Considered::Decided(w) => return if w == to_move { DECIDED } else { -DECIDED },
+        Considered::Moves(m) => within_mustplay(analyst, stones, to_move, m),
+    };
+    let moves = if moves.is_empty() {
+        let n = analyst.game().dims().cells();
+        (0..n)
+            .filter(|c| !stones[0].contains(c) && !stones[1].contains(c))
+            .collect()
+    } else {
+        moves
+    };
+    searched_scores(analyst, stones, to_move, &moves, depth, width)
+        .into_iter()
+        .map(|(_, v)| v)
+        .fold(-DECIDED, f64::max)
+}
+
 pub struct ResistancePlayer {
     analyst: Arc<dyn HexAnalyst>,
     rng: ChaCha8Rng,
+    depth: usize,
 }
 
 impl ResistancePlayer {
-    pub fn new(analyst: Arc<dyn HexAnalyst>, seed: u64) -> Self {
+    /// The player searching `depth` plies (1: greedy on the score).
+    pub fn new(analyst: Arc<dyn HexAnalyst>, seed: u64, depth: usize) -> Self {
         ResistancePlayer {
             analyst,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            depth,
         }
     }
 }
 
 impl Player for ResistancePlayer {
     fn name(&self) -> String {
-        "resistance".to_string()
+        match self.depth {
+            1 => "resistance".to_string(),
+            d => format!("resistance(depth={d})"),
+        }
     }
 
     fn act(&mut self, view: &PlayerView) -> Result<Action, PlayerError> {
@@ -122,7 +214,14 @@ impl Player for ResistancePlayer {
         let stones = stones_after(view.info_key);
         let legal: Vec<usize> = view.legal.iter().map(|&a| a as usize).collect();
         let moves = candidate_moves(self.analyst.as_ref(), &stones, view.seat, &legal);
-        let scores = self.analyst.move_scores(&stones, view.seat, Some(&moves));
+        let scores = searched_scores(
+            self.analyst.as_ref(),
+            &stones,
+            view.seat,
+            &moves,
+            self.depth,
+            PLY_WIDTH,
+        );
         Ok(best_scored(&scores, &mut self.rng).map_or(view.legal[0], |c| c as Action))
     }
 }

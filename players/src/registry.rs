@@ -147,11 +147,16 @@ impl PlayerFactory for Pone {
 
 struct Resistance {
     analyst: Arc<dyn HexAnalyst>,
+    depth: usize,
 }
 
 impl PlayerFactory for Resistance {
     fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
-        Box::new(ResistancePlayer::new(self.analyst.clone(), seed))
+        Box::new(ResistancePlayer::new(
+            self.analyst.clone(),
+            seed,
+            self.depth,
+        ))
     }
 }
 
@@ -415,8 +420,9 @@ pub fn prepare_in(
             }
             let analyst: Arc<dyn HexAnalyst> = Arc::from(analyst_for(hex));
             if s.name == "resistance" {
-                s.check_params(&[])?;
-                return Ok(Arc::new(Resistance { analyst }));
+                s.check_params(&["depth"])?;
+                let depth = s.get_usize("depth", 1..=4, 1)?;
+                return Ok(Arc::new(Resistance { analyst, depth }));
             }
             s.check_params(&["fallback", "time"])?;
             let time = s.get_f64("time", DEFAULT_SOLVER_SECONDS)?;
