@@ -9,6 +9,7 @@ use darkhex_algorithms::pone::{self, Strategy, extract_strategy, verify_strategy
 use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::set_threads;
 use crate::help;
 use crate::output::outln;
 
@@ -41,6 +42,10 @@ pub struct PoneArgs {
     /// Print one JSON object
     #[arg(long)]
     json: bool,
+    /// Worker threads (default: all cores); the answer, the figures and the
+    /// strategy do not depend on it
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 pub fn run(args: PoneArgs) -> Result<()> {
@@ -50,6 +55,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
             args.game
         );
     };
+    set_threads(args.threads)?;
     let player = args.player as usize;
     if let Some(path) = &args.check_strategy {
         let strategy = Strategy::load(path)?;
