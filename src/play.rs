@@ -141,8 +141,8 @@ pub fn replay(game: &AnyGame, moves: &str) -> Result<AnyState> {
     for (i, text) in moves.split(',').enumerate() {
         let text = text.trim();
         let number = i + 1;
-        let action = parse_move(game, &state, text)
-            .with_context(|| format!("move {number} ('{text}')"))?;
+        let action =
+            parse_move(game, &state, text).with_context(|| format!("move {number} ('{text}')"))?;
         let line = move_line(game, &state, action);
         state.apply(action);
         outln!("{number}. {line}");

@@ -148,14 +148,20 @@ fn poker_moves_deal_cards_by_name_and_a_game_not_over_goes_on() {
         &["move 2 ('J')", "chance deals a card here: one of Q, K"],
     );
     let err = stderr(&darkhex(&["play", "kuhn_poker", "--moves", "J,Q,K"]));
-    assert!(err.contains("player 0 moves here: pass, bet") && !err.contains(" id"), "{err}");
+    assert!(
+        err.contains("player 0 moves here: pass, bet") && !err.contains(" id"),
+        "{err}"
+    );
     let out = ok(&darkhex(&[
         "play",
         "leduc_poker",
         "--moves",
         "Js,Kh,call,raise,call,Qs,call,call",
     ]));
-    assert!(out.contains("6. chance Qs") && out.contains("player 1 wins"), "{out}");
+    assert!(
+        out.contains("6. chance Qs") && out.contains("player 1 wins"),
+        "{out}"
+    );
     // Not over after the moves: the game goes on with the players given.
     let out = ok(&darkhex(&[
         "play",

@@ -559,7 +559,10 @@ fn two_solves_give_the_same_json_on_one_or_two_threads() {
         v
     };
     for (game, extra) in [
-        ("hex(board_size=5)", &["--moves", "c3,b4", "--all-moves"][..]),
+        (
+            "hex(board_size=5)",
+            &["--moves", "c3,b4", "--all-moves"][..],
+        ),
         ("hex(board_size=4)", &["--openings"][..]),
         ("rex(board_size=4)", &["--all-moves"][..]),
     ] {
@@ -588,7 +591,13 @@ fn two_solves_give_the_same_json_on_one_or_two_threads() {
 fn strip_work(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(map) => {
-            for key in ["seconds", "expansions", "threads", "positions_per_second", "tt_used"] {
+            for key in [
+                "seconds",
+                "expansions",
+                "threads",
+                "positions_per_second",
+                "tt_used",
+            ] {
                 map.remove(key);
             }
             for value in map.values_mut() {

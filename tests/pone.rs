@@ -85,7 +85,10 @@ fn two_runs_on_any_number_of_threads_print_and_write_the_same() {
     let (first, strategy) = run("1", "a.bin", false);
     assert!(first.contains("states searched  60"), "{first}");
     assert!(first.contains("(15 information states)"), "{first}");
-    assert!(first.contains("all 13476 endings of 46814 histories"), "{first}");
+    assert!(
+        first.contains("all 13476 endings of 46814 histories"),
+        "{first}"
+    );
     for (i, threads) in ["2", "1", "2", "4", "2"].iter().enumerate() {
         let file = format!("b{i}.bin");
         let (out, bytes) = run(threads, &file, false);
@@ -94,7 +97,10 @@ fn two_runs_on_any_number_of_threads_print_and_write_the_same() {
             without_timings(&first),
             "{threads} threads"
         );
-        assert!(bytes == strategy, "{threads} threads: the strategy file differs");
+        assert!(
+            bytes == strategy,
+            "{threads} threads: the strategy file differs"
+        );
     }
     let json_of = |threads: &str, file: &str| {
         let (out, bytes) = run(threads, file, true);

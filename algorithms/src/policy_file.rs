@@ -240,7 +240,11 @@ impl PolicyFile {
                 if legal != e.actions {
                     return Err(PolicyError::Mismatch {
                         game: game.game_string(),
-                        reason: format!("{} {}", at(), action_differences(game, &e.actions, &legal)),
+                        reason: format!(
+                            "{} {}",
+                            at(),
+                            action_differences(game, &e.actions, &legal)
+                        ),
                     });
                 }
             }
@@ -331,11 +335,22 @@ fn action_differences(game: &AnyGame, listed: &[Action], legal: &[Action]) -> St
             names(legal)
         );
     }
-    let extra: Vec<Action> = listed.iter().copied().filter(|a| !legal.contains(a)).collect();
-    let lacking: Vec<Action> = legal.iter().copied().filter(|a| !listed.contains(a)).collect();
+    let extra: Vec<Action> = listed
+        .iter()
+        .copied()
+        .filter(|a| !legal.contains(a))
+        .collect();
+    let lacking: Vec<Action> = legal
+        .iter()
+        .copied()
+        .filter(|a| !listed.contains(a))
+        .collect();
     let mut parts = Vec::new();
     if !extra.is_empty() {
-        parts.push(format!("lists {}, not legal there", described(game, &extra)));
+        parts.push(format!(
+            "lists {}, not legal there",
+            described(game, &extra)
+        ));
     }
     if !lacking.is_empty() {
         parts.push(format!("lacks {}", described(game, &lacking)));

@@ -321,7 +321,7 @@ fn pone_gives_the_same_answer_and_strategy_on_any_number_of_threads() {
         "dark_hex(num_rows=3,num_cols=3,gameversion=adh,disclosure=flash)",
         "dark_rex(num_rows=3,num_cols=3,gameversion=cdh,disclosure=noise)",
     ] {
-        let g = dark(&name);
+        let g = dark(name);
         for player in 0..2 {
             let run = |threads: usize| {
                 let pool = rayon::ThreadPoolBuilder::new()
@@ -336,7 +336,11 @@ fn pone_gives_the_same_answer_and_strategy_on_any_number_of_threads() {
             };
             let one = run(1);
             for threads in [1, 2, 4, 4] {
-                assert_eq!(run(threads), one, "{name} player {player}, {threads} threads");
+                assert_eq!(
+                    run(threads),
+                    one,
+                    "{name} player {player}, {threads} threads"
+                );
             }
         }
     }

@@ -64,7 +64,10 @@ pub fn awaited<G: Game>(game: &G, state: &G::State) -> String {
         Turn::Player(p) => {
             let legal = state.legal_actions();
             if legal.len() <= LISTED {
-                format!("player {p} moves: {}", names(&legal, |a| game.action_name(a)))
+                format!(
+                    "player {p} moves: {}",
+                    names(&legal, |a| game.action_name(a))
+                )
             } else {
                 format!("player {p} moves ({} legal moves)", legal.len())
             }
@@ -73,7 +76,11 @@ pub fn awaited<G: Game>(game: &G, state: &G::State) -> String {
 }
 
 fn names(actions: &[Action], name: impl Fn(Action) -> String) -> String {
-    actions.iter().map(|&a| name(a)).collect::<Vec<_>>().join(", ")
+    actions
+        .iter()
+        .map(|&a| name(a))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -96,20 +103,36 @@ mod tests {
     #[test]
     fn cards_are_read_where_chance_deals_and_actions_where_players_act() {
         // J, Q dealt, then pass and bet: ids 0 1 0 1.
-        assert_eq!(replay("kuhn_poker", &["J", "q", "pass", "BET"]), Ok(vec![0, 1, 0, 1]));
+        assert_eq!(
+            replay("kuhn_poker", &["J", "q", "pass", "BET"]),
+            Ok(vec![0, 1, 0, 1])
+        );
         let e = replay("kuhn_poker", &["bet"]).unwrap_err().to_string();
-        assert!(e.contains("chance deals a card here: one of J, Q, K"), "{e}");
+        assert!(
+            e.contains("chance deals a card here: one of J, Q, K"),
+            "{e}"
+        );
         let e = replay("kuhn_poker", &["J", "J"]).unwrap_err().to_string();
         assert!(e.contains("'J'") && e.contains("one of Q, K"), "{e}");
-        let e = replay("kuhn_poker", &["J", "Q", "K"]).unwrap_err().to_string();
+        let e = replay("kuhn_poker", &["J", "Q", "K"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("player 0 moves here: pass, bet"), "{e}");
         assert!(!e.contains("id"), "{e}");
         let e = replay("leduc_poker", &["Js", "Kh", "raise", "raise", "raise"])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("raise") && e.contains("legal actions are fold, call"), "{e}");
-        let e = replay("hex(board_size=3)", &["b2", "d9"]).unwrap_err().to_string();
-        assert!(e.contains("a1 to c3") && e.contains("player 1 moves here: a1, b1"), "{e}");
+        assert!(
+            e.contains("raise") && e.contains("legal actions are fold, call"),
+            "{e}"
+        );
+        let e = replay("hex(board_size=3)", &["b2", "d9"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a1 to c3") && e.contains("player 1 moves here: a1, b1"),
+            "{e}"
+        );
         let e = replay("hex(board_size=1)", &["a1", "a1"]).unwrap_err();
         assert_eq!(e, GameError::GameOver);
     }
@@ -124,6 +147,9 @@ mod tests {
         s.apply(2);
         assert_eq!(awaited(&g, &s), "player 0 moves: pass, bet");
         let h = load_game("hex(board_size=5)").unwrap();
-        assert_eq!(awaited(&h, &h.new_initial_state()), "player 0 moves (25 legal moves)");
+        assert_eq!(
+            awaited(&h, &h.new_initial_state()),
+            "player 0 moves (25 legal moves)"
+        );
     }
 }

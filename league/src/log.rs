@@ -268,7 +268,10 @@ impl ResultsLog {
                 .iter()
                 .map(|n| {
                     let m = &n.game;
-                    let names = (&*tournament.players[m.a].name, &*tournament.players[m.b].name);
+                    let names = (
+                        &*tournament.players[m.a].name,
+                        &*tournament.players[m.b].name,
+                    );
                     ((names.0, names.1, m.round), n.id)
                 })
                 .collect();
@@ -411,7 +414,11 @@ impl ResultsLog {
                 .iter()
                 .map(|n| {
                     let m = &n.game;
-                    let key = (t.players[m.a].name.clone(), t.players[m.b].name.clone(), m.round);
+                    let key = (
+                        t.players[m.a].name.clone(),
+                        t.players[m.b].name.clone(),
+                        m.round,
+                    );
                     (key, n.id)
                 })
                 .collect()
@@ -419,9 +426,10 @@ impl ResultsLog {
         let mut games = Vec::new();
         for line in lines {
             if let Ok(mut r) = serde_json::from_str::<GameResult>(line) {
-                if let Some(&id) = id_of.as_ref().and_then(|ids| {
-                    ids.get(&(r.a.clone(), r.b.clone(), r.round))
-                }) {
+                if let Some(&id) = id_of
+                    .as_ref()
+                    .and_then(|ids| ids.get(&(r.a.clone(), r.b.clone(), r.round)))
+                {
                     r.id = id;
                 }
                 games.push(r);

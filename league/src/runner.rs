@@ -2,9 +2,9 @@
 //! log as it finishes; a rerun of the same tournament plays only the games
 //! the log lacks.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use darkhex_games::{AnyGame, Game, State, Turn, load_game};

@@ -81,7 +81,8 @@ fn run_on(
             stop.store(true, Ordering::SeqCst);
         }
     };
-    pool.install(|| run_league(t, dir, &progress, &stop)).unwrap()
+    pool.install(|| run_league(t, dir, &progress, &stop))
+        .unwrap()
 }
 
 /// Every file a league writes, by name.
@@ -157,7 +158,11 @@ fn game_ids_are_fixed_by_pair_and_round_and_survive_growth() {
         .iter()
         .map(|r| (r.id, r.a.clone(), r.b.clone(), r.round))
         .collect();
-    let pairs = [("random", "lp"), ("random", "ismcts(sims=20)"), ("lp", "ismcts(sims=20)")];
+    let pairs = [
+        ("random", "lp"),
+        ("random", "ismcts(sims=20)"),
+        ("lp", "ismcts(sims=20)"),
+    ];
     let want: Vec<(u64, String, String, u32)> = pairs
         .iter()
         .flat_map(|(a, b)| (0..4).map(move |r| (a.to_string(), b.to_string(), r)))
@@ -235,7 +240,10 @@ fn a_log_numbered_as_games_finished_is_renumbered_by_pair_and_round() {
     let again = run_on(&t, dir.path(), 2, None);
     assert_eq!(again.played, 2);
     assert!(
-        again.warnings.iter().any(|w| w.contains("numbered by pair and round")),
+        again
+            .warnings
+            .iter()
+            .any(|w| w.contains("numbered by pair and round")),
         "{:?}",
         again.warnings
     );
@@ -249,7 +257,10 @@ fn a_log_numbered_as_games_finished_is_renumbered_by_pair_and_round() {
     };
     let now = std::fs::read_to_string(&log).unwrap();
     assert_eq!(sorted(&now), sorted(&text));
-    assert!(now.lines().nth(1).unwrap().starts_with("{\"id\":3,"), "{now}");
+    assert!(
+        now.lines().nth(1).unwrap().starts_with("{\"id\":3,"),
+        "{now}"
+    );
 }
 
 #[test]

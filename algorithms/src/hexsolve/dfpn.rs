@@ -320,7 +320,10 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             done: AtomicBool::new(false),
             root: *pos,
             index,
-            deadline: match (self.params.time_limit.map(|t| start + t), self.params.deadline) {
+            deadline: match (
+                self.params.time_limit.map(|t| start + t),
+                self.params.deadline,
+            ) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             },
