@@ -247,8 +247,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     if let Some(path) = &args.learn_edges
         && path.exists()
     {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = darkhex_algorithms::files::read_text(path)?;
         solver
             .learnt_edges()
             .learn_text(&text)
@@ -285,6 +284,13 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     let dims = game.dims();
     let to_move = pos.to_move;
     let winner = out.wins.map(|w| if w { to_move } else { 1 - to_move });
+    // The search proves one winning move, and with several threads which
+    // one may vary from run to run; with every move solved, the first
+    // winning one (by cell) is the answer, the same on any thread count.
+    let winning_move = values
+        .as_ref()
+        .and_then(|v| v.iter().find(|(_, w)| *w == Some(true)).map(|(c, _)| *c))
+        .or(out.winning_move);
     let winning: Option<Vec<String>> = values.as_ref().map(|v| {
         v.iter()
             .filter(|(_, w)| *w == Some(true))
@@ -301,7 +307,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             "game": game.game_string(),
             "to_move": to_move,
             "winner": winner,
-            "winning_move": out.winning_move.map(|c| dims.cell_name(c)),
+            "winning_move": winning_move.map(|c| dims.cell_name(c)),
             "winning_moves": winning,
             "moves": moves,
             "expansions": stats.expansions,
@@ -318,7 +324,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             (Some(w), Some(true)) => outln!(
                 "value            {} wins{}",
                 player_name(w),
-                out.winning_move
+                winning_move
                     .map(|c| format!(", e.g. with {}", dims.cell_name(c)))
                     .unwrap_or_default()
             ),

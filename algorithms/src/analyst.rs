@@ -5,7 +5,7 @@
 //! engine and the players hold one [`HexAnalyst`] instead, with positions as
 //! plain lists of cells.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -134,8 +134,10 @@ pub trait HexAnalyst: Send + Sync {
     ) -> Verdict;
 
     /// The value of every empty cell as a move of `to_move`: `Some(true)`
-    /// when it wins, `None` when the budget ran out first. Inferior cells are
-    /// tried too: a move the rules prune may still win.
+    /// when it wins, `None` when the budget ran out first (the budget's time
+    /// limit holds for all the moves together; moves not started by then
+    /// are left out). Inferior cells are tried too: a move the rules prune
+    /// may still win.
     fn move_values(
         &self,
         stones: &CellLists,
@@ -297,7 +299,14 @@ impl<const W: usize> HexAnalyst for Engine<W> {
         budget: Budget,
     ) -> (Vec<(usize, Option<bool>)>, Stats) {
         let pos = self.position(stones, to_move);
-        self.solver(budget).move_values(&pos, &|_, _| {})
+        // The budget's time holds for all the moves together.
+        let deadline = budget.time_limit.map(|t| Instant::now() + t);
+        let mut solver = self.solver(Budget {
+            time_limit: None,
+            ..budget
+        });
+        solver.params.deadline = deadline;
+        solver.move_values(&pos, &|_, _| {})
     }
 
     fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>> {

@@ -43,6 +43,10 @@ pub struct DfpnParams {
     /// Transposition-table memory, in megabytes.
     pub tt_mb: usize,
     pub time_limit: Option<Duration>,
+    /// A moment no search goes past, whatever its own time limit: the limit
+    /// of a command that runs several searches (GTP's find-winning). Once
+    /// it has passed, [`HexSolver::solve_each`] starts no more searches.
+    pub deadline: Option<Instant>,
     /// The ε of the 1+ε trick.
     pub epsilon: f64,
     /// Focus: the best `base + factor × live moves` moves set phi.
@@ -56,6 +60,7 @@ impl Default for DfpnParams {
             threads: 1,
             tt_mb: 256,
             time_limit: None,
+            deadline: None,
             epsilon: 0.25,
             widening_base: 1,
             widening_factor: 0.25,
@@ -233,7 +238,8 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         let queue: Mutex<(usize, Vec<Arc<Running<W>>>)> = Mutex::new((0, Vec::new()));
         let next_job = || -> Job<W> {
             let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
-            if q.0 < positions.len() && !self.stop.load(Ordering::Relaxed) {
+            let past_deadline = self.params.deadline.is_some_and(|d| Instant::now() >= d);
+            if q.0 < positions.len() && !self.stop.load(Ordering::Relaxed) && !past_deadline {
                 let index = q.0;
                 q.0 += 1;
                 let running = Arc::new(Running {
@@ -314,7 +320,13 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             done: AtomicBool::new(false),
             root: *pos,
             index,
-            deadline: self.params.time_limit.map(|t| start + t),
+            deadline: match (
+                self.params.time_limit.map(|t| start + t),
+                self.params.deadline,
+            ) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             start,
             expansions: AtomicU64::new(0),
             // Virtual losses only matter between threads.
@@ -475,7 +487,10 @@ impl<const W: usize> Search<'_, '_, W> {
         local: &mut Local<W>,
     ) -> (Bounds, CellSet<W>) {
         local.visits += 1;
-        if local.visits.is_multiple_of(256) {
+        // A visit on a large board takes milliseconds (H-search of a new
+        // position): the clock is read often enough that a time limit is
+        // kept to within a few of them.
+        if local.visits.is_multiple_of(16) {
             if let Some(d) = self.deadline
                 && Instant::now() >= d
             {
