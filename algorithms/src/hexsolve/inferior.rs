@@ -372,8 +372,13 @@ pub fn captured_pair<const W: usize>(
 }
 
 /// For every empty cell y, the cells `player`'s stone on y kills, in a
-/// position without dead cells.
-fn kills<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Vec<CellSet<W>> {
+/// position without dead cells (with some, a few kills may be missed;
+/// every kill reported holds).
+pub(crate) fn kills<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+) -> Vec<CellSet<W>> {
     let empty = geom.all() - stones[0] - stones[1];
     let others = GroupMap::new(geom, stones, 1 - player);
     let mut own = GroupMap::new(geom, stones, player);
@@ -528,12 +533,14 @@ pub fn analyse_cached<const W: usize>(
 
 /// Rule (capture-domination through a captured pair): the cells of a pair
 /// next to `y` that `player`'s stone on `y` makes captured, as it does with
-/// an edge bridge. Then S + P[y] is S + P[y] with the pair filled for P, which
+/// an edge bridge: `player`'s stone on either cell kills the other. (Rex
+/// reads the same pairs through its own theorem: see
+/// [`super::rex::preferences`].) Then S + P[y] is S + P[y] with the pair filled for P, which
 /// P-dominates S + P[x] for either cell x of the pair (an extra stone never
 /// hurts its owner). Only pairs with another end besides `y` (the
 /// player's side, or a stone of the player touching both cells) can be
 /// captured, which keeps the kill tests rare.
-fn captured_around<const W: usize>(
+pub(crate) fn captured_around<const W: usize>(
     geom: &Geometry<W>,
     stones: &Stones<W>,
     player: usize,
@@ -619,7 +626,10 @@ fn acute_corner_arcs<const W: usize>(
 /// pruned, each with a kept cell that dominates it. Kept: the lowest cell
 /// of each sink strongly connected component; every other cell reaches one
 /// of those along arcs, and domination is transitive.
-fn prune_dominated<const W: usize>(arcs: &[Vec<usize>], cells: CellSet<W>) -> Vec<(usize, usize)> {
+pub(crate) fn prune_dominated<const W: usize>(
+    arcs: &[Vec<usize>],
+    cells: CellSet<W>,
+) -> Vec<(usize, usize)> {
     let n = arcs.len();
     let comp = strongly_connected(arcs, cells);
     let mut sink = vec![true; n];
