@@ -32,7 +32,7 @@ pub mod preferences;
 use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
-use super::inferior::prune_dominated;
+use super::inferior::{InferiorCells, prune_dominated};
 use super::node::{Grounds, Node, RuleStats, Rules, Workspace};
 use super::position::{Position, Stones, joined};
 use crate::eval::resistance::evaluate;
@@ -204,6 +204,42 @@ pub fn examine<const W: usize>(
         order_by_resistance(geom, &filled, ws, &mut children);
     }
     (Node::Open { children, fill }, grounds)
+}
+
+/// Rex's inferior cells for `to_move` with every rule on, as
+/// [`InferiorCells`] (for the GTP engine's display): the fill-in (a lone
+/// dead cell left over is listed as dead and not filled), and the moves the
+/// preference orders leave out, each with a move that beats it. Rex has no
+/// vulnerable cells to prune (theorem 3.6 prunes the killer instead: it is
+/// among the dominated).
+pub fn analyse<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    to_move: usize,
+) -> InferiorCells<W> {
+    let rules = RexRules::all();
+    let mut filled = *stones;
+    let mut fill = [CellSet::EMPTY; 2];
+    let mut dead = CellSet::EMPTY;
+    let found = fill_in::fill_in(geom, &mut filled, &mut fill, &mut dead, to_move, &rules);
+    let mut result = InferiorCells {
+        filled,
+        fill,
+        dead,
+        vulnerable: Vec::new(),
+        dominated: Vec::new(),
+    };
+    if let Some(d) = found.lone_dead {
+        result.dead.insert(d);
+        return result;
+    }
+    if joined(geom, &filled).is_some() {
+        return result;
+    }
+    let empty = geom.all() - filled[0] - filled[1];
+    let arcs = preferences::arcs(geom, &filled, to_move, empty, found.kills);
+    result.dominated = prune_dominated(&arcs, empty);
+    result
 }
 
 /// Solrex's move order: Benzene's resistance evaluation turned round, the
