@@ -466,7 +466,10 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     );
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("unknown Rex rule 'connections'") && err.contains("pairings"), "{err}");
+    assert!(
+        err.contains("unknown Rex rule 'connections'") && err.contains("pairings"),
+        "{err}"
+    );
 }
 
 fn darkhex_rex_rule_names() -> [&'static str; 8] {

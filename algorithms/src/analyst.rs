@@ -18,9 +18,9 @@ use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
 use crate::eval::{NetworkValue, PathSets};
 use crate::hexsolve::inferior::{InferiorCells, analyse};
-use crate::hexsolve::rex;
 use crate::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use crate::hexsolve::position::winner;
+use crate::hexsolve::rex;
 use crate::hexsolve::vc::VcSet;
 use crate::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
 

@@ -134,13 +134,16 @@ pub fn examine<const W: usize>(
         return (decided(notlast), grounds);
     }
     let mut candidates = empty;
-    let need_vcs = rex.pairings || rules.resistance_order;
-    if need_vcs {
-        ws.vcs[p].rebuild(geom, &filled);
-        ws.vcs[1 - p].rebuild(geom, &filled);
-    }
     if rex.pairings {
-        match pairing::decide(&ws.vcs, p, empty, last) {
+        // The mover's connections first: when they decide, the
+        // opponent's are not needed.
+        ws.vcs[p].rebuild(geom, &filled);
+        if let Some(pairing::Verdict::MoverLoses) = pairing::decide_own(&ws.vcs[p], last) {
+            stats.decided_by_connection += 1;
+            return (Node::Lost, grounds);
+        }
+        ws.vcs[1 - p].rebuild(geom, &filled);
+        match pairing::decide(&ws.vcs[p], &ws.vcs[1 - p], empty, last) {
             pairing::Verdict::MoverLoses => {
                 stats.decided_by_connection += 1;
                 return (Node::Lost, grounds);
@@ -155,6 +158,9 @@ pub fn examine<const W: usize>(
                 candidates -= pruned;
             }
         }
+    } else if rules.resistance_order {
+        ws.vcs[p].rebuild(geom, &filled);
+        ws.vcs[1 - p].rebuild(geom, &filled);
     }
     if rex.colour_symmetry {
         let making = colour_symmetry::symmetric_moves(geom, &pos.played, p)

@@ -62,18 +62,27 @@ pub fn own_keys<const W: usize>(vcs: &VcSet<W>) -> CellSet<W> {
     vcs.edge_semis().map(|(_, key)| key).collect()
 }
 
-/// The verdict of the pairing strategies of both players, `p` to move on
-/// `empty` cells; `vcs` holds each player's connections, Black's first;
-/// `last`: whether `p` is Last.
+/// What the pairing strategies of the player to move say, before the
+/// opponent's are built (when they decide, those are not needed); `last`:
+/// whether the player to move is Last.
+pub fn decide_own<const W: usize>(mine: &VcSet<W>, last: bool) -> Option<Verdict<W>> {
+    if join_pairing(mine).is_some() || (last && pre_join_pairing(mine).is_some()) {
+        return Some(Verdict::MoverLoses);
+    }
+    None
+}
+
+/// The verdict of both players' pairing strategies on `empty` cells, once
+/// [`decide_own`] said nothing: `mine` are the connections of the player
+/// to move, `theirs` the opponent's.
 pub fn decide<const W: usize>(
-    vcs: &[VcSet<W>; 2],
-    p: usize,
+    mine: &VcSet<W>,
+    theirs: &VcSet<W>,
     empty: CellSet<W>,
     last: bool,
 ) -> Verdict<W> {
-    let (mine, theirs) = (&vcs[p], &vcs[1 - p]);
-    if join_pairing(mine).is_some() {
-        return Verdict::MoverLoses;
+    if let Some(v) = decide_own(mine, last) {
+        return v;
     }
     if let Some(carrier) = join_pairing(theirs) {
         // A move outside the pairing keeps it; when every empty cell is in
@@ -81,9 +90,6 @@ pub fn decide<const W: usize>(
         // open the last pair).
         let m = (empty - carrier).first().or(empty.first());
         return Verdict::MoverWins(m);
-    }
-    if last && pre_join_pairing(mine).is_some() {
-        return Verdict::MoverLoses;
     }
     if !last && let Some(carrier) = pre_join_pairing(theirs) {
         // The opponent is Last; a move outside the pairing and its key
