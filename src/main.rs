@@ -38,7 +38,7 @@ use darkhex_games::{AnyGame, load_game};
     ], &[help::GAMES]),
     about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league",
     long_about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league.\n\
-                  Run without arguments for the showcase: a small Dark Hex board solved,
+                  Run without arguments for the showcase: a small Dark Hex board solved, \
                   trained on and played in a league."
 )]
 struct Cli {
