@@ -38,10 +38,11 @@ pub const RULE_NAMES: [&str; 11] = [
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
-pub const REX_RULE_NAMES: [&str; 8] = [
+pub const REX_RULE_NAMES: [&str; 9] = [
     "pairings",
     "dead-move",
     "dead-fill",
+    "clique-cutsets",
     "capture-fill",
     "preferences",
     "colour-symmetry",
@@ -89,8 +90,8 @@ pub struct HexSolveArgs {
     /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
-    /// pairings, dead-move, dead-fill, capture-fill, preferences,
-    /// colour-symmetry, symmetry, resistance-order
+    /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
+    /// preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
@@ -187,6 +188,7 @@ fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
         "pairings" => rex.pairings = false,
         "dead-move" => rex.dead_move = false,
         "dead-fill" => rex.dead_fill = false,
+        "clique-cutsets" => rex.clique_cutsets = false,
         "capture-fill" => rex.capture_fill = false,
         "preferences" => rex.preferences = false,
         "colour-symmetry" => rex.colour_symmetry = false,
@@ -344,9 +346,10 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         let r = stats.rules;
         if game.is_misere() {
             outln!(
-                "rules            {} positions decided by pairing strategies, {} by colour symmetry, {} cells filled in, {} inferior moves pruned, {} losing moves pruned",
+                "rules            {} positions decided by pairing strategies, {} by colour symmetry, {} by the table's value of their filled form, {} cells filled in, {} inferior moves pruned, {} losing moves pruned",
                 r.decided_by_connection,
                 r.decided_by_colour_symmetry,
+                r.solved_by_filled_form,
                 r.cells_filled,
                 r.moves_pruned_as_inferior,
                 r.losing_moves_pruned

@@ -472,11 +472,12 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     );
 }
 
-fn darkhex_rex_rule_names() -> [&'static str; 8] {
+fn darkhex_rex_rule_names() -> [&'static str; 9] {
     [
         "pairings",
         "dead-move",
         "dead-fill",
+        "clique-cutsets",
         "capture-fill",
         "preferences",
         "colour-symmetry",

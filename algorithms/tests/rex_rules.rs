@@ -7,7 +7,7 @@
 mod common;
 
 use common::{geom, positions};
-use darkhex_algorithms::hexsolve::inferior::{dead_cells, killed_by};
+use darkhex_algorithms::hexsolve::inferior::{clique_cutset_dead, dead_cells, killed_by};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::position::{Stones, joined};
 use darkhex_algorithms::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
@@ -75,6 +75,31 @@ fn an_even_set_of_dead_cells_filled_either_colour_changes_no_value() {
         }
     });
     assert!(filled > 20, "dead cells filled in {filled} positions");
+}
+
+#[test]
+fn cells_cut_off_by_a_clique_are_dead() {
+    // A dead cell's colour changes no value: coloured either way, with the
+    // same player to move, the winner is the same.
+    let mut found = 0;
+    each_position(6, |g, m, stones| {
+        let dead = clique_cutset_dead(g, &stones);
+        found += (dead - dead_cells(g, &stones)).count();
+        for d in dead.iter() {
+            let (mut black, mut white) = (stones, stones);
+            black[0].insert(d);
+            white[1].insert(d);
+            for to_move in 0..2 {
+                assert_eq!(
+                    m.wins(&black, to_move),
+                    m.wins(&white, to_move),
+                    "{stones:?}: {d}"
+                );
+            }
+        }
+    });
+    // Cells the plain dead-cell rules miss, so the rule adds something.
+    assert!(found > 20, "{found} cells found dead only behind a clique");
 }
 
 #[test]

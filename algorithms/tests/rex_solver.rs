@@ -33,7 +33,7 @@ fn rex_with_two_threads_matches_minimax() {
 #[test]
 fn rex_with_each_rule_off_matches_minimax() {
     let all = RexRules::all();
-    let off: [(&str, Rules); 8] = [
+    let off: [(&str, Rules); 9] = [
         (
             "dead-move",
             Rules {
@@ -49,6 +49,16 @@ fn rex_with_each_rule_off_matches_minimax() {
             Rules {
                 rex: RexRules {
                     dead_fill: false,
+                    ..all
+                },
+                ..Rules::rex()
+            },
+        ),
+        (
+            "clique-cutsets",
+            Rules {
+                rex: RexRules {
+                    clique_cutsets: false,
                     ..all
                 },
                 ..Rules::rex()
@@ -177,4 +187,42 @@ fn the_acute_corner_opening_of_5x5_as_solrex_answers_it() {
     assert!(values.iter().all(|v| v.1.is_some()));
     assert_eq!(values.len(), 24);
     assert_eq!(losing, want);
+}
+
+/// Solrex's answers on random 5x5 positions (the first 40 of Solrex's
+/// own regression file, algorithms/tests/data/solrex-random5x5.txt names
+/// it): five stones, White first, then Black to move; every winning move
+/// of Black is the set Solrex lists.
+#[test]
+fn random_5x5_positions_as_solrex_answers_them() {
+    let g = geom(5, 5);
+    let dims = g.dims();
+    let cells = |s: &str| -> Vec<usize> {
+        s.split_whitespace()
+            .map(|c| dims.parse_cell(c).unwrap())
+            .collect()
+    };
+    let fixture = include_str!("data/solrex-random5x5.txt");
+    let mut checked = 0;
+    for line in fixture.lines().filter(|l| !l.starts_with('#')) {
+        let (moves, wins) = line.split_once(':').unwrap();
+        let mut stones = [CellSet::<1>::EMPTY; 2];
+        for (i, c) in cells(moves).into_iter().enumerate() {
+            // White (1) plays the first stone, Black (0) the second.
+            stones[1 - i % 2].insert(c);
+        }
+        let pos = Position::new(&g, stones, 0);
+        let solver = HexSolver::new(&g, Rules::rex(), DfpnParams::default());
+        let (values, _) = solver.move_values(&pos, &|_, _| {});
+        assert!(values.iter().all(|v| v.1.is_some()), "{line}");
+        let winning: CellSet<1> = values
+            .iter()
+            .filter(|v| v.1 == Some(true))
+            .map(|v| v.0)
+            .collect();
+        let want: CellSet<1> = cells(wins).into_iter().collect();
+        assert_eq!(winning, want, "{line}");
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
 }

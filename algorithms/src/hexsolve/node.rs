@@ -164,6 +164,8 @@ pub struct RuleStats {
     pub losing_moves_pruned: u64,
     /// Rex: positions decided by colour symmetry.
     pub decided_by_colour_symmetry: u64,
+    /// Positions whose value the table held for their filled form.
+    pub solved_by_filled_form: u64,
 }
 
 impl RuleStats {
@@ -181,6 +183,7 @@ impl RuleStats {
         self.ladder_matched += other.ladder_matched;
         self.losing_moves_pruned += other.losing_moves_pruned;
         self.decided_by_colour_symmetry += other.decided_by_colour_symmetry;
+        self.solved_by_filled_form += other.solved_by_filled_form;
     }
 }
 

@@ -51,6 +51,9 @@ pub struct Expansion<const W: usize> {
     pub semis: Box<[CellSet<W>]>,
     pub mirrored: CellSet<W>,
     pub dead: CellSet<W>,
+    /// The key of the position with its fill-in played, and whether the
+    /// table holds that one turned (see `HexSolver`'s filled forms).
+    pub filled_form: Option<(u64, bool)>,
 }
 
 #[derive(Clone, Debug)]

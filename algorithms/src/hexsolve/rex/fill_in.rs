@@ -18,7 +18,7 @@
 use darkhex_games::{CellSet, Geometry};
 
 use super::RexRules;
-use crate::hexsolve::inferior::{captured_pair, dead_cells, kills};
+use crate::hexsolve::inferior::{captured_pair, clique_cutset_dead, dead_cells, kills};
 use crate::hexsolve::position::{Stones, joined};
 
 /// What [`fill_in`] did.
@@ -84,7 +84,10 @@ pub fn fill_in<const W: usize>(
         out.kills = [None, None];
         out.lone_dead = None;
         if rules.dead_fill || rules.dead_move {
-            let dead = dead_cells(geom, filled);
+            let mut dead = dead_cells(geom, filled);
+            if dead.is_empty() && rules.clique_cutsets {
+                dead = clique_cutset_dead(geom, filled);
+            }
             let even = if rules.dead_fill {
                 even_dead_fill(dead)
             } else {

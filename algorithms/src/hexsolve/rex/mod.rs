@@ -45,6 +45,8 @@ pub struct RexRules {
     pub dead_move: bool,
     /// Theorem 3.1 with dead cells: an even number of them filled in.
     pub dead_fill: bool,
+    /// Dead cells also found behind clique cutsets (more work a position).
+    pub clique_cutsets: bool,
     /// Theorem 3.3, corollary 1: captured pairs filled in.
     pub capture_fill: bool,
     /// Theorems 3.5 to 3.7: moves another move is at least as good as are
@@ -64,6 +66,7 @@ impl RexRules {
         RexRules {
             dead_move: true,
             dead_fill: true,
+            clique_cutsets: true,
             capture_fill: true,
             preferences: true,
             pairings: true,
