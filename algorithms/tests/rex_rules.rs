@@ -9,6 +9,7 @@ mod common;
 use common::{geom, positions};
 use darkhex_algorithms::hexsolve::inferior::{clique_cutset_dead, dead_cells, killed_by};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_algorithms::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use darkhex_algorithms::hexsolve::position::{Stones, joined};
 use darkhex_algorithms::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
 use darkhex_algorithms::hexsolve::rex::fill_in::{captured_pair_fill, even_dead_fill};
@@ -18,6 +19,7 @@ use darkhex_algorithms::hexsolve::rex::preferences::{
     capturee_over_capturer, victim_over_killer, vulnerable_over_opponent_killer,
 };
 use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
+use darkhex_algorithms::hexsolve::{Position, Rules};
 use darkhex_games::{CellSet, Geometry};
 use rand::Rng;
 use rand::SeedableRng;
@@ -358,4 +360,25 @@ fn moves_into_colour_symmetry_win_exactly_for_notlast() {
         }
     }
     assert!(seen > 10, "{seen} moves into symmetry");
+}
+
+/// Colour symmetry decides even where a lone dead cell would otherwise be
+/// the only move searched: after 1.b1 on 7x7 the corner a1 is dead for
+/// both players, and 2.a2 (b1's image in the a1 diagonal) wins at once,
+/// since Black is then Last with 47 cells empty. With the dead cell
+/// searched first, playing it would break the symmetry.
+#[test]
+fn colour_symmetry_decides_before_a_lone_dead_cell() {
+    let g = geom(7, 7);
+    let cell = |c: &str| g.dims().parse_cell(c).unwrap();
+    let rules = Rules::rex();
+    let mut ws = Workspace::new(&g, &rules);
+    let mut stats = RuleStats::default();
+    let mut node_of =
+        |pos: &Position<1>| examine(&g, pos, [CellSet::EMPTY; 2], &rules, &mut stats, &mut ws);
+    let after_b1 = Position::empty(&g).play(&g, cell("b1"));
+    let played = [CellSet::single(cell("b1")), CellSet::EMPTY];
+    assert!(dead_cells(&g, &played).contains(cell("a1")));
+    assert_eq!(node_of(&after_b1), Node::Won(Some(cell("a2") as u16)));
+    assert_eq!(node_of(&after_b1.play(&g, cell("a2"))), Node::Lost);
 }

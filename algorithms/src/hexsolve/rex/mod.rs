@@ -118,6 +118,34 @@ pub fn examine<const W: usize>(
         return (decided(1 - j), grounds);
     }
     let empty = geom.all() - filled[0] - filled[1];
+    let last = mover_is_last(geom, &filled);
+    // Colour symmetry decides before a lone dead cell narrows the moves:
+    // the dead cell would be searched alone, and playing it breaks the
+    // symmetry (after 1.b1 on 7x7, say, a1 is dead and 2.a2 wins at once).
+    if rex.colour_symmetry
+        && (colour_symmetry::is_colour_symmetric(geom, &pos.played)
+            || colour_symmetry::is_colour_symmetric(geom, &filled))
+    {
+        stats.decided_by_colour_symmetry += 1;
+        let notlast = if last { 1 - p } else { p };
+        return (decided(notlast), grounds);
+    }
+    let making = if rex.colour_symmetry {
+        (colour_symmetry::symmetric_moves(geom, &pos.played, p)
+            | colour_symmetry::symmetric_moves(geom, &filled, p))
+            & empty
+    } else {
+        CellSet::EMPTY
+    };
+    if let Some(m) = making.first()
+        && !last
+    {
+        // After the move the opponent moves with an odd number of cells
+        // empty when the mover is not Last: the opponent is Last then,
+        // and loses the symmetric position.
+        stats.decided_by_colour_symmetry += 1;
+        return (Node::Won(Some(m as u16)), grounds);
+    }
     if let Some(d) = found.lone_dead
         && rex.dead_move
     {
@@ -126,15 +154,6 @@ pub fn examine<const W: usize>(
         stats.moves_kept += 1;
         let children = vec![d as u16];
         return (Node::Open { children, fill }, grounds);
-    }
-    let last = mover_is_last(geom, &filled);
-    if rex.colour_symmetry
-        && (colour_symmetry::is_colour_symmetric(geom, &pos.played)
-            || colour_symmetry::is_colour_symmetric(geom, &filled))
-    {
-        stats.decided_by_colour_symmetry += 1;
-        let notlast = if last { 1 - p } else { p };
-        return (decided(notlast), grounds);
     }
     let mut candidates = empty;
     if rex.pairings {
@@ -165,22 +184,10 @@ pub fn examine<const W: usize>(
         ws.vcs[p].rebuild(geom, &filled);
         ws.vcs[1 - p].rebuild(geom, &filled);
     }
-    if rex.colour_symmetry {
-        let making = colour_symmetry::symmetric_moves(geom, &pos.played, p)
-            | colour_symmetry::symmetric_moves(geom, &filled, p);
-        let making = making & candidates;
-        if let Some(m) = making.first() {
-            // After the move the opponent moves with an odd number of
-            // cells empty when the mover is not Last: the opponent is Last
-            // then, and loses the symmetric position.
-            if !last {
-                stats.decided_by_colour_symmetry += 1;
-                return (Node::Won(Some(m as u16)), grounds);
-            }
-            stats.losing_moves_pruned += making.count() as u64;
-            candidates -= making;
-        }
-    }
+    // The mover is Last here: a move into colour symmetry loses.
+    let making = making & candidates;
+    stats.losing_moves_pruned += making.count() as u64;
+    candidates -= making;
     if candidates.is_empty() {
         // Every move was shown to lose.
         return (Node::Lost, grounds);
