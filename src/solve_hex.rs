@@ -26,7 +26,7 @@ use crate::outputs::{Files, Holds};
 /// The transposition table's size without --tt-mb, in MB.
 const DEFAULT_TT_MB: usize = 1024;
 
-/// Rules `--without` can switch off, for measuring what each saves.
+/// Hex rules `--without` can switch off, for measuring what each saves.
 pub const RULE_NAMES: [&str; 11] = [
     "connections",
     "edge-patterns",
@@ -39,6 +39,19 @@ pub const RULE_NAMES: [&str; 11] = [
     "symmetry",
     "resistance-order",
     "proof-sets",
+];
+
+/// Rex rules `--without` can switch off (Solrex's rule set).
+pub const REX_RULE_NAMES: [&str; 9] = [
+    "pairings",
+    "dead-move",
+    "dead-fill",
+    "clique-cutsets",
+    "capture-fill",
+    "preferences",
+    "colour-symmetry",
+    "symmetry",
+    "resistance-order",
 ];
 
 #[derive(Args, Clone, Debug, Default)]
@@ -79,9 +92,11 @@ pub struct HexSolveArgs {
     /// networks, K = 0..2)
     #[arg(long)]
     order: Option<String>,
-    /// Hex: rules to switch off, comma-separated (connections,
+    /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
-    /// vulnerable, dominated, symmetry, resistance-order, proof-sets)
+    /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
+    /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
+    /// preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
@@ -187,6 +202,10 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
     }
     if let Some(list) = without {
         for name in list.split(',').map(str::trim) {
+            if game.is_misere() {
+                switch_off_rex(&mut rules, name)?;
+                continue;
+            }
             match name {
                 "connections" => rules.connections = false,
                 "edge-patterns" => rules.edge_patterns = false,
@@ -207,6 +226,27 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
         }
     }
     Ok(rules)
+}
+
+/// Switches off the Rex rule `name`.
+fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
+    let rex = &mut rules.rex;
+    match name {
+        "pairings" => rex.pairings = false,
+        "dead-move" => rex.dead_move = false,
+        "dead-fill" => rex.dead_fill = false,
+        "clique-cutsets" => rex.clique_cutsets = false,
+        "capture-fill" => rex.capture_fill = false,
+        "preferences" => rex.preferences = false,
+        "colour-symmetry" => rex.colour_symmetry = false,
+        "symmetry" => rules.symmetry = false,
+        "resistance-order" => rules.resistance_order = false,
+        other => bail!(
+            "unknown Rex rule '{other}' in --without: accepted are {}",
+            REX_RULE_NAMES.join(", ")
+        ),
+    }
+    Ok(())
 }
 
 pub fn run(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
@@ -356,20 +396,34 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             stats.expansions_per_second()
         );
         let r = stats.rules;
-        outln!(
-            "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
-            r.decided_by_connection,
-            r.cells_filled,
-            r.moves_pruned_by_mustplay,
-            r.moves_pruned_as_inferior,
-            r.moves_pruned_by_proof_sets
-        );
+        if game.is_misere() {
+            outln!(
+                "rules            {} positions decided by pairing strategies, {} by colour symmetry, {} by the table's value of their filled form, {} cells filled in, {} inferior moves pruned, {} losing moves pruned",
+                r.decided_by_connection,
+                r.decided_by_colour_symmetry,
+                r.solved_by_filled_form,
+                r.cells_filled,
+                r.moves_pruned_as_inferior,
+                r.losing_moves_pruned
+            );
+        } else {
+            outln!(
+                "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
+                r.decided_by_connection,
+                r.cells_filled,
+                r.moves_pruned_by_mustplay,
+                r.moves_pruned_as_inferior,
+                r.moves_pruned_by_proof_sets
+            );
+        }
         if r.open_positions > 0 {
             outln!(
                 "open positions   {}, {:.1} moves kept on average",
                 r.open_positions,
                 r.moves_kept as f64 / r.open_positions as f64
             );
+        }
+        if r.open_positions > 0 && !game.is_misere() {
             outln!(
                 "edge patterns    {} connections found by patterns, {} local searches, {} patterns learnt",
                 r.edge_matched,

@@ -608,3 +608,63 @@ fn strip_work(v: &mut serde_json::Value) {
         _ => {}
     }
 }
+
+#[test]
+fn rex_rules_switch_off_by_name_and_keep_the_value() {
+    // Black's d1 wins 4x4 Rex (the only opening Hayward, Toft and
+    // Henderson left to Solrex); each rule off changes no value.
+    let dir = tempfile::tempdir().unwrap();
+    for name in darkhex_rex_rule_names() {
+        let v = json(&darkhex(
+            dir.path(),
+            &[
+                "solve",
+                "rex(board_size=4)",
+                "--moves",
+                "d1",
+                "--without",
+                name,
+                "--threads",
+                "1",
+                "--json",
+            ],
+        ));
+        assert_eq!(v["winner"], 0, "without {name}");
+    }
+    let o = darkhex(
+        dir.path(),
+        &["solve", "rex(board_size=4)", "--without", "connections"],
+    );
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("unknown Rex rule 'connections'") && err.contains("pairings"),
+        "{err}"
+    );
+}
+
+fn darkhex_rex_rule_names() -> [&'static str; 9] {
+    [
+        "pairings",
+        "dead-move",
+        "dead-fill",
+        "clique-cutsets",
+        "capture-fill",
+        "preferences",
+        "colour-symmetry",
+        "symmetry",
+        "resistance-order",
+    ]
+}
+
+#[test]
+fn gtp_solves_rex_and_boardsize_changes_the_board() {
+    // 4x4 Rex: the acute corner wins for Black, so White has no winning
+    // reply; 5x5: every opening loses, a1 included (Solrex).
+    let replies = gtp(
+        &["--game", "rex(board_size=4)", "--threads", "1"],
+        "play b a1\ndfpn-solver-find-winning w\nboardsize 5\nplay b a1\ndfpn-solve-state w\nvc-get-mustplay w\n",
+    );
+    let replies: Vec<&str> = replies.iter().map(|r| r.trim_end()).collect();
+    assert_eq!(replies, ["=", "=", "=", "=", "= white", "="]);
+}

@@ -17,9 +17,10 @@ use crate::eval::network::Network;
 use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
 use crate::eval::{NetworkValue, PathSets};
-use crate::hexsolve::inferior::analyse;
+use crate::hexsolve::inferior::{InferiorCells, analyse};
 use crate::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use crate::hexsolve::position::winner;
+use crate::hexsolve::rex;
 use crate::hexsolve::vc::VcSet;
 use crate::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
 
@@ -146,11 +147,13 @@ pub trait HexAnalyst: Send + Sync {
     ) -> (Vec<(usize, Option<bool>)>, Stats);
 
     /// The cells `to_move` must play in to stop the opponent joining next
-    /// move (`None`: no such threat).
+    /// move (`None`: no such threat; always in Rex, where joining loses).
     fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>>;
 
     /// Full and semi connections of `player`: (full, semi) counts, and
-    /// whether the player's sides are fully connected.
+    /// whether the player's sides are fully connected. In Rex they are
+    /// pairing strategies: a full between the sides forces its owner to
+    /// join them, and lose.
     fn connection_counts(&self, stones: &CellLists, player: usize) -> (usize, usize, bool);
 
     /// `player`'s connections between `ends`, built after filling in the
@@ -213,6 +216,16 @@ impl<const W: usize> Engine<W> {
         let geom = Geometry::<W>::new(game.dims()).expect("the cell set holds the board");
         let rules = Rules::for_game(game.is_misere());
         Engine { game, geom, rules }
+    }
+
+    /// The inferior cells of the game's own rules (Hex's or Rex's).
+    fn analyse(&self, stones: &CellLists, to_move: usize) -> InferiorCells<W> {
+        let sets = self.sets(stones);
+        if self.game.is_misere() {
+            rex::analyse(&self.geom, &sets, to_move)
+        } else {
+            analyse(&self.geom, &sets, to_move)
+        }
     }
 
     fn sets(&self, stones: &CellLists) -> [CellSet<W>; 2] {
@@ -310,6 +323,9 @@ impl<const W: usize> HexAnalyst for Engine<W> {
     }
 
     fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>> {
+        if self.game.is_misere() {
+            return None;
+        }
         let sets = self.sets(stones);
         let theirs = VcSet::build(&self.geom, &sets, 1 - to_move, self.rules.vc);
         theirs
@@ -329,7 +345,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
         player: usize,
         ends: [ConnectionEnd; 2],
     ) -> Connections {
-        let filled = analyse(&self.geom, &self.sets(stones), player).filled;
+        let filled = self.analyse(stones, player).filled;
         let v = VcSet::build(&self.geom, &filled, player, self.rules.vc);
         let [Some(x), Some(y)] = ends.map(|e| match e {
             ConnectionEnd::Cell(c) if c < self.geom.cells() => v.end_of(c),
@@ -352,7 +368,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
     }
 
     fn inferior(&self, stones: &CellLists, to_move: usize) -> Inferior {
-        let inf = analyse(&self.geom, &self.sets(stones), to_move);
+        let inf = self.analyse(stones, to_move);
         Inferior {
             fill: inf.fill.map(cells),
             dead: cells(inf.dead),
