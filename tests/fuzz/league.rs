@@ -16,8 +16,24 @@ fn check_toml(input: &str) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(e) => one_line(&e),
+        Err(e) => toml_error(&e),
     }
+}
+
+/// A TOML syntax error keeps the parser's picture of the line, with a
+/// caret under the column (a choice of the CLI): a few lines, the first
+/// naming the place. Every other error is one line.
+fn toml_error(e: &dyn std::fmt::Display) -> Result<(), String> {
+    let s = e.to_string();
+    if s.contains("TOML parse error at line") {
+        let lines = s.lines().count();
+        return if lines <= 8 {
+            Ok(())
+        } else {
+            Err(format!("a TOML error of {lines} lines: {s}"))
+        };
+    }
+    one_line(e)
 }
 
 #[test]
