@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, Subcommand};
 use darkhex_algorithms::lp::normal_form::{
     DEFAULT_MAX_STRATEGIES, NormalForm, normal_form, solve_normal_form,
 };
@@ -26,11 +26,15 @@ use crate::progress::{compile, default_policy_path, spinner};
     "darkhex solve 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'      (dark games and poker: LP)",
     "darkhex solve kuhn_poker --json",
     "darkhex solve 'dark_hex(num_rows=2,num_cols=2,gameversion=adh)' --method nf-lp --matrix",
-], &[help::GAMES]))]
+    "darkhex solve 'hex(board_size=8)' --openings --shard 3/16 --out openings-3.jsonl   (one of 16 parts)",
+    "darkhex solve merge openings-*.jsonl                  (the parts joined: the table of every opening)",
+], &[help::GAMES]), args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SolveArgs {
+    #[command(subcommand)]
+    command: Option<SolveCommand>,
     /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
-    #[arg(value_parser = crate::parse_game)]
-    game: AnyGame,
+    #[arg(value_parser = crate::parse_game, required = true)]
+    game: Option<AnyGame>,
     /// lp: sequence-form LP; nf-lp: the normal form as a matrix game (tiny games)
     #[arg(long, default_value = "lp", value_parser = ["lp", "nf-lp"])]
     method: String,
@@ -40,7 +44,9 @@ pub struct SolveArgs {
     /// Solve the full sequence-form LPs, not restricted supports
     #[arg(long)]
     full: bool,
-    /// Policy file to write (default: policies/<game>-<method>.json)
+    /// Policy file to write (default: policies/<game>-<method>.json); Hex
+    /// and Rex with --shard: the shard's log of solved openings (rerunning
+    /// resumes it)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print one JSON object
@@ -57,6 +63,13 @@ pub struct SolveArgs {
     max_memory_gb: Option<f64>,
     #[command(flatten)]
     hex: crate::solve_hex::HexSolveArgs,
+}
+
+#[derive(Subcommand)]
+enum SolveCommand {
+    /// Join the logs of every `solve --openings --shard I/N` run of one
+    /// board into the table of every opening
+    Merge(crate::solve_hex::MergeArgs),
 }
 
 /// A close simple fraction, when there is one: exact values of small games
@@ -123,10 +136,17 @@ fn print_matrix(game: &AnyGame, tree: &GameTree, nf: &NormalForm) -> Result<()> 
 }
 
 pub fn run(args: SolveArgs) -> Result<()> {
-    if let AnyGame::Hex(hex) = &args.game {
-        return crate::solve_hex::run(hex, &args.hex, args.json);
+    let game = match (args.command, args.game) {
+        (Some(SolveCommand::Merge(merge)), _) => return crate::solve_hex::merge(&merge),
+        (None, Some(game)) => game,
+        (None, None) => anyhow::bail!("give a game string, e.g. 'hex(board_size=5)'"),
+    };
+    if let AnyGame::Hex(hex) = &game {
+        return crate::solve_hex::run(hex, &args.hex, args.out.as_deref(), args.json);
     }
-    let game = args.game;
+    if args.hex.shard.is_some() {
+        anyhow::bail!("--shard splits the openings of Hex and Rex boards, not {game}");
+    }
     let backend = LpBackend::from_name(&args.backend).unwrap_or(LpBackend::Clarabel);
     let start = Instant::now();
     let limit = max_bytes(args.max_memory_gb);
