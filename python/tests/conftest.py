@@ -1,0 +1,47 @@
+"""Shared fixtures: the repository's reference facts and the CLI binary."""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def reference():
+    """Facts measured with OpenSpiel (reference/openspiel.json)."""
+    with open(REPO / "reference" / "openspiel.json") as f:
+        return json.load(f)["games"]
+
+
+def cli_binary():
+    """The darkhex CLI: $DARKHEX_BIN, the workspace's release build, or PATH."""
+    for candidate in (
+        os.environ.get("DARKHEX_BIN"),
+        REPO / "target" / "release" / "darkhex",
+        shutil.which("darkhex"),
+    ):
+        if candidate and pathlib.Path(candidate).is_file():
+            return str(candidate)
+    return None
+
+
+@pytest.fixture(scope="session")
+def darkhex_cli():
+    """Runs the CLI and returns its standard output; skips without a binary."""
+    binary = cli_binary()
+    if binary is None:
+        pytest.skip("the darkhex CLI is not built: run `cargo build --release` (scripts/test.sh does)")
+
+    def run(*args, cwd=None):
+        done = subprocess.run(
+            [binary, *args], cwd=cwd, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    return run
