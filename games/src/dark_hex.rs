@@ -526,7 +526,6 @@ impl crate::tensor::Tensors for DarkHexGame {
     }
 
     fn information_state_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         let n = self.dims.cells();
         crate::tensor::board_planes(n, out, |c| state.view(player, c));
         let width = self.token_columns();
@@ -536,7 +535,6 @@ impl crate::tensor::Tensors for DarkHexGame {
     }
 
     fn observation_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         let n = self.dims.cells();
         crate::tensor::board_planes(n, out, |c| state.view(player, c));
         let mut at = 3 * n;

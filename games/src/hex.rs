@@ -251,7 +251,6 @@ impl crate::tensor::Tensors for HexGame {
     }
 
     fn observation_tensor(&self, state: &HexState, _player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         crate::tensor::board_planes(self.dims.cells(), out, |c| state.board.stone(c));
     }
 }

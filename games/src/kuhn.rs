@@ -232,7 +232,6 @@ impl crate::tensor::Tensors for KuhnGame {
     }
 
     fn information_state_tensor(&self, state: &KuhnState, player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         self.player_and_card(state, player, out);
         let bets = NUM_PLAYERS + CARDS.len();
         for (i, &b) in state.bets.iter().enumerate() {
@@ -241,7 +240,6 @@ impl crate::tensor::Tensors for KuhnGame {
     }
 
     fn observation_tensor(&self, state: &KuhnState, player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         self.player_and_card(state, player, out);
         let pot = NUM_PLAYERS + CARDS.len();
         for (p, c) in state.contributions().into_iter().enumerate() {

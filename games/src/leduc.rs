@@ -410,7 +410,6 @@ impl crate::tensor::Tensors for LeducGame {
     }
 
     fn information_state_tensor(&self, state: &LeducState, player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         self.player_and_cards(state, player, out);
         let bets = NUM_PLAYERS + 2 * DECK;
         let (mut round, mut slot) = (0, 0);
@@ -428,7 +427,6 @@ impl crate::tensor::Tensors for LeducGame {
     }
 
     fn observation_tensor(&self, state: &LeducState, player: usize, out: &mut [f32]) {
-        out.fill(0.0);
         self.player_and_cards(state, player, out);
         let pot = NUM_PLAYERS + 2 * DECK;
         for (p, &c) in state.hand.contributions.iter().enumerate() {

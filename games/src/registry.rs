@@ -271,7 +271,7 @@ impl fmt::Display for AnyState {
 }
 
 /// Each game's own tensors; a state of another game than `self` (which no
-/// caller builds) leaves `out` zero.
+/// caller builds) leaves `out` as it is.
 impl crate::tensor::Tensors for AnyGame {
     fn information_state_tensor_shape(&self) -> Vec<usize> {
         with_game!(self, g => g.information_state_tensor_shape())
@@ -289,7 +289,7 @@ impl crate::tensor::Tensors for AnyGame {
             }
             (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.information_state_tensor(s, player, out),
             (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.information_state_tensor(s, player, out),
-            _ => out.fill(0.0),
+            _ => {}
         }
     }
 
@@ -299,7 +299,7 @@ impl crate::tensor::Tensors for AnyGame {
             (AnyGame::DarkHex(g), AnyState::DarkHex(s)) => g.observation_tensor(s, player, out),
             (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.observation_tensor(s, player, out),
             (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.observation_tensor(s, player, out),
-            _ => out.fill(0.0),
+            _ => {}
         }
     }
 }

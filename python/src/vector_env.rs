@@ -7,8 +7,9 @@ use darkhex_players::sample_chance;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
 
 use crate::errors::value_error;
 use crate::games::{PyGame, PyState};
@@ -36,6 +37,9 @@ pub struct VectorEnv {
     game: AnyGame,
     states: Vec<AnyState>,
     rngs: Vec<Xoshiro256PlusPlus>,
+    /// Streams of `sample_legal_actions`, apart from chance's so that
+    /// sampling does not change the deals.
+    samplers: Vec<Xoshiro256PlusPlus>,
     initial: AnyState,
     tensor_size: usize,
 }
@@ -57,13 +61,28 @@ impl VectorEnv {
     fn observations(&self) -> Vec<f32> {
         let size = self.tensor_size;
         let mut obs = vec![0.0; self.states.len() * size];
-        for (state, out) in self.states.iter().zip(obs.chunks_exact_mut(size)) {
-            if let Turn::Player(p) = state.current_player() {
-                self.game.information_state_tensor(state, p, out);
-            }
-        }
+        self.states
+            .par_iter()
+            .zip(obs.par_chunks_mut(size))
+            .with_min_len(MIN_GAMES_PER_TASK)
+            .for_each(|(state, out)| Self::observe(&self.game, state, out));
         obs
     }
+
+    fn observe(game: &AnyGame, state: &AnyState, out: &mut [f32]) {
+        if let Turn::Player(p) = state.current_player() {
+            game.information_state_tensor(state, p, out);
+        }
+    }
+}
+
+/// Games below this many are stepped on one thread: a task costs more
+/// than the step of a few games.
+const MIN_GAMES_PER_TASK: usize = 128;
+
+/// The `k`-th random stream of a seed.
+fn stream(seed: u64, k: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 fn matrix<T: numpy::Element>(
@@ -89,11 +108,8 @@ impl VectorEnv {
         let mut env = VectorEnv {
             game,
             states: vec![game.new_initial_state(); n],
-            rngs: (0..n as u64)
-                .map(|i| {
-                    Xoshiro256PlusPlus::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-                })
-                .collect(),
+            rngs: (0..n as u64).map(|i| stream(seed, 2 * i)).collect(),
+            samplers: (0..n as u64).map(|i| stream(seed, 2 * i + 1)).collect(),
             initial: game.new_initial_state(),
             tensor_size: game.information_state_tensor_size(),
         };
@@ -167,6 +183,24 @@ impl VectorEnv {
         matrix(py, self.states.len(), width, mask)
     }
 
+    /// A uniformly random legal action in each game, from streams of the
+    /// environment's own (apart from the chance nodes'): random opponents
+    /// and exploration without a Python call per game.
+    fn sample_legal_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let mut actions = vec![0i64; self.states.len()];
+        py.detach(|| {
+            let mut legal = Vec::new();
+            for ((state, rng), out) in self.states.iter().zip(&mut self.samplers).zip(&mut actions)
+            {
+                state.legal_actions_into(&mut legal);
+                if !legal.is_empty() {
+                    *out = i64::from(legal[rng.random_range(0..legal.len())]);
+                }
+            }
+        });
+        PyArray1::from_vec(py, actions)
+    }
+
     /// Plays `actions[i]` in game `i` (all are checked before any is
     /// played); returns (observations, rewards n x 2, dones).
     #[allow(clippy::type_complexity)]
@@ -199,21 +233,36 @@ impl VectorEnv {
             }
         }
         let (obs, rewards, dones) = py.detach(|| {
+            let size = self.tensor_size;
+            let mut obs = vec![0.0f32; n * size];
             let mut rewards = vec![0.0f32; n * 2];
             let mut dones = vec![false; n];
-            for i in 0..n {
-                let state = &mut self.states[i];
-                state.apply(actions[i] as Action);
-                Self::settle(state, &mut self.rngs[i]);
-                if state.is_terminal() {
-                    let r = state.returns();
-                    rewards[2 * i] = r[0] as f32;
-                    rewards[2 * i + 1] = r[1] as f32;
-                    dones[i] = true;
-                    self.restart(i);
-                }
-            }
-            (self.observations(), rewards, dones)
+            let (game, initial) = (&self.game, &self.initial);
+            // Each game has its own stream: the same steps whatever the threads.
+            let mut games: Vec<(&mut AnyState, &mut Xoshiro256PlusPlus)> =
+                self.states.iter_mut().zip(self.rngs.iter_mut()).collect();
+            games
+                .par_iter_mut()
+                .zip(actions.par_iter())
+                .zip(obs.par_chunks_mut(size))
+                .zip(rewards.par_chunks_mut(2))
+                .zip(dones.par_iter_mut())
+                .with_min_len(MIN_GAMES_PER_TASK)
+                .for_each(|((((pair, &action), out), reward), done)| {
+                    let (state, rng) = (&mut *pair.0, &mut *pair.1);
+                    state.apply(action as Action);
+                    Self::settle(state, rng);
+                    if state.is_terminal() {
+                        let r = state.returns();
+                        reward[0] = r[0] as f32;
+                        reward[1] = r[1] as f32;
+                        *done = true;
+                        state.clone_from(initial);
+                        Self::settle(state, rng);
+                    }
+                    Self::observe(game, state, out);
+                });
+            (obs, rewards, dones)
         });
         Ok((
             matrix(py, n, self.tensor_size, obs)?,
