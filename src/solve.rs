@@ -45,8 +45,8 @@ pub struct SolveArgs {
     #[arg(long)]
     full: bool,
     /// Policy file to write (default: policies/<game>-<method>.json); Hex
-    /// and Rex with --shard: the shard's log of solved openings (rerunning
-    /// resumes it)
+    /// and Rex with --openings: the log of solved openings, written as each
+    /// is solved (rerunning the command resumes it; required with --shard)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print one JSON object

@@ -236,13 +236,11 @@ fn run_width<const W: usize>(
     let learn_into = args.learn_edges.as_deref();
     if args.openings {
         let log = match (args.shard, out) {
-            (Some(shard), Some(path)) => {
-                Some(OpeningsLog::open(path, &game.game_string(), Some(shard))?)
-            }
+            (shard, Some(path)) => Some(OpeningsLog::open(path, &game.game_string(), shard)?),
             (Some(_), None) => bail!(
                 "--shard writes the shard's solved openings to a log: give it with --out FILE"
             ),
-            (None, _) => None,
+            (None, None) => None,
         };
         return openings(game, &solver, args.shard, log, json, learn_into);
     }
@@ -447,7 +445,8 @@ type OpeningRow = (usize, Option<bool>, f64, u64);
 
 /// The openings of the empty board (one of each pair of 180-degree images:
 /// they have the same value), or a shard's part of them, with the time of
-/// each; a shard's log keeps every solved one, and a rerun skips those.
+/// each; the log (--out, a shard's or the whole run's) keeps every solved
+/// one as it is solved, and a rerun skips those.
 fn openings<const W: usize>(
     game: &HexGame,
     solver: &HexSolver<W>,
@@ -501,6 +500,7 @@ fn openings<const W: usize>(
     let start = Instant::now();
     let children: Vec<Position<W>> = cells.iter().map(|&c| empty.play(geom, c)).collect();
     let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::new((rows, Stats::default()));
+    let logging = log.is_some();
     let log = Mutex::new(log);
     let log_error: Mutex<Option<anyhow::Error>> = Mutex::default();
     // The searches running side by side, each on a line of its own.
@@ -572,7 +572,7 @@ fn openings<const W: usize>(
     bar.finish_and_clear();
     save_learnt(solver, learn_into)?;
     if let Some(e) = log_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e.context("the shard's log could not be written; rerun to go on"));
+        return Err(e.context("the log of solved openings could not be written; rerun to go on"));
     }
     print_openings(
         game,
@@ -583,6 +583,11 @@ fn openings<const W: usize>(
         json,
     )?;
     if solver.stop_flag().load(Ordering::SeqCst) {
+        if logging {
+            bail!(
+                "stopped by Ctrl-C after the openings above; rerun the command to go on from its --out"
+            );
+        }
         bail!("stopped by Ctrl-C after the openings above");
     }
     Ok(())

@@ -2,7 +2,9 @@
 //! Kubernetes indexed Job starts them, and the merge that joins them: the
 //! merged league log equals the run in one piece line for line, the merged
 //! openings equal the single run's values, and broken sets of shards are
-//! refused with the reason.
+//! refused with the reason. Runs killed halfway (their logs cut after a
+//! torn line, as a kill leaves them) resume into what an uninterrupted run
+//! gives.
 
 mod common;
 
@@ -56,6 +58,32 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
+/// A log as a kill leaves it: the header and `kept` whole lines after it,
+/// then half of the next line.
+fn torn_after(log: &str, kept: usize) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(lines.len() > kept + 1, "{log}");
+    let mut cut: String = lines[..=kept].iter().map(|l| format!("{l}\n")).collect();
+    let next = lines[kept + 1];
+    cut.push_str(&next[..next.len() / 2]);
+    cut
+}
+
+/// Each opening of a `--json` table with Black's value.
+fn opening_values(j: &serde_json::Value) -> Vec<(String, bool)> {
+    j["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["opening"].as_str().unwrap().to_string(),
+                o["black_wins"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn league_shards_merge_into_the_single_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,6 +126,16 @@ fn league_shards_merge_into_the_single_run() {
         read(&d.join("merged/report.json")),
         read(&d.join("whole/report.json"))
     );
+    // A shard killed after two of its games, the third line half written,
+    // resumes into the log of the shard that ran through.
+    let cut = d.join("killed/results.jsonl");
+    std::fs::create_dir_all(d.join("killed")).unwrap();
+    std::fs::write(&cut, torn_after(&part, 2)).unwrap();
+    ok(&darkhex(
+        d,
+        &league_args(&["--shard", "2/3", "--out", "killed"]),
+    ));
+    assert_eq!(read(&cut), part);
     // A rerun of a finished shard plays nothing and changes nothing.
     ok(&darkhex(
         d,
@@ -187,19 +225,7 @@ fn opening_shards_merge_into_the_values_of_the_single_run() {
             "--json",
         ],
     ));
-    let values = |j: &serde_json::Value| -> Vec<(String, bool)> {
-        j["openings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| {
-                (
-                    o["opening"].as_str().unwrap().to_string(),
-                    o["black_wins"].as_bool().unwrap(),
-                )
-            })
-            .collect()
-    };
+    let values = opening_values;
     assert_eq!(values(&merged).len(), 16);
     assert_eq!(values(&merged), values(&whole));
     assert_eq!(merged["game"], whole["game"]);
@@ -243,5 +269,63 @@ fn opening_shards_merge_into_the_values_of_the_single_run() {
             "openings-2.jsonl",
         ],
         "it holds openings of hex(board_size=4), not hex(board_size=3)",
+    );
+}
+
+#[test]
+fn an_interrupted_openings_run_resumes_into_the_uninterrupted_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "hex(board_size=6)";
+    let run = |out: &str| {
+        json(&darkhex(
+            d,
+            &[
+                "solve",
+                game,
+                "--openings",
+                "--threads",
+                "1",
+                "--json",
+                "--out",
+                out,
+            ],
+        ))
+    };
+    let whole = run("whole.jsonl");
+    let log = read(&d.join("whole.jsonl"));
+    // One line per opening of the table (one of each pair of images) after
+    // the header, which names no shard.
+    assert_eq!(log.lines().count(), 1 + 18, "{log}");
+    assert!(!log.lines().next().unwrap().contains("shard"), "{log}");
+    // Killed after 5 openings, the sixth half written.
+    let cut = torn_after(&log, 5);
+    std::fs::write(d.join("resumed.jsonl"), &cut).unwrap();
+    let resumed = run("resumed.jsonl");
+    assert_eq!(opening_values(&resumed), opening_values(&whole));
+    assert_eq!(opening_values(&whole).len(), 36);
+    assert_eq!(resumed["game"], whole["game"]);
+    // The five finished openings were kept as they were (their times
+    // included), not solved again; the rest were added once each.
+    let after = read(&d.join("resumed.jsonl"));
+    let kept: Vec<&str> = cut.lines().take(6).collect();
+    assert_eq!(after.lines().take(6).collect::<Vec<_>>(), kept);
+    assert_eq!(after.lines().count(), 1 + 18, "{after}");
+    // A rerun of a finished run solves nothing and leaves its log alone.
+    let again = run("resumed.jsonl");
+    assert_eq!(opening_values(&again), opening_values(&whole));
+    assert_eq!(read(&d.join("resumed.jsonl")), after);
+    assert_refused(
+        d,
+        &[
+            "solve",
+            game,
+            "--openings",
+            "--shard",
+            "1/2",
+            "--out",
+            "whole.jsonl",
+        ],
+        "it holds all openings and this run solves shard 1/2",
     );
 }

@@ -341,7 +341,7 @@ fn solve_width<const W: usize>(
     let empty = Position::empty(&geom);
     let children: Vec<Position<W>> = positions
         .iter()
-        .map(|moves| moves.iter().fold(empty.clone(), |p, &c| p.play(&geom, c)))
+        .map(|moves| moves.iter().fold(empty, |p, &c| p.play(&geom, c)))
         .collect();
     let values: Mutex<Vec<PositionValue>> = Mutex::new(
         children
