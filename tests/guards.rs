@@ -351,7 +351,7 @@ fn numbers_outside_their_range_are_refused_with_the_range() {
     refused(
         d,
         &["solve", hex, "--out", "x.json"],
-        &["--out is an option of the LP"],
+        &["--out is the log of --openings"],
     );
 }
 

@@ -27,6 +27,7 @@ pub mod lp;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
+pub mod shard;
 pub mod stream;
 pub mod tree;
 
