@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PONE's answers for every Dark Hex board up to 4x4, both game versions and
-both players, for the README (`darkhex pone`). From the repository root,
+both players, for docs/results/small-boards.md (`darkhex pone`). From the repository root,
 after `cargo build --release`:
 
     python3 scripts/pone_table.py

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Solves every small Dark Hex board with `darkhex solve` and prints the
-README's table of values (player 0's value, exploitability, seconds).
+table of values in docs/results/small-boards.md (player 0's value, exploitability, seconds).
 
     cargo build --release && python3 scripts/small_board_values.py [BOARDS...]
 

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 use crate::help;
 use crate::output::{outln, side_by_side};
+use crate::outputs::{Files, Holds};
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
@@ -33,15 +34,15 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value = "")]
     moves: String,
     /// The last path set counted: S_0..S_k
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=MAX_K as i64))]
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = crate::args::whole::<u8>(0, Some(MAX_K as i128)))]
     k: u8,
     /// The weight x of E_k: a path one link longer is worth x paths
     #[arg(long, default_value = "0.00001")]
     x: String,
     /// Paths each network's enumeration of S_0..S_k records at most
-    #[arg(long, default_value_t = DEFAULT_MAX_PATHS)]
+    #[arg(long, default_value_t = DEFAULT_MAX_PATHS, allow_negative_numbers = true, value_parser = crate::args::whole::<usize>(1, None))]
     paths: usize,
-    /// Write a heat map of the k-contributions to this SVG file
+    /// Write a heat map of the k-contributions to this SVG file (named .svg)
     #[arg(long)]
     svg: Option<PathBuf>,
     /// Print one JSON object instead of tables
@@ -60,9 +61,9 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         bail!("analyze evaluates Hex positions (joining wins), not Rex: give 'hex(board_size=N)'");
     }
     let x: Weight = args.x.parse().map_err(|e| anyhow!("--x: {e}"))?;
-    if args.paths == 0 {
-        bail!("--paths must be at least 1");
-    }
+    Files::new()
+        .writes("--svg", args.svg.as_deref(), Holds::Svg)
+        .check()?;
     let dims = game.dims();
     let mut state = game.new_initial_state();
     let mut moves = Vec::new();

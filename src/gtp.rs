@@ -13,7 +13,7 @@ use clap::Args;
 use darkhex_algorithms::analyst::{
     Budget, CellLists, ConnectionEnd, Considered, HexAnalyst, analyst_for,
 };
-use darkhex_games::board::{BLACK, Dims, WHITE, stone_glyph};
+use darkhex_games::board::{BLACK, Dims, MAX_SIDE, WHITE, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{AnyGame, Game};
 use darkhex_players::network_player::NetworkEval;
@@ -35,10 +35,10 @@ pub struct GtpArgs {
     #[arg(long, default_value = "hex(board_size=11)", value_parser = crate::parse_game)]
     game: AnyGame,
     /// Solver threads (default: all cores)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Transposition-table size of each solve, in MB
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true, value_parser = crate::args::tt_mb)]
     tt_mb: usize,
     /// Seconds a dfpn command may run; 0 for no limit
     #[arg(long, default_value_t = 0.0, value_parser = crate::args::number_in(0.0, 1e9, true))]
@@ -55,16 +55,18 @@ pub struct GtpArgs {
 
 const GTP_COMMANDS: &str = "\
 GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style):
-  protocol_version name version known_command list_commands quit
+  protocol_version name version known_command list_commands quit (or exit)
   boardsize N | boardsize COLUMNS ROWS     clear_board     showboard
   play COLOUR CELL (either colour, any order)   genmove COLOUR   undo
+  reg_genmove COLOUR                the move genmove would choose, without playing it
   all_legal_moves   final_score   loadsgf FILE [MOVE_NUMBER] (Hex SGF, GM[11])
   dfpn-solve-state [COLOUR]         the winner with COLOUR to move (black, white, or empty: unknown)
   dfpn-solver-find-winning COLOUR   every winning move of COLOUR (all empty cells tried)
   dfpn-clear-tt                     accepted; every solve starts with an empty table
   vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist
-  vc-between-cells-full|semi COLOUR END END   carriers between two cells or sides (north south west east)
-  param_dfpn [threads N | tt_mb N | tt_size ENTRIES | timelimit S]
+  vc-between-cells-full COLOUR END END, vc-between-cells-semi COLOUR END END
+                                    carriers between two cells or sides (north south west east)
+  param_dfpn [threads N | tt_mb MB | tt_size ENTRIES | timelimit S]   (no arguments: the values)
   param_player [move_time S | eval resistance|network(eval=e)|network(eval=ek,k=K,x=X)]
   hexgui-analyze_commands";
 
@@ -173,11 +175,8 @@ impl Engine {
             rng: ChaCha8Rng::seed_from_u64(0),
             analyst: Arc::from(analyst_for(&game)),
             moves: Vec::new(),
-            threads: args
-                .threads
-                .unwrap_or_else(crate::args::cores)
-                .clamp(1, crate::args::max_threads()),
-            tt_mb: args.tt_mb.max(1),
+            threads: crate::args::thread_count(args.threads),
+            tt_mb: args.tt_mb,
             time_limit: args.time_limit,
             move_time: args.move_time,
         })
@@ -404,20 +403,25 @@ impl Engine {
                 self.threads, self.tt_mb, self.time_limit
             )),
             [name, value] => {
-                let bad =
-                    || anyhow!("'{value}' is not a valid value of {name}: a non-negative number");
-                let number: f64 = value
-                    .parse()
-                    .ok()
-                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(bad)?;
+                let max_threads = crate::args::max_threads() as i128;
+                let max_entries = crate::args::total_memory().map_or(1 << 40, i128::from)
+                    / BYTES_PER_ENTRY as i128;
+                let bad = |e: String| anyhow!("param_dfpn {name} {e}");
                 match *name {
                     "threads" => {
-                        self.threads = (number as usize).clamp(1, crate::args::max_threads())
+                        self.threads =
+                            crate::args::whole(1, Some(max_threads))(value).map_err(bad)?
                     }
-                    "tt_mb" => self.tt_mb = (number as usize).max(1),
-                    "tt_size" => self.tt_mb = ((number as usize * BYTES_PER_ENTRY) >> 20).max(1),
-                    "timelimit" => self.time_limit = number,
+                    "tt_mb" => self.tt_mb = crate::args::tt_mb(value).map_err(bad)?,
+                    "tt_size" => {
+                        let entries: usize =
+                            crate::args::whole(1, Some(max_entries))(value).map_err(bad)?;
+                        self.tt_mb = (entries * BYTES_PER_ENTRY).div_ceil(1_000_000);
+                    }
+                    "timelimit" => {
+                        self.time_limit = crate::args::number_in(0.0, 1e9, true)(value)
+                            .map_err(|e| anyhow!("param_dfpn timelimit {e} (0: no limit)"))?
+                    }
                     other => bail!(
                         "unknown parameter '{other}': accepted are threads, tt_mb, tt_size, timelimit"
                     ),
@@ -499,8 +503,8 @@ impl Engine {
             "quit" | "exit" => Ok(Reply::Quit),
             "boardsize" => {
                 let size = |w: &str| -> Result<usize> {
-                    w.parse()
-                        .map_err(|_| anyhow!("'{w}' is not a board size: a number from 1 to 26"))
+                    crate::args::whole(1, Some(MAX_SIDE as i128))(w)
+                        .map_err(|e| anyhow!("boardsize {e}"))
                 };
                 match args {
                     [n] => {

@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{build_limit, memory_gb, set_threads};
 use crate::help;
+use crate::interrupt::{self, Status};
 use crate::output::outln;
 
 /// Random probes behind the size estimate made before counting.
@@ -39,18 +40,47 @@ pub struct InfoArgs {
     json: bool,
     /// Walk only trees of at most this many histories (estimated first);
     /// larger dark games are counted from the streaming tables, others estimated
-    #[arg(long, default_value_t = 100_000_000)]
+    #[arg(long, default_value_t = 100_000_000, allow_negative_numbers = true, value_parser = crate::args::whole::<u64>(1, None))]
     max_histories: u64,
     /// Only estimate the size of a game too large to walk
     #[arg(long)]
     estimate_only: bool,
     /// Worker threads for the streaming tables (default: all cores)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Stop building the streaming tables past this many GB (default: the
     /// memory available, MemAvailable)
     #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
+}
+
+/// Counts that would take longer than this (a week) are not offered.
+const MAX_WALK_SECONDS: f64 = 7.0 * 86400.0;
+
+/// What to do with a game whose tree cannot be walked.
+fn instead(game: &AnyGame) -> &'static str {
+    match game {
+        AnyGame::Hex(_) => {
+            "`darkhex solve` decides its positions by proof-number search without walking the tree"
+        }
+        _ => "the estimate above is what can be known of its size",
+    }
+}
+
+/// A duration too long for [`duration`]: days or years.
+fn long_duration(seconds: f64) -> String {
+    let days = seconds / 86400.0;
+    if days < 365.0 {
+        format!("about {days:.0} days")
+    } else {
+        format!("about {:.0e} years", days / 365.25)
+    }
+}
+
+/// `x` rounded up to two significant digits, as a whole number.
+fn round_up(x: f64) -> u64 {
+    let unit = 10f64.powi((x.max(1.0).log10().floor() as i32 - 1).max(0));
+    ((x / unit).ceil() * unit) as u64
 }
 
 /// "13 s", "4.2 min", "3.1 h".
@@ -147,6 +177,9 @@ fn tables_report(args: &InfoArgs, estimate: f64) -> Result<()> {
 
 pub fn run(args: InfoArgs) -> Result<()> {
     set_threads(args.threads)?;
+    let status = Status::default();
+    status.set("while estimating the size of the tree; nothing was counted");
+    interrupt::exit_saying(&status);
     // Knuth's estimator: exact on trees whose branching depends only on depth,
     // within a small factor on these; it decides before any long walk.
     let estimate = with_game!(&args.game, g => estimate_histories(g, ESTIMATE_PROBES, 0));
@@ -154,6 +187,10 @@ pub fn run(args: InfoArgs) -> Result<()> {
         // Dark games too large to walk are counted from the streaming tables.
         let by_tables = matches!(args.game, AnyGame::DarkHex(_));
         if by_tables && !args.estimate_only {
+            status.set(format!(
+                "while building the information-state tables of {} (about {estimate:.1e} histories); nothing was counted",
+                args.game
+            ));
             return tables_report(&args, estimate);
         }
         let game = args.game.to_string();
@@ -164,6 +201,7 @@ pub fn run(args: InfoArgs) -> Result<()> {
                 "estimated_histories": estimate,
                 "counted": false,
                 "estimated_count_seconds": seconds,
+                "walkable": seconds <= MAX_WALK_SECONDS,
             });
             outln!("{json}");
             return Ok(());
@@ -183,15 +221,28 @@ pub fn run(args: InfoArgs) -> Result<()> {
             );
             return Ok(());
         }
+        if seconds > MAX_WALK_SECONDS {
+            outln!(
+                "not counted       the tree cannot be walked: at {:.0} million histories a second a count would take {}; {}",
+                WALK_RATE / 1e6,
+                long_duration(seconds),
+                instead(&args.game)
+            );
+            return Ok(());
+        }
         outln!(
             "not counted       a full count would take about {} at {:.0} million histories a second; \
-             rerun with --max-histories {:.0} to count anyway",
+             rerun with --max-histories {} to count anyway",
             duration(seconds),
             WALK_RATE / 1e6,
-            (estimate * 2.0).max(1.0)
+            round_up(estimate * 2.0)
         );
         return Ok(());
     }
+    status.set(format!(
+        "while walking the {estimate:.1e} histories of {}; nothing was counted",
+        args.game
+    ));
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template(
         "{spinner} {human_pos} histories, {per_sec}",

@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::set_threads;
 use crate::help;
+use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
-use crate::progress::interrupt_flag;
 
 #[derive(Args)]
 #[command(
@@ -58,10 +58,10 @@ struct RunArgs {
     #[arg(long, conflicts_with = "file")]
     players: Option<String>,
     /// Games per pair of players (seats alternate); raise it to extend a finished league
-    #[arg(long, default_value_t = 20, conflicts_with = "file")]
+    #[arg(long, default_value_t = 20, conflicts_with = "file", allow_negative_numbers = true, value_parser = crate::args::whole::<u32>(1, None))]
     games: u32,
     /// Base seed of the games
-    #[arg(long, default_value_t = 0, conflicts_with = "file")]
+    #[arg(long, default_value_t = 0, conflicts_with = "file", allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: u64,
     /// Play this player against each of the others instead of a round-robin
     #[arg(long, conflicts_with = "file")]
@@ -70,13 +70,14 @@ struct RunArgs {
     #[arg(long, default_value = "league-results")]
     out: PathBuf,
     /// Worker threads (default: all cores)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
 }
 
 fn tournament(args: &RunArgs) -> Result<Tournament> {
     match (&args.file, &args.game, &args.players) {
-        (Some(file), _, _) => Ok(Tournament::from_toml_file(file)?),
+        (Some(file), _, _) => Tournament::from_toml_file(file)
+            .with_context(|| format!("cannot use the tournament file {}", file.display())),
         (None, Some(game), Some(players)) => Ok(Tournament::new(
             game,
             &split_list(players),
@@ -97,13 +98,19 @@ pub fn run(args: LeagueArgs) -> Result<()> {
 
 fn run_tournament(args: &RunArgs) -> Result<()> {
     set_threads(args.threads)?;
+    if args.out.exists() && !args.out.is_dir() {
+        bail!(
+            "--out {} is a file: the league writes its results log and reports into a directory",
+            args.out.display()
+        );
+    }
     let t = tournament(args)?;
     let bar = ProgressBar::new(t.schedule().len() as u64);
     bar.set_style(ProgressStyle::with_template(
         "{bar:32.cyan/blue} {pos}/{len} games  {msg}  [{elapsed_precise} < {eta}]",
     )?);
     bar.set_message("preparing players");
-    let stop = interrupt_flag();
+    let stop = interrupt::flag();
     let progress = |p: &darkhex_league::Progress| {
         bar.set_position(p.done as u64);
         if let Some((name, score)) = &p.leader {
@@ -124,7 +131,10 @@ fn run_tournament(args: &RunArgs) -> Result<()> {
         args.out.display()
     );
     if run.stopped {
-        bail!("stopped before the end: rerun the same command to play the missing games");
+        return Err(Interrupted(
+            "interrupted before the end: the games played are in the log; rerun the same command to play the missing ones".into(),
+        )
+        .into());
     }
     Ok(())
 }

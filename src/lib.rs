@@ -20,3 +20,9 @@ pub use darkhex_algorithms as algorithms;
 pub use darkhex_games as games;
 pub use darkhex_league as league;
 pub use darkhex_players as players;
+
+/// The Rust examples of the user guide (docs/guide/library.md), compiled
+/// and run as doc tests so that the guide cannot drift from the crates.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/library.md")]
+pub struct GuideLibraryExamples;

@@ -7,8 +7,10 @@ mod gtp;
 mod heatmap;
 mod help;
 mod info;
+mod interrupt;
 mod league;
 mod output;
+mod outputs;
 mod play;
 mod plot;
 mod plot_runs;
@@ -38,7 +40,7 @@ use darkhex_games::{AnyGame, load_game};
     ], &[help::GAMES]),
     about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league",
     long_about = "Hex, Rex and Dark Hex: games, equilibrium solvers, players and a league.\n\
-                  Run without arguments for the showcase: a small Dark Hex board solved,
+                  Run without arguments for the showcase: a small Dark Hex board solved, \
                   trained on and played in a league."
 )]
 struct Cli {
@@ -75,8 +77,21 @@ pub fn parse_game(text: &str) -> Result<AnyGame, String> {
     load_game(text).map_err(|e| e.to_string())
 }
 
+/// Exit statuses: 0 success, 1 any error (usage errors included), 130
+/// interrupted (Ctrl-C, SIGTERM or SIGHUP; see [`interrupt`]).
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    interrupt::install();
     let result = match cli.command {
         None => showcase::run(),
         Some(Command::Info(args)) => info::run(args),
@@ -95,7 +110,11 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{}", error_lines(&e));
-            ExitCode::FAILURE
+            if interrupt::is_interruption(&e) {
+                ExitCode::from(interrupt::EXIT_INTERRUPTED)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
@@ -114,10 +133,17 @@ fn error_lines(e: &anyhow::Error) -> String {
     let (what, why) = shown
         .split_first()
         .map_or((String::new(), &[][..]), |(w, r)| (w.clone(), r));
+    // Later lines of a message (a TOML error's snippet and caret) are
+    // indented together, so they stay aligned under the line above.
+    let indent = |text: String| text.trim_end().replace('\n', "\n    ");
     if why.is_empty() {
-        format!("error: {what}")
+        format!("error: {}", indent(what))
     } else {
-        format!("error: {what}\n  because: {}", why.join(": "))
+        format!(
+            "error: {}\n  because: {}",
+            indent(what),
+            indent(why.join(": "))
+        )
     }
 }
 

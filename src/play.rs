@@ -25,10 +25,10 @@ pub struct PlayArgs {
     #[arg(long)]
     moves: Option<String>,
     /// Seed of the random opponent and of chance
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: u64,
     /// Your seat when playing the random player: 0 moves first (Black, x), 1 second (White, o)
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::whole::<u8>(0, Some(1)))]
     seat: u8,
     /// Player 0 as a spec (random, lp, ismcts(sims=1000), policy(file=P), human, ...);
     /// with only one of --p0/--p1, you play the other seat

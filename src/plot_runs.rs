@@ -10,6 +10,7 @@ use darkhex_algorithms::{Checkpoint, EvalPoint};
 
 use crate::help;
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 use crate::plot::{Series, compare};
 
 #[derive(Args)]
@@ -17,7 +18,7 @@ use crate::plot::{Series, compare};
     "darkhex plot dh3.svg dh3-cfr+.ckpt dh3-pcfr+.ckpt os1e6.json os1e7.json",
 ], &[]))]
 pub struct PlotArgs {
-    /// SVG file to write
+    /// SVG file to write (named .svg)
     out: PathBuf,
     /// Runs: checkpoints (`train --checkpoint`) or `train --json` outputs.
     /// Runs of the same algorithm and game make one line (separate
@@ -103,6 +104,13 @@ fn points(run: &Run) -> Vec<(f64, f64)> {
 }
 
 pub fn run(args: PlotArgs) -> Result<()> {
+    let files = args
+        .runs
+        .iter()
+        .fold(Files::new(), |f, run| f.reads("the run", Some(run)));
+    files
+        .writes("the chart", Some(&args.out), Holds::Svg)
+        .check()?;
     let runs = args
         .runs
         .iter()

@@ -5,12 +5,16 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::Args;
+use darkhex_algorithms::files::FileKind;
 use darkhex_algorithms::pone::{self, Strategy, extract_strategy, verify_strategy};
 use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::whole;
 use crate::help;
+use crate::interrupt::{self, Status};
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
@@ -23,7 +27,7 @@ pub struct PoneArgs {
     #[arg(value_parser = crate::parse_game)]
     game: AnyGame,
     /// The player to decide for: 0 moves first
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u8>(0, Some(1)))]
     player: u8,
     /// Write the winning strategy (one move per information state) here
     #[arg(long)]
@@ -36,7 +40,7 @@ pub struct PoneArgs {
     #[arg(long, conflicts_with_all = ["strategy_out", "verify"])]
     check_strategy: Option<PathBuf>,
     /// Stop the check after this many histories
-    #[arg(long, default_value_t = 100_000_000)]
+    #[arg(long, default_value_t = 100_000_000, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     verify_limit: u64,
     /// Print one JSON object
     #[arg(long)]
@@ -51,7 +55,21 @@ pub fn run(args: PoneArgs) -> Result<()> {
         );
     };
     let player = args.player as usize;
+    Files::new()
+        .reads("--check-strategy", args.check_strategy.as_deref())
+        .writes(
+            "--strategy-out",
+            args.strategy_out.as_deref(),
+            Holds::Document(FileKind::PoneStrategy),
+        )
+        .check()?;
+    let status = Status::default();
+    interrupt::exit_saying(&status);
     if let Some(path) = &args.check_strategy {
+        status.set(format!(
+            "while checking {} on every history",
+            path.display()
+        ));
         let strategy = Strategy::load(path)?;
         let start = Instant::now();
         let report = verify_strategy(&game, &strategy, args.verify_limit)?;
@@ -69,6 +87,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")?);
     bar.set_message("searching");
+    status.set("while searching; nothing was written");
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     let (result, search) = pone::solve(&game, player, &[])?;
     let names: Vec<String> = result
@@ -80,6 +99,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
     let mut verified = None;
     if result.wins && (args.strategy_out.is_some() || args.verify) {
         bar.set_message("writing out the strategy");
+        status.set("while writing out the strategy");
         let strategy = extract_strategy(&search, &game, &result.from);
         if let Some(path) = &args.strategy_out {
             strategy.save(path)?;
@@ -91,6 +111,13 @@ pub fn run(args: PoneArgs) -> Result<()> {
         }
         if args.verify {
             bar.set_message("checking the strategy on every history");
+            status.set(match &args.strategy_out {
+                Some(p) => format!(
+                    "while checking the strategy on every history (it is in {})",
+                    p.display()
+                ),
+                None => "while checking the strategy on every history".into(),
+            });
             let start = Instant::now();
             let report = verify_strategy(&game, &strategy, args.verify_limit)?;
             verified = Some((

@@ -3,8 +3,6 @@
 //! spinner, default output paths.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -41,16 +39,6 @@ pub fn histories_bar(histories: u64) -> ProgressBar {
     .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar
-}
-
-/// A flag Ctrl-C raises, so that long runs stop between steps and save
-/// what they finished.
-pub fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let raised = flag.clone();
-    // A second handler cannot be installed; then Ctrl-C just ends the process.
-    let _ = ctrlc::set_handler(move || raised.store(true, Ordering::SeqCst));
-    flag
 }
 
 /// Compiles `game` with a spinner; returns the tree and the seconds it took.

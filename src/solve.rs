@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
+use darkhex_algorithms::files::FileKind;
 use darkhex_algorithms::lp::normal_form::{
     DEFAULT_MAX_STRATEGIES, NormalForm, normal_form, solve_normal_form,
 };
@@ -17,6 +18,7 @@ use darkhex_games::{AnyGame, Game};
 use crate::args::{max_bytes, memory_gb};
 use crate::help;
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 use crate::progress::{compile, default_policy_path, spinner};
 
 #[derive(Args)]
@@ -31,12 +33,13 @@ pub struct SolveArgs {
     /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
     #[arg(value_parser = crate::parse_game)]
     game: AnyGame,
-    /// lp: sequence-form LP; nf-lp: the normal form as a matrix game (tiny games)
-    #[arg(long, default_value = "lp", value_parser = ["lp", "nf-lp"])]
-    method: String,
-    /// LP solver
-    #[arg(long, default_value = "clarabel", value_parser = LpBackend::NAMES)]
-    backend: String,
+    /// lp: sequence-form LP (the default); nf-lp: the normal form as a
+    /// matrix game (tiny games)
+    #[arg(long, value_parser = ["lp", "nf-lp"])]
+    method: Option<String>,
+    /// LP solver (default clarabel)
+    #[arg(long, value_parser = LpBackend::NAMES)]
+    backend: Option<String>,
     /// Solve the full sequence-form LPs, not restricted supports
     #[arg(long)]
     full: bool,
@@ -50,8 +53,9 @@ pub struct SolveArgs {
     #[arg(long)]
     matrix: bool,
     /// nf-lp: refuse games with more reduced pure strategies per player
-    #[arg(long, default_value_t = DEFAULT_MAX_STRATEGIES)]
-    max_strategies: usize,
+    /// (default 5000)
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::whole::<usize>(1, None))]
+    max_strategies: Option<usize>,
     /// Refuse game trees and LPs that need more memory than this many GB (default 8.6)
     #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
     max_memory_gb: Option<f64>,
@@ -122,12 +126,61 @@ fn print_matrix(game: &AnyGame, tree: &GameTree, nf: &NormalForm) -> Result<()> 
     Ok(())
 }
 
+impl SolveArgs {
+    /// The LP's options given, which a Hex or Rex position does not take.
+    fn lp_options(&self) -> Vec<&'static str> {
+        let given = [
+            ("--method", self.method.is_some()),
+            ("--backend", self.backend.is_some()),
+            ("--full", self.full),
+            ("--out", self.out.is_some()),
+            ("--matrix", self.matrix),
+            ("--max-strategies", self.max_strategies.is_some()),
+            ("--max-memory-gb", self.max_memory_gb.is_some()),
+        ];
+        given.into_iter().filter(|g| g.1).map(|g| g.0).collect()
+    }
+}
+
 pub fn run(args: SolveArgs) -> Result<()> {
     if let AnyGame::Hex(hex) = &args.game {
+        if let Some(option) = args.lp_options().first() {
+            bail!(
+                "{option} is an option of the LP, which solves dark games and poker; {} is solved by proof-number search, which takes {}",
+                args.game,
+                crate::solve_hex::OPTIONS.join(", ")
+            );
+        }
         return crate::solve_hex::run(hex, &args.hex, args.json);
     }
+    if let Some(option) = args.hex.given().first() {
+        bail!(
+            "{option} is an option of the Hex and Rex solver; {} is solved by LP, which takes --method, --backend, --full, --out, --matrix, --max-strategies, --max-memory-gb",
+            args.game
+        );
+    }
+    let method = args.method.clone().unwrap_or_else(|| "lp".into());
     let game = args.game;
-    let backend = LpBackend::from_name(&args.backend).unwrap_or(LpBackend::Clarabel);
+    let backend = args
+        .backend
+        .as_deref()
+        .and_then(LpBackend::from_name)
+        .unwrap_or(LpBackend::Clarabel);
+    let path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_policy_path(&game, &method, false));
+    Files::new()
+        .writes(
+            if args.out.is_some() {
+                "--out"
+            } else {
+                "the policy's default path"
+            },
+            Some(&path),
+            Holds::Document(FileKind::Policy),
+        )
+        .check()?;
     let start = Instant::now();
     let limit = max_bytes(args.max_memory_gb);
     let (tree, _) = compile(&game, limit)?;
@@ -136,20 +189,20 @@ pub fn run(args: SolveArgs) -> Result<()> {
         "{spinner} {msg} [{elapsed}]",
     )?);
     bar.enable_steady_tick(std::time::Duration::from_millis(250));
-    // Ctrl-C stops the solver wherever it is and says how far it got.
-    // (the step under way, the bounds on the value found so far)
+    // A signal stops the solver wherever it is and says how far it got
+    // (the step under way, the bounds on the value found so far).
     let status = Arc::new(Mutex::new((String::new(), None::<String>)));
     {
         let status = status.clone();
         let bar = bar.clone();
-        let _ = ctrlc::set_handler(move || {
+        crate::interrupt::on_interrupt(move || {
             bar.finish_and_clear();
             let (step, bounds) = status.lock().map(|s| s.clone()).unwrap_or_default();
             eprintln!(
-                "stopped by Ctrl-C during: {step}\n{}",
+                "interrupted during: {step}; nothing was written\n{}",
                 bounds.unwrap_or_else(|| "no LP had finished".into())
             );
-            std::process::exit(130);
+            std::process::exit(crate::interrupt::EXIT_INTERRUPTED.into());
         });
     }
     let progress = |m: &str| {
@@ -162,9 +215,9 @@ pub fn run(args: SolveArgs) -> Result<()> {
             }
         }
     };
-    let solution: LpSolution = if args.method == "nf-lp" {
+    let solution: LpSolution = if method == "nf-lp" {
         progress("enumerating reduced pure strategies");
-        let nf = normal_form(&tree, args.max_strategies)?;
+        let nf = normal_form(&tree, args.max_strategies.unwrap_or(DEFAULT_MAX_STRATEGIES))?;
         progress(&format!(
             "solving the {} x {} matrix game",
             nf.strategies[0].len(),
@@ -196,20 +249,16 @@ pub fn run(args: SolveArgs) -> Result<()> {
     let mut parameters = std::collections::BTreeMap::new();
     parameters.insert("rounds".to_string(), solution.rounds as f64);
     let provenance = Provenance {
-        algorithm: format!("{}/{}", args.method, backend.name()),
+        algorithm: format!("{method}/{}", backend.name()),
         parameters,
         iterations: 0,
         exploitability: Some(e),
     };
-    let path = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_policy_path(&game, &args.method, false));
     PolicyFile::from_tree(&tree, &solution.policy, provenance).save(&path)?;
     if args.json {
         let json = serde_json::json!({
             "game": game.to_string(),
-            "method": args.method,
+            "method": method,
             "backend": backend.name(),
             "value_p0": solution.value_p0,
             "exploitability": e,
@@ -226,7 +275,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .map(|f| format!(" (= {f})"))
         .unwrap_or_default();
     outln!("game             {game}");
-    outln!("method           {} ({})", args.method, backend.name());
+    outln!("method           {method} ({})", backend.name());
     outln!("value for p0     {:.9}{exact}", solution.value_p0);
     outln!("exploitability   {e:.3e}");
     outln!(
@@ -234,7 +283,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         solution.variables,
         solution.constraints
     );
-    if args.method == "lp" {
+    if method == "lp" {
         let [s0, s1] = solution.support;
         outln!(
             "supports         {} of {} and {} of {} sequences, {} round(s)",

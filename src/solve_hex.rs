@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::files::{check_writable, write_atomically};
+use darkhex_algorithms::files::write_atomically;
 use darkhex_algorithms::hexsolve::{
     DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
 };
@@ -21,6 +21,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::number_in;
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
+
+/// The transposition table's size without --tt-mb, in MB.
+const DEFAULT_TT_MB: usize = 1024;
 
 /// Rules `--without` can switch off, for measuring what each saves.
 pub const RULE_NAMES: [&str; 11] = [
@@ -50,7 +54,7 @@ pub struct HexSolveArgs {
     white: Option<String>,
     /// Hex/Rex: the player to move, 0 (Black) or 1 (White); default: the
     /// player whose turn it is after --moves (Black with equal stones)
-    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=1))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::whole::<u8>(0, Some(1)))]
     to_move: Option<u8>,
     /// Hex/Rex: solve every move and print its value
     #[arg(long)]
@@ -61,19 +65,20 @@ pub struct HexSolveArgs {
     /// Hex/Rex: search threads (default: all cores); with --openings or
     /// --all-moves each thread solves positions of its own, and joins a
     /// search still running once none is left to start
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
-    /// Hex/Rex: transposition table size in MB
-    #[arg(long, default_value_t = 1024)]
-    tt_mb: usize,
+    /// Hex/Rex: transposition table size in MB (default 1024)
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::tt_mb)]
+    tt_mb: Option<usize>,
     /// Hex/Rex: stop after this many seconds and print what is known (with
     /// --openings or --all-moves: each position's search)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.001, 1e9, false))]
     time_limit: Option<f64>,
     /// Hex: how the solver orders moves: resistance (current through each
-    /// cell), or network-kK (k-contribution in both position networks, K = 0..2)
-    #[arg(long, default_value = "resistance")]
-    order: String,
+    /// cell; the default), or network-kK (k-contribution in both position
+    /// networks, K = 0..2)
+    #[arg(long)]
+    order: Option<String>,
     /// Hex: rules to switch off, comma-separated (connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, symmetry, resistance-order, proof-sets)
@@ -84,6 +89,48 @@ pub struct HexSolveArgs {
     /// when it exists, written when the solve ends)
     #[arg(long, value_name = "FILE")]
     learn_edges: Option<PathBuf>,
+}
+
+/// The options of the Hex and Rex solver, which the LP does not take.
+pub const OPTIONS: [&str; 12] = [
+    "--moves",
+    "--black",
+    "--white",
+    "--to-move",
+    "--all-moves",
+    "--openings",
+    "--threads",
+    "--tt-mb",
+    "--time-limit",
+    "--order",
+    "--without",
+    "--learn-edges",
+];
+
+impl HexSolveArgs {
+    /// The options given, by name.
+    pub fn given(&self) -> Vec<&'static str> {
+        let given = [
+            self.moves.is_some(),
+            self.black.is_some(),
+            self.white.is_some(),
+            self.to_move.is_some(),
+            self.all_moves,
+            self.openings,
+            self.threads.is_some(),
+            self.tt_mb.is_some(),
+            self.time_limit.is_some(),
+            self.order.is_some(),
+            self.without.is_some(),
+            self.learn_edges.is_some(),
+        ];
+        OPTIONS
+            .into_iter()
+            .zip(given)
+            .filter(|g| g.1)
+            .map(|g| g.0)
+            .collect()
+    }
 }
 
 /// The position given by the arguments.
@@ -178,23 +225,23 @@ fn player_name(p: usize) -> String {
 fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
     let geom =
         Geometry::<W>::new(game.dims()).ok_or_else(|| anyhow::anyhow!("the board is too large"))?;
-    let threads = args
-        .threads
-        .unwrap_or_else(crate::args::cores)
-        .clamp(1, crate::args::max_threads());
+    let threads = crate::args::thread_count(args.threads);
     let params = DfpnParams {
         threads,
-        tt_mb: args.tt_mb.max(1),
+        tt_mb: args.tt_mb.unwrap_or(DEFAULT_TT_MB),
         time_limit: args.time_limit.map(Duration::from_secs_f64),
         ..DfpnParams::default()
     };
-    let mut rules = rules(game, &args.without, &args.order)?;
+    let order = args.order.as_deref().unwrap_or("resistance");
+    let mut rules = rules(game, &args.without, order)?;
     if let Some(path) = &args.learn_edges {
         if game.is_misere() {
             bail!("--learn-edges is for Hex: edge connections are not Rex's");
         }
         rules.learn_edges = true;
-        check_writable(path)?;
+        Files::new()
+            .writes("--learn-edges", Some(path), Holds::EdgePatterns)
+            .check()?;
     }
     let solver = HexSolver::new(&geom, rules, params);
     if let Some(path) = &args.learn_edges
@@ -207,8 +254,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             .learn_text(&text)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     }
-    let stop = solver.stop_flag();
-    let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    crate::interrupt::watch(solver.stop_flag());
     let learn_into = args.learn_edges.as_deref();
     if args.openings {
         return openings(game, &solver, json, learn_into);

@@ -9,23 +9,28 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
-use darkhex_algorithms::files::check_writable;
+use darkhex_algorithms::files::FileKind;
+use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
     AnyStream, CfrMemory, InfoStateTables, PRECISION_NAMES, Precision,
 };
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
-    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, GameTree, SumOrder, TrainError, Trainer,
-    TreeError,
+    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, Exploitability, GameTree, SumOrder,
+    TrainError, Trainer, TreeError,
 };
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
 
-use crate::args::{available_memory, build_limit, max_bytes, memory_gb, number_in, set_threads};
+use crate::args::{
+    available_memory, build_limit, interval, max_bytes, memory_gb, number_in, set_threads, whole,
+};
 use crate::help;
 use crate::info::build_tables_with_spinner;
+use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
-use crate::progress::{bar, compile, default_policy_path, histories_bar, interrupt_flag};
+use crate::outputs::{Files, Holds};
+use crate::progress::{bar, compile, default_policy_path, histories_bar};
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
 const EVAL_TREE_HISTORIES: f64 = 3e7;
@@ -47,35 +52,41 @@ pub struct TrainArgs {
     #[arg(long, value_parser = ALGORITHM_NAMES)]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     iterations: u64,
     /// Worker threads (default: all cores); full-width results do not depend
     /// on it, Monte Carlo results do (each thread samples its own share)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Seed of the Monte Carlo samplers
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: u64,
     /// Policy file to write: .json, or anything else for compact binary
     /// (default: policies/<game>-<algo>.json, or .bin past 100000 information states)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Save the solver state here at every evaluation and at the end
-    /// (always the checksummed binary form, whatever the name)
+    /// (always the checksummed binary form, whatever the name); an
+    /// existing checkpoint is continued with --resume or replaced with
+    /// --overwrite, never otherwise
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// Continue from --checkpoint if it exists
     #[arg(long, requires = "checkpoint")]
     resume: bool,
+    /// Start a new run over an existing --checkpoint, replacing it
+    #[arg(long, requires = "checkpoint", conflicts_with = "resume")]
+    overwrite: bool,
     /// Evaluate exploitability every K iterations (default: 10 times a run)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     eval_every: Option<u64>,
     /// Evaluate at N iterations evenly spaced per decade on a log scale
     /// (1, 2, 5, 10, 22, 46, 100, ... for 3) instead of every K: long runs on
     /// large games, where each evaluation is a pass over every history
-    #[arg(long, conflicts_with = "eval_every", value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, conflicts_with = "eval_every", allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(100)))]
     evals_per_decade: Option<u32>,
-    /// Draw exploitability against iterations and seconds into this SVG file
+    /// Draw exploitability against iterations and seconds into this SVG
+    /// file (named .svg)
     #[arg(long)]
     plot: Option<PathBuf>,
     /// Print one JSON object at the end
@@ -90,8 +101,10 @@ pub struct TrainArgs {
     /// DCFR and PCFR+: weight t^gamma of iteration t in the average policy; 0 to 10 (default 2)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 10.0, false))]
     gamma: Option<f64>,
-    /// Outcome sampling: exploration of the updating player, 0 to 1 exclusive (default 0.6)
-    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1.0, true))]
+    /// Outcome sampling: exploration of the updating player, more than 0
+    /// and less than 1 (default 0.6): without it the sampled estimates
+    /// miss whatever the current policy never plays
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, true))]
     exploration: Option<f64>,
     /// Refuse game trees that need more memory than this many GB (default
     /// 8.6), and streaming runs that need more than this (default: the
@@ -118,13 +131,13 @@ pub struct TrainArgs {
     /// information-state tokens instead of over the information-state
     /// tables (the default wherever those can be built: faster iterations,
     /// and exact exploitability by a streaming pass when the tree is too
-    /// large, but 3x3 Dark Hex's tables take about two minutes to build)
+    /// large, but 3x3 Dark Hex's tables take about 20 s and 0.7 GB to build)
     #[arg(long)]
     keyed: bool,
     /// Start no new iteration after this many seconds of this run (wall
     /// clock, evaluations included); the run then ends as if --iterations
     /// were reached: evaluation, checkpoint, policy file and plot
-    #[arg(long, value_parser = number_in(0.0, 1e9, false))]
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1e9, false))]
     time_limit: Option<f64>,
 }
 
@@ -164,16 +177,15 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .as_deref()
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
-    // Every output is checked before the first iteration: a run must not
-    // end with nowhere to put its result.
-    for path in [&args.out, &args.checkpoint, &args.plot]
-        .into_iter()
-        .flatten()
+    if let Some(path) = &args.checkpoint
+        && path.exists()
+        && !args.resume
+        && !args.overwrite
     {
-        check_writable(path)?;
-    }
-    if args.out.is_none() {
-        check_writable(&default_policy_path(&args.game, "probe", true))?;
+        bail!(
+            "{} already exists: give --resume to continue that run, or --overwrite to start a new one and replace it",
+            path.display()
+        );
     }
     let checkpoint = match (&args.checkpoint, args.resume) {
         (Some(path), true) if path.exists() => Some(Checkpoint::load(path)?),
@@ -191,6 +203,27 @@ pub fn run(args: TrainArgs) -> Result<()> {
         (None, Some(a)) => a,
         (None, None) => Algorithm::parse("cfr+", params)?,
     };
+    // Every output is checked before the first iteration: a run must not
+    // end with nowhere to put its result, nor destroy another file. The
+    // default policy path is JSON or binary by the policy's size, known
+    // later: both are checked.
+    let default_out =
+        [false, true].map(|binary| default_policy_path(&args.game, algorithm.name(), binary));
+    let mut files = Files::new()
+        .writes(
+            "--checkpoint",
+            args.checkpoint.as_deref(),
+            Holds::Document(FileKind::Checkpoint),
+        )
+        .writes("--plot", args.plot.as_deref(), Holds::Svg);
+    let policy = Holds::Document(FileKind::Policy);
+    files = match &args.out {
+        Some(out) => files.writes("--out", Some(out), policy),
+        None => files
+            .writes("the policy's default path", Some(&default_out[0]), policy)
+            .writes("the policy's default path", Some(&default_out[1]), policy),
+    };
+    files.check()?;
     let game = args.game;
     let limit = max_bytes(args.max_memory_gb);
     let precision = args.precision.as_deref().and_then(Precision::parse);
@@ -314,6 +347,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
     }
     let workers = rayon::current_num_threads();
+    let resumed = checkpoint.is_some();
     let mut trainer = match (&backing, checkpoint) {
         (Backing::Tables(t), Some(c)) => Trainer::resume_streaming(game, t, c, requested)?,
         (Backing::Tables(t), None) => {
@@ -349,23 +383,31 @@ pub fn run(args: TrainArgs) -> Result<()> {
         None => EvalSchedule::Every(args.eval_every.unwrap_or(default_eval.max(1)).max(1)),
     };
 
-    let interrupted = interrupt_flag();
+    let interrupted = interrupt::flag();
+    trainer.set_stop(interrupted.clone());
     let bars = MultiProgress::new();
     let progress = bars.add(bar(target));
     progress.set_position(trainer.iteration().min(target));
     if let Backing::Tables(tables) | Backing::SamplingTables(_, tables) = &backing {
         trainer.set_progress(pass_progress(&bars, tables.histories()));
     }
+    let out = Destinations {
+        policy: args
+            .out
+            .clone()
+            .unwrap_or_else(|| default_out[usize::from(policy_is_large(&trainer))].clone()),
+        checkpoint: args.checkpoint.clone(),
+    };
     // The uniform policy's exploitability is a pass over every history on
     // streaming runs: not worth it at the start.
     if trainer.iteration() == 0 && trainer.has_tree() {
-        trainer.evaluate()?;
+        evaluate(&mut trainer)?;
     }
     let mut chunk = batch;
-    // What the loop last computed and saved, not to repeat at the end: on a
-    // streaming run each is a pass over every history or a large file.
-    let mut evaluated = None;
-    let mut saved_at = None;
+    // The iteration last saved and when: on a streaming run a checkpoint
+    // is a large file, not to write twice (a resumed run's checkpoint
+    // already holds its first iteration).
+    let mut saved_at = resumed.then(|| (trainer.iteration(), Instant::now()));
     let run_start = Instant::now();
     let out_of_time = || {
         args.time_limit
@@ -385,20 +427,26 @@ pub fn run(args: TrainArgs) -> Result<()> {
             chunk = (chunk / 2).div_ceil(batch) * batch;
         }
         progress.set_position(trainer.iteration());
-        if trainer.iteration() == next_eval || trainer.iteration() == target {
-            evaluated = trainer.evaluate()?.map(|e| (trainer.iteration(), e));
-            if let Some((_, e)) = &evaluated {
-                progress.set_message(format!("exploitability {:.3e}", e.exploitability));
+        // The last evaluation comes after the loop, once the policy is
+        // written.
+        if trainer.iteration() == next_eval && trainer.iteration() < target {
+            match evaluate(&mut trainer)? {
+                Evaluation::Done(Some(e)) => {
+                    progress.set_message(format!("exploitability {:.3e}", e.exploitability))
+                }
+                Evaluation::Done(None) => {}
+                // The checkpoint after the loop is saved without it.
+                Evaluation::Stopped => break,
             }
-            if let Some(path) = &args.checkpoint {
-                save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+            if let Some(path) = &out.checkpoint {
+                save_checkpoint(&trainer, path, &out.policy, &progress)?;
                 saved_at = Some((trainer.iteration(), Instant::now()));
             }
-        } else if let Some(path) = &args.checkpoint
+        } else if let Some(path) = &out.checkpoint
             && saved_at.is_none_or(|(_, at)| at.elapsed() >= CHECKPOINT_INTERVAL)
             && run_start.elapsed() >= CHECKPOINT_INTERVAL
         {
-            save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+            save_checkpoint(&trainer, path, &out.policy, &progress)?;
             saved_at = Some((trainer.iteration(), Instant::now()));
         }
     }
@@ -409,42 +457,51 @@ pub fn run(args: TrainArgs) -> Result<()> {
             trainer.iteration()
         );
     }
-    if let Some(path) = &args.checkpoint
+    // What the run did is saved before the last evaluation, which may take
+    // minutes and be interrupted or killed.
+    if let Some(path) = &out.checkpoint
         && saved_at.map(|(it, _)| it) != Some(trainer.iteration())
     {
-        save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+        save_checkpoint(&trainer, path, &out.policy, &progress)?;
     }
     if interrupted.load(Ordering::SeqCst) {
-        let written = rescue_policy(&trainer, &args.out, &game)?;
-        let resume = match &args.checkpoint {
-            Some(p) => format!("rerun with --resume to continue from {}", p.display()),
-            None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
-        };
-        bail!(
-            "interrupted at iteration {}: the average policy so far is in {}\n{resume}",
+        let written = rescue_policy(&trainer, &out.policy)?;
+        return Err(Interrupted(format!(
+            "interrupted at iteration {}: the average policy so far is in {}\n{}",
             trainer.iteration(),
-            written.display()
-        );
+            written.display(),
+            out.resume_hint()
+        ))
+        .into());
     }
-    let e = match evaluated {
-        Some((it, e)) if it == trainer.iteration() => Some(e),
-        _ => {
-            let e = trainer.evaluate()?;
-            // Saved before this evaluation (which may take minutes) and again
-            // after it, so a resumed run's history and plot include it.
-            if let Some(path) = &args.checkpoint
-                && e.is_some()
-            {
-                save_checkpoint(&trainer, path, &args.out, &game, &progress)?;
+    trainer.save_policy(&out.policy)?;
+    let e = match last_evaluation(&trainer) {
+        Some(e) => Some(e),
+        None => match evaluate(&mut trainer)? {
+            Evaluation::Done(e) => {
+                // Saved again with the evaluation, so that the policy's
+                // provenance, a resumed run's history and the plot have it.
+                if e.is_some() {
+                    if let Some(path) = &out.checkpoint {
+                        save_checkpoint(&trainer, path, &out.policy, &progress)?;
+                    }
+                    trainer.save_policy(&out.policy)?;
+                }
+                e.map(|e| (e.exploitability, e.value_p0))
             }
-            e
-        }
+            Evaluation::Stopped => {
+                return Err(Interrupted(format!(
+                    "interrupted during the final evaluation, at iteration {}: the policy is in {}, its exploitability was not computed (`darkhex exploit {} {}` computes it)\n{}",
+                    trainer.iteration(),
+                    out.policy.display(),
+                    quoted(&game.game_string()),
+                    out.policy.display(),
+                    out.resume_hint()
+                ))
+                .into());
+            }
+        },
     };
-    let path = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_policy_path(&game, algorithm.name(), policy_is_large(&trainer)));
-    trainer.save_policy(&path)?;
     if let Some(plot) = &args.plot {
         crate::plot::convergence(
             plot,
@@ -453,12 +510,59 @@ pub fn run(args: TrainArgs) -> Result<()> {
             trainer.history(),
         )?;
     }
-    report(
-        &args,
-        &trainer,
-        e.map(|e| (e.exploitability, e.value_p0)),
-        &path,
-    )
+    report(&args, &trainer, e, &out.policy)
+}
+
+/// Where a run writes its policy and checkpoint.
+struct Destinations {
+    policy: PathBuf,
+    checkpoint: Option<PathBuf>,
+}
+
+impl Destinations {
+    /// How an interrupted run continues.
+    fn resume_hint(&self) -> String {
+        match &self.checkpoint {
+            Some(p) => format!("rerun with --resume to continue from {}", p.display()),
+            None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
+        }
+    }
+}
+
+/// A game string as a shell takes it.
+fn quoted(game: &str) -> String {
+    if game.contains('(') {
+        format!("'{game}'")
+    } else {
+        game.to_string()
+    }
+}
+
+/// What an evaluation of the average policy gave.
+enum Evaluation {
+    /// Its exploitability, when the run can compute it (with the tree or
+    /// the tables).
+    Done(Option<Exploitability>),
+    /// A signal stopped its pass over the histories.
+    Stopped,
+}
+
+fn evaluate(trainer: &mut Trainer) -> Result<Evaluation> {
+    match trainer.evaluate() {
+        Ok(e) => Ok(Evaluation::Done(e)),
+        Err(TrainError::Stream(StreamError::Stopped)) => Ok(Evaluation::Stopped),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The exploitability and value recorded at the current iteration, if
+/// any (a finished run given again).
+fn last_evaluation(trainer: &Trainer) -> Option<(f64, f64)> {
+    let last = trainer.history().last()?;
+    if last.iteration != trainer.iteration() {
+        return None;
+    }
+    last.exploitability.zip(last.value_p0)
 }
 
 /// Between evaluations far apart (a log schedule on a large game), the
@@ -580,15 +684,14 @@ fn sampling_memory(tables: &InfoStateTables) -> CfrMemory {
 fn save_checkpoint(
     trainer: &Trainer,
     path: &Path,
-    out: &Option<PathBuf>,
-    game: &AnyGame,
+    policy: &Path,
     progress: &indicatif::ProgressBar,
 ) -> Result<()> {
     let Err(e) = trainer.checkpoint().save(path) else {
         return Ok(());
     };
     progress.finish_and_clear();
-    let written = rescue_policy(trainer, out, game)?;
+    let written = rescue_policy(trainer, policy)?;
     bail!(
         "{e}\nstopped at iteration {}: the average policy so far is in {}",
         trainer.iteration(),
@@ -596,21 +699,13 @@ fn save_checkpoint(
     )
 }
 
-/// Writes the current average policy to `--out` (or the default path), or
-/// failing that to the system's temporary directory; returns where.
-fn rescue_policy(trainer: &Trainer, out: &Option<PathBuf>, game: &AnyGame) -> Result<PathBuf> {
-    let name = trainer.algorithm().name();
-    let path = out
-        .clone()
-        .unwrap_or_else(|| default_policy_path(game, name, policy_is_large(trainer)));
-    if trainer.save_policy(&path).is_ok() {
-        return Ok(path);
+/// Writes the current average policy to `path` (`--out` or the default
+/// path), or failing that to the system's temporary directory; returns where.
+fn rescue_policy(trainer: &Trainer, path: &Path) -> Result<PathBuf> {
+    if trainer.save_policy(path).is_ok() {
+        return Ok(path.to_path_buf());
     }
-    let fallback = std::env::temp_dir().join(
-        default_policy_path(game, name, true)
-            .file_name()
-            .context("a policy file name")?,
-    );
+    let fallback = std::env::temp_dir().join(path.file_name().context("a policy file name")?);
     trainer
         .save_policy(&fallback)
         .with_context(|| format!("cannot write the policy to {} either", path.display()))?;

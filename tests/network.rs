@@ -118,7 +118,10 @@ fn bad_input_is_one_clear_line() {
         (vec!["chess"], "unknown game"),
         (vec!["hex(board_size=3)", "--x", "1.5"], "0 < x <= 1"),
         (vec!["hex(board_size=3)", "--k", "9"], "9"),
-        (vec!["hex(board_size=3)", "--paths", "0"], "at least 1"),
+        (
+            vec!["hex(board_size=3)", "--paths", "0"],
+            "accepted: 1 or more",
+        ),
         (
             vec!["hex(board_size=3)", "--moves", "b1,a1,b2,a2,b3,a3"],
             "game is over",

@@ -412,10 +412,45 @@ fn layout<'a>(path: &Path, bytes: &'a [u8]) -> Result<Layout<'a>, FileError> {
     Ok(Layout::Json)
 }
 
-/// The kind of darkhex file at `path`, if it is one.
+/// Bytes of a file's start that [`identify`] reads.
+const HEAD_BYTES: usize = 1 << 16;
+
+/// The kind of darkhex file at `path`, if it is one, from its first bytes
+/// only (a policy may be gigabytes): every kind starts with its `format`,
+/// in the binary header line, the first field of a JSON document or the
+/// first key of an old header-less MessagePack file.
 pub fn identify(path: &Path) -> Option<FileKind> {
-    let bytes = fs::read(path).ok()?;
-    identify_bytes(&bytes)
+    use std::io::Read;
+    let mut head = Vec::new();
+    fs::File::open(path)
+        .ok()?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    if head.len() < HEAD_BYTES
+        && let Some(kind) = identify_bytes(&head)
+    {
+        return Some(kind);
+    }
+    format_near_start(&head)
+}
+
+/// The kind named by the first `format` key of `head`: the key, at most a
+/// few bytes of punctuation (`":"` in JSON, a string marker in
+/// MessagePack), then a kind's format name.
+fn format_near_start(head: &[u8]) -> Option<FileKind> {
+    const KEY: &[u8] = b"format";
+    let at = head.windows(KEY.len()).position(|w| w == KEY)?;
+    let rest = &head[at + KEY.len()..];
+    let skip = rest.iter().take(8).position(|b| b.is_ascii_alphabetic())?;
+    let rest = &rest[skip..];
+    FileKind::ALL.into_iter().find(|k| {
+        let name = k.format().as_bytes();
+        rest.starts_with(name)
+            && rest
+                .get(name.len())
+                .is_none_or(|&b| !b.is_ascii_alphanumeric() && b != b'-')
+    })
 }
 
 fn identify_bytes(bytes: &[u8]) -> Option<FileKind> {
@@ -557,6 +592,9 @@ mod tests {
         save(&path, &doc(), Encoding::Binary).unwrap();
         assert_eq!(load::<Doc>(&path).unwrap(), doc());
         assert_eq!(identify(&path), Some(FileKind::Policy));
+        let json = dir.path().join("p.json");
+        save(&json, &doc(), Encoding::Json).unwrap();
+        assert_eq!(identify(&json), Some(FileKind::Policy));
         let good = fs::read(&path).unwrap();
         // One flipped bit in the payload.
         let mut bad = good.clone();
@@ -569,6 +607,29 @@ mod tests {
         fs::write(&path, &good[..good.len() - 5]).unwrap();
         let e = load::<Doc>(&path).unwrap_err().to_string();
         assert!(e.contains("cut short"), "{e}");
+    }
+
+    #[test]
+    fn large_files_are_identified_from_their_first_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.json");
+        let mut d = doc();
+        d.values = vec![0.5; 20_000];
+        for encoding in [Encoding::Json, Encoding::Binary] {
+            save(&path, &d, encoding).unwrap();
+            assert!(fs::metadata(&path).unwrap().len() > HEAD_BYTES as u64);
+            assert_eq!(identify(&path), Some(FileKind::Policy));
+        }
+        // Header-less MessagePack, as older versions wrote binary files.
+        fs::write(&path, rmp_serde::to_vec_named(&d).unwrap()).unwrap();
+        assert_eq!(identify(&path), Some(FileKind::Policy));
+        // A pretty-printed document, and files that merely mention a kind.
+        fs::write(&path, serde_json::to_string_pretty(&d).unwrap()).unwrap();
+        assert_eq!(identify(&path), Some(FileKind::Policy));
+        fs::write(&path, "a darkhex-policy file\n".repeat(10_000)).unwrap();
+        assert_eq!(identify(&path), None);
+        fs::write(&path, "\"format\": \"darkhex-policy-like\"").unwrap();
+        assert_eq!(identify(&path), None);
     }
 
     #[test]

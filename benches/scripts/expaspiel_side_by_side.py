@@ -67,7 +67,7 @@ import sys
 import threading
 import time
 
-# Measured with darkhex (README: "What each method reaches on 3x3").
+# Measured with darkhex (docs/results/dark-hex-3x3.md: "What each method reaches").
 GAMES = {
     "classic": {
         "darkhex": "dark_hex(num_rows=3,num_cols=3)",
@@ -356,10 +356,10 @@ def check(label, spec, eas, dh, quick):
         ref = spec["exploitability"] if key == "exploitability" else None
         rows.append((text, mine.get(key), theirs.get(key), ref, 1e-6))
     print()
-    print("%s: the same game? (tolerance 1e-6 on values; README's figure in the last column)" % label)
+    print("%s: the same game? (tolerance 1e-6 on values; the published figure in the last column)" % label)
     if x:
         print("exp-a-spiel's own figures: ev0 = %.9f, expl = (%.9f, %.9f)" % (x["ev0"], *x["expl"]))
-    print("| quantity | exp-a-spiel | darkhex | difference | README |")
+    print("| quantity | exp-a-spiel | darkhex | difference | published |")
     print("| --- | --- | --- | --- | --- |")
     bad = []
     for text, a, b, ref, tol in rows:

@@ -99,8 +99,10 @@ impl Tournament {
     }
 
     pub fn from_toml(text: &str) -> Result<Tournament, LeagueError> {
+        // The parser's message points at the line with a caret under the
+        // column: its line breaks are kept.
         let mut t: Tournament = toml::from_str(text)
-            .map_err(|e| LeagueError::Definition(e.to_string().trim().replace('\n', " ")))?;
+            .map_err(|e| LeagueError::Definition(e.to_string().trim_end().to_string()))?;
         t.fill_names();
         t.validate()?;
         Ok(t)

@@ -22,6 +22,7 @@
 //! the base seed: the result is the same on any number of threads.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use darkhex_algorithms::policy_file::InfosetPolicy;
 use darkhex_algorithms::stream::InfoStateTables;
@@ -107,15 +108,16 @@ where
                 fresh.insert(key.to_vec(), s.legal_actions());
             }
         }
+        let answered = Answered::new(policy.len(), progress);
         let asked: Vec<_> = fresh
             .into_par_iter()
             .map(|(key, legal)| {
                 let probs = ask(factory, seat, samples, seed, &key, &legal)?;
+                answered.one();
                 Ok((key, (legal, probs)))
             })
             .collect::<Result<_, PlayerError>>()?;
         policy.extend(asked);
-        progress(policy.len());
         for s in decisions {
             let (actions, probs) = &policy[s.info_key(seat)];
             for (&a, &p) in actions.iter().zip(probs) {
@@ -135,6 +137,29 @@ where
             probs,
         })
         .collect())
+}
+
+/// Counts information states as they are answered, for `progress`: a
+/// level of a large game takes minutes of questions.
+struct Answered<'a> {
+    before: usize,
+    now: AtomicUsize,
+    progress: &'a (dyn Fn(usize) + Sync),
+}
+
+impl<'a> Answered<'a> {
+    fn new(before: usize, progress: &'a (dyn Fn(usize) + Sync)) -> Self {
+        Answered {
+            before,
+            now: AtomicUsize::new(0),
+            progress,
+        }
+    }
+
+    fn one(&self) {
+        let n = self.now.fetch_add(1, Ordering::Relaxed) + 1;
+        (self.progress)(self.before + n);
+    }
 }
 
 /// The frequencies of the moves fresh players choose at `key`.
@@ -217,11 +242,13 @@ pub fn induced_policy_over_tables(
                 asking.push(row);
             }
         }
+        let answered = Answered::new(found.len(), progress);
         let answers: Vec<(u32, Vec<Token>, Vec<f64>)> = asking
             .into_par_iter()
             .map(|row| {
                 let key = tables.key_of_row(seat, row);
                 let probs = ask(factory, seat, samples, seed, &key, table.actions(row))?;
+                answered.one();
                 Ok((row, key, probs))
             })
             .collect::<Result<_, PlayerError>>()?;
@@ -235,7 +262,6 @@ pub fn induced_policy_over_tables(
                 probs,
             });
         }
-        progress(found.len());
         start = end;
     }
     found.sort_by(|a, b| a.key.cmp(&b.key));

@@ -3,6 +3,8 @@
 //! chosen, its passes over the histories with progress, its checkpointed
 //! state and the exact exploitability of its average policy.
 
+use std::sync::atomic::AtomicBool;
+
 use serde::{Deserialize, Serialize};
 
 use darkhex_games::{AnyGame, Game};
@@ -163,22 +165,31 @@ impl<'t> StreamRun<'t> {
         Ok(())
     }
 
-    /// Exact exploitability of the average policy, by one pass.
+    /// Exact exploitability of the average policy, by one pass that
+    /// `stop` ends early (see [`PassOptions::stop`]).
     pub fn exploitability(
         &self,
         progress: Option<&ProgressFn>,
+        stop: Option<&AtomicBool>,
     ) -> Result<Exploitability, StreamError> {
-        exact_exploitability(&self.stream, self.tables, &self.average_policy(), progress)
+        exact_exploitability(
+            &self.stream,
+            self.tables,
+            &self.average_policy(),
+            progress,
+            stop,
+        )
     }
 }
 
 /// Exact exploitability of `policy` by one pass over `stream`'s histories,
-/// reported to `progress` as it goes.
+/// reported to `progress` as it goes and ended early by `stop`.
 pub fn exact_exploitability(
     stream: &AnyStream,
     tables: &InfoStateTables,
     policy: &RowPolicy,
     progress: Option<&ProgressFn>,
+    stop: Option<&AtomicBool>,
 ) -> Result<Exploitability, StreamError> {
     let report = |histories| {
         if let Some(f) = progress {
@@ -190,6 +201,7 @@ pub fn exact_exploitability(
     };
     let options = PassOptions {
         progress: Some(&report),
+        stop,
         ..Default::default()
     };
     Ok(stream

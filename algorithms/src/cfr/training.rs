@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use darkhex_games::{AnyGame, Game, NUM_PLAYERS, with_game};
 use serde::{Deserialize, Serialize};
@@ -312,6 +314,8 @@ pub struct Trainer<'t> {
     history: Vec<EvalPoint>,
     seconds: f64,
     progress: Option<Box<ProgressFn>>,
+    /// Ends an evaluation's streaming pass early when raised.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl<'t> Trainer<'t> {
@@ -349,6 +353,7 @@ impl<'t> Trainer<'t> {
             history: Vec::new(),
             seconds: 0.0,
             progress: None,
+            stop: None,
         }
     }
 
@@ -419,6 +424,14 @@ impl<'t> Trainer<'t> {
     /// Reports the passes of streaming training as they go.
     pub fn set_progress(&mut self, progress: Box<ProgressFn>) {
         self.progress = Some(progress);
+    }
+
+    /// Lets `stop` end an evaluation's streaming pass (minutes on 3x3 Dark
+    /// Hex) early: [`Trainer::evaluate`] then fails with
+    /// [`StreamError::Stopped`] and records nothing. Iterations are not
+    /// cut short: a run stops between them.
+    pub fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
     }
 
     /// `workers` fixes the Monte Carlo batch structure (see `mccfr`).
@@ -644,8 +657,9 @@ impl<'t> Trainer<'t> {
     /// Exact exploitability of the average policy when the tree is known,
     /// recorded in the history.
     pub fn evaluate(&mut self) -> Result<Option<Exploitability>, TrainError> {
+        let stop = self.stop.as_deref();
         let e = match (&self.engine, self.tree) {
-            (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref())?),
+            (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref(), stop)?),
             (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
             (Engine::MonteCarlo(_) | Engine::MonteCarloTables(_), Some(tree)) => {
                 let (policy, _) = self.policy().to_tree_policy(tree)?;
@@ -656,6 +670,7 @@ impl<'t> Trainer<'t> {
                 s.tables(),
                 &s.state().average_policy(s.tables()),
                 self.progress.as_deref(),
+                stop,
             )?),
             (_, None) => None,
         };

@@ -57,4 +57,6 @@ pub enum StreamError {
     },
     #[error("the tables were built for {tables}, not for {game}")]
     WrongTables { tables: String, game: String },
+    #[error("the pass over the histories was stopped before its end")]
+    Stopped,
 }

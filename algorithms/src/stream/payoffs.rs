@@ -30,7 +30,7 @@
 //! end, so the result has the same bits whatever the thread count.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use darkhex_games::{NUM_PLAYERS, Turn};
 use rayon::prelude::*;
@@ -55,6 +55,10 @@ pub struct PassOptions<'a> {
     /// Cut the top of the tree where a level first has this many inner
     /// nodes (0: the default, 8192). The result does not depend on it.
     pub min_tasks: usize,
+    /// Once raised, the pass starts no more subtrees and ends with
+    /// [`StreamError::Stopped`]: on 3x3 Dark Hex a subtree is a few
+    /// milliseconds of a pass that takes minutes.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// What one pass computes for a policy profile.
@@ -581,10 +585,14 @@ fn run_pass<S: StreamGame, K: Kernel<S>, const SIDE: usize>(
     let workers: Vec<Mutex<Option<SlotSums>>> = (0..rayon::current_num_threads())
         .map(|_| Mutex::new(None))
         .collect();
+    let stopped = || options.stop.is_some_and(|s| s.load(Ordering::Relaxed));
     let results: Vec<Amounts> = tasks
         .into_par_iter()
         .with_max_len(1)
         .map(|task| {
+            if stopped() {
+                return [0.0; 3];
+            }
             let worker = rayon::current_thread_index().unwrap_or(0) % workers.len();
             // Each worker thread locks only its own set: never contended.
             let mut guard = workers[worker].lock().unwrap_or_else(|e| e.into_inner());
@@ -592,6 +600,9 @@ fn run_pass<S: StreamGame, K: Kernel<S>, const SIDE: usize>(
             kernel.subtree::<SIDE>(stream, tables, policy, sums, task, &progress)
         })
         .collect();
+    if stopped() {
+        return Err(StreamError::Stopped);
+    }
     let mut total = SlotSums::new(slots);
     let mut top = Walker::<S, SIDE>::new(stream, tables, policy, &mut total, root, &progress);
     top.split_depth = split.unwrap_or(usize::MAX);

@@ -1,0 +1,492 @@
+//! What a user can destroy or mistype: outputs that would replace a
+//! checkpoint, each other, an input or another kind of darkhex file are
+//! refused before any work, and every numeric option outside its range is
+//! refused with the range, in the user's words.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{darkhex, json, ok, stderr};
+
+/// Fails unless `args` fails (status 1) with an error mentioning every
+/// needle and none of `absent`.
+fn refused(dir: &Path, args: &[&str], needles: &[&str]) -> String {
+    let o = darkhex(dir, args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: '{n}' missing from {err}");
+    }
+    err
+}
+
+/// `train kuhn_poker` with `extra`, 50 iterations unless they say otherwise.
+fn train_kuhn(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["train", "kuhn_poker"];
+    if !extra.contains(&"--iterations") {
+        args.extend(["--iterations", "50"]);
+    }
+    args.extend_from_slice(extra);
+    darkhex(dir, &args)
+}
+
+#[test]
+fn a_checkpoint_is_replaced_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(&train_kuhn(
+        d,
+        &["--checkpoint", "r.ckpt", "--out", "a.json", "--json"],
+    ));
+    let before = std::fs::read(d.join("r.ckpt")).unwrap();
+    let err = refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--iterations",
+            "10",
+            "--checkpoint",
+            "r.ckpt",
+        ],
+        &["r.ckpt already exists", "--resume", "--overwrite"],
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read(d.join("r.ckpt")).unwrap(), before);
+    // --overwrite starts again; --resume continues.
+    let v = json(&train_kuhn(
+        d,
+        &[
+            "--iterations",
+            "10",
+            "--checkpoint",
+            "r.ckpt",
+            "--overwrite",
+            "--out",
+            "b.json",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["iterations"], 10);
+    let v = json(&train_kuhn(
+        d,
+        &[
+            "--iterations",
+            "30",
+            "--checkpoint",
+            "r.ckpt",
+            "--resume",
+            "--out",
+            "b.json",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["iterations"], 30);
+    refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--checkpoint",
+            "r.ckpt",
+            "--resume",
+            "--overwrite",
+        ],
+        &["--overwrite", "--resume"],
+    );
+}
+
+#[test]
+fn outputs_that_would_destroy_each_other_or_an_input_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(&train_kuhn(
+        d,
+        &[
+            "--checkpoint",
+            "run.ckpt",
+            "--out",
+            "p.json",
+            "--eval-every",
+            "5",
+            "--json",
+        ],
+    ));
+    let policy = std::fs::read(d.join("p.json")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    for (args, needles) in [
+        (
+            &["--checkpoint", "c.ckpt", "--out", "c.ckpt"][..],
+            &["--checkpoint c.ckpt and --out c.ckpt are the same file"][..],
+        ),
+        // The same file by another name.
+        (
+            &["--checkpoint", "c.ckpt", "--out", "sub/../c.ckpt"],
+            &["are the same file"],
+        ),
+        (
+            &["--plot", "k.json", "--out", "k.json"],
+            &["--plot k.json", ".svg"],
+        ),
+        (
+            &["--plot", "k.svg", "--out", "k.svg"],
+            &["are the same file"],
+        ),
+        (
+            &["--out", "run.ckpt"],
+            &["--out run.ckpt would replace a darkhex training checkpoint with a policy"],
+        ),
+        (
+            &["--checkpoint", "p.json", "--overwrite"],
+            &["would replace a darkhex policy with a training checkpoint"],
+        ),
+    ] {
+        refused(
+            d,
+            &[&["train", "kuhn_poker", "--iterations", "10"][..], args].concat(),
+            needles,
+        );
+    }
+    for f in ["c.ckpt", "k.json", "k.svg"] {
+        assert!(!d.join(f).exists(), "{f} was written");
+    }
+    // `plot` with its arguments swapped, or drawing over a run it reads.
+    refused(
+        d,
+        &["plot", "p.json", "run.ckpt"],
+        &["p.json", "SVG", ".svg"],
+    );
+    refused(
+        d,
+        &["plot", "run.svg", "run.ckpt", "./run.svg"],
+        &["would overwrite the run ./run.svg, which this command reads"],
+    );
+    std::fs::copy(d.join("run.ckpt"), d.join("x.svg")).unwrap();
+    refused(
+        d,
+        &["plot", "x.svg", "run.ckpt"],
+        &["would replace a darkhex training checkpoint"],
+    );
+    assert_eq!(std::fs::read(d.join("p.json")).unwrap(), policy);
+    ok(&darkhex(d, &["plot", "run.svg", "run.ckpt"]));
+    // The other commands that write go through the same guard.
+    refused(
+        d,
+        &["solve", "kuhn_poker", "--out", "run.ckpt"],
+        &["would replace a darkhex training checkpoint with a policy"],
+    );
+    refused(
+        d,
+        &[
+            "exploit",
+            "kuhn_poker",
+            "--player",
+            "random",
+            "--policy-out",
+            "run.ckpt",
+        ],
+        &["would replace a darkhex training checkpoint with a policy"],
+    );
+    refused(
+        d,
+        &[
+            "pone",
+            "dark_hex(num_rows=2,num_cols=2)",
+            "--strategy-out",
+            "p.json",
+        ],
+        &["would replace a darkhex policy with a PONE strategy"],
+    );
+    refused(
+        d,
+        &[
+            "analyze",
+            "hex(board_size=3)",
+            "--moves",
+            "b2",
+            "--svg",
+            "heat.png",
+        ],
+        &["--svg heat.png", ".svg"],
+    );
+    refused(
+        d,
+        &["solve", "hex(board_size=3)", "--learn-edges", "p.json"],
+        &["would replace a darkhex policy with edge patterns"],
+    );
+    assert_eq!(std::fs::read(d.join("p.json")).unwrap(), policy);
+    // Writing a policy over a policy is what reruns do.
+    json(&train_kuhn(d, &["--out", "p.json", "--json"]));
+}
+
+#[test]
+fn numbers_outside_their_range_are_refused_with_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hex = "hex(board_size=3)";
+    for (args, needles) in [
+        (
+            &["solve", hex, "--threads", "0"][..],
+            &["--threads", "accepted: 1 or more"][..],
+        ),
+        (
+            &["train", "kuhn_poker", "--threads", "0"],
+            &["accepted: 1 or more"],
+        ),
+        (
+            &["solve", hex, "--tt-mb", "0"],
+            &["--tt-mb", "accepted: 1 to"],
+        ),
+        (
+            &["solve", hex, "--tt-mb", "99999999"],
+            &["99999999 is out of range", "machine's memory"],
+        ),
+        (&["gtp", "--tt-mb", "0"], &["accepted: 1 to"]),
+        (&["gtp", "--threads", "0"], &["accepted: 1 or more"]),
+        (
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "os-mccfr",
+                "--exploration",
+                "0",
+            ],
+            &["0 to 1, both excluded"],
+        ),
+        (
+            &["train", "kuhn_poker", "--eval-every", "0"],
+            &["accepted: 1 or more"],
+        ),
+        (
+            &["train", "kuhn_poker", "--eval-every", "-3"],
+            &["-3 is out of range"],
+        ),
+        (
+            &["train", "kuhn_poker", "--iterations", "0"],
+            &["accepted: 1 or more"],
+        ),
+        (
+            &["train", "kuhn_poker", "--time-limit", "0"],
+            &["0 excluded"],
+        ),
+        (
+            &["train", "kuhn_poker", "--evals-per-decade", "0"],
+            &["accepted: 1 to 100"],
+        ),
+        (
+            &["info", "kuhn_poker", "--max-histories", "0"],
+            &["accepted: 1 or more"],
+        ),
+        (
+            &[
+                "exploit",
+                "kuhn_poker",
+                "--player",
+                "random",
+                "--samples",
+                "0",
+            ],
+            &["accepted: 1 to 100000"],
+        ),
+        (
+            &[
+                "pone",
+                "dark_hex(num_rows=2,num_cols=2)",
+                "--verify-limit",
+                "0",
+            ],
+            &["accepted: 1 or more"],
+        ),
+        (
+            &["pone", "dark_hex(num_rows=2,num_cols=2)", "--player", "2"],
+            &["accepted: 0 to 1"],
+        ),
+        (&["play", hex, "--seat", "2"], &["accepted: 0 to 1"]),
+        (
+            &[
+                "solve",
+                "kuhn_poker",
+                "--method",
+                "nf-lp",
+                "--max-strategies",
+                "0",
+            ],
+            &["accepted: 1 or more"],
+        ),
+        (&["analyze", hex, "--paths", "0"], &["accepted: 1 or more"]),
+        (&["analyze", hex, "--k", "9"], &["accepted: 0 to 4"]),
+        (
+            &[
+                "league",
+                "--game",
+                hex,
+                "--players",
+                "random,random",
+                "--games",
+                "0",
+            ],
+            &["accepted: 1 or more"],
+        ),
+        (
+            &["train", "kuhn_poker", "--iterations", "1.5"],
+            &["'1.5' is not a whole number"],
+        ),
+        (
+            &["train", "kuhn_poker", "--seed", "-1"],
+            &["-1 is out of range; accepted: 0 to 18446744073709551615"],
+        ),
+    ] {
+        refused(d, args, needles);
+    }
+    // Options of one solver given to the other are not ignored.
+    refused(
+        d,
+        &["solve", "kuhn_poker", "--threads", "2"],
+        &["--threads is an option of the Hex and Rex solver"],
+    );
+    refused(
+        d,
+        &["solve", hex, "--out", "x.json"],
+        &["--out is an option of the LP"],
+    );
+}
+
+fn gtp(input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .arg("gtp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn gtp_refuses_values_out_of_range_in_the_users_words() {
+    let out = gtp(
+        "boardsize 0\nboardsize 27 3\nparam_dfpn tt_mb 0\nparam_dfpn threads 0\n\
+         param_dfpn tt_size 0\nparam_dfpn timelimit -1\nparam_dfpn\n",
+    );
+    let answers: Vec<&str> = out.split("\n\n").collect();
+    assert!(
+        answers[0].starts_with("? boardsize 0 is out of range; accepted: 1 to 26"),
+        "{out}"
+    );
+    assert!(
+        answers[1].starts_with("? boardsize 27 is out of range"),
+        "{out}"
+    );
+    assert!(
+        answers[2].starts_with("? param_dfpn tt_mb 0 is out of range; accepted: 1 to"),
+        "{out}"
+    );
+    assert!(
+        answers[3].starts_with("? param_dfpn threads 0 is out of range"),
+        "{out}"
+    );
+    assert!(
+        answers[4].starts_with("? param_dfpn tt_size 0 is out of range"),
+        "{out}"
+    );
+    assert!(
+        answers[5].starts_with("? param_dfpn timelimit -1 is out of range"),
+        "{out}"
+    );
+    // Nothing was changed by the refusals.
+    assert!(
+        answers[6].contains("tt_mb 1024") && !answers[6].contains("threads 0"),
+        "{out}"
+    );
+    assert!(!out.contains("num_rows") && !out.contains("'hex'"), "{out}");
+}
+
+/// Every command `list_commands` names is documented, in the help and in
+/// docs/guide/hex.md, and works.
+#[test]
+fn every_gtp_command_is_documented() {
+    let listed = gtp("list_commands\n");
+    let listed: Vec<&str> = listed
+        .trim_start_matches("= ")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(listed.contains(&"reg_genmove") && listed.contains(&"exit"));
+    let help = ok(&darkhex(Path::new("."), &["gtp", "--help"]));
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/hex.md"))
+            .unwrap();
+    for c in &listed {
+        assert!(help.contains(c), "{c} is not in gtp --help");
+        assert!(
+            page.contains(&format!("`{c}")),
+            "{c} is not in docs/guide/hex.md"
+        );
+    }
+    // reg_genmove answers genmove's move without playing it; exit ends.
+    let out = gtp("boardsize 3\nreg_genmove b\nall_legal_moves\nexit\nname\n");
+    let answers: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(answers[1], "= b2", "{out}");
+    assert_eq!(answers[2].split_whitespace().count(), 10, "{out}");
+    assert_eq!(answers.len(), 5, "nothing answered after exit: {out}");
+}
+
+#[test]
+fn info_says_plainly_when_a_tree_cannot_be_walked() {
+    let o = darkhex(Path::new("."), &["info", "hex(board_size=5)"]);
+    let out = ok(&o);
+    assert!(
+        out.contains("cannot be walked") && out.contains("darkhex solve"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("--max-histories") && !out.contains(" h;"),
+        "{out}"
+    );
+    // A tree that a short walk would count still gets the offer.
+    let out = ok(&darkhex(
+        Path::new("."),
+        &["info", "hex(board_size=3)", "--max-histories", "1000"],
+    ));
+    assert!(
+        out.contains("rerun with --max-histories") && !out.contains("cannot be walked"),
+        "{out}"
+    );
+}
+
+#[test]
+fn tournament_file_errors_keep_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("t.toml"),
+        "game = \"hex(board_size=3)\"\ngames_per_pair = \"many\"\n",
+    )
+    .unwrap();
+    let err = refused(
+        d,
+        &["league", "t.toml", "--out", "L"],
+        &["t.toml", "line 2"],
+    );
+    // The parser's snippet: the line, then a caret under the value.
+    let lines: Vec<&str> = err.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("games_per_pair = \"many\""))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(lines[at + 1].contains('^'), "{err}");
+}
