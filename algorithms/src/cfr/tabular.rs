@@ -33,13 +33,27 @@
 //! (fixed point), so that the sum does not depend on their order, and the
 //! streaming solver ([`crate::stream::stream_cfr`]), whose parallel passes
 //! visit histories in no fixed order, computes the same sums: the two give
-//! the same bits. [`SumOrder::OpenSpiel`] reproduces OpenSpiel's numbers to
-//! the last bit instead. The two orders give runs that part ways wherever
-//! a residue decides a policy, from the second iteration on abrupt boards;
-//! CFR+ amplifies any difference of rounding (on Leduc, one ulp moved in
-//! one regret after the first iteration changes the exploitability at 1000
-//! iterations by 1%), so there its runs in the two orders agree to 1e-15
-//! for about 30 iterations and then separate for good.
+//! the same bits. [`SumOrder::OpenSpiel`] runs OpenSpiel's CFRSolver's
+//! arithmetic instead (algorithms/tests/cfr_reference.rs).
+//!
+//! What is equal, then: with exact sums, this solver and the streaming one
+//! give the same regrets, average weights and policies, bit for bit, for
+//! every variant (algorithms/tests/stream_cfr.rs); in OpenSpiel's order,
+//! this solver gives OpenSpiel's exploitability to within 4e-15. The two
+//! orders give runs that part ways wherever a residue decides a policy,
+//! from the second iteration on abrupt boards (abrupt 2x3, CFR after 2
+//! iterations: 0.2350962 exact, 0.2333041 OpenSpiel's). Elsewhere they
+//! differ in the last bits only, but CFR+ amplifies any difference of
+//! rounding: its clipping holds regrets at or near zero, where the sign
+//! of a last-bit difference decides whether an action is played. On
+//! Leduc its runs in the two orders agree to 1e-15 for about 30
+//! iterations, their average policies are 5e-10 apart at 100 and 2.5e-2
+//! at 200, and after 1000 the exploitability is 2.414400e-4 exact against
+//! 2.571516e-4 in OpenSpiel's order (OpenSpiel's figure); one ulp moved
+//! in one regret after the first iteration gives 2.542940e-4 in
+//! OpenSpiel's order: a floating-point CFR+ run on Leduc is only that
+//! precise there, whatever the order. (`sum_orders` in the benches prints
+//! these figures; docs/guide/train.md.)
 //!
 //! The average policy weights each infoset by the player's own reach
 //! probability of it. OpenSpiel adds the same weight once per history of the
