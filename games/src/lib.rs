@@ -31,7 +31,7 @@ pub mod spec;
 pub mod tensor;
 
 pub use cellset::CellSet;
-pub use error::GameError;
+pub use error::{GameError, one_line};
 pub use game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
 pub use geometry::Geometry;
 pub use moves::parse_move;

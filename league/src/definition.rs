@@ -233,7 +233,7 @@ impl Tournament {
             if p.name.chars().any(char::is_control) {
                 return bad(format!(
                     "the player name '{}' holds a control character: names are one line of text",
-                    p.name.escape_debug()
+                    darkhex_games::one_line(&p.name)
                 ));
             }
             if self.players[..i].iter().any(|q| q.name == p.name) {

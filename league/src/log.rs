@@ -432,7 +432,8 @@ impl ResultsLog {
             path: path.to_path_buf(),
             source: std::io::Error::other(e),
         };
-        let mut text = serde_json::to_string(&Header::new(tournament, Vec::new(), None)).map_err(io)? + "\n";
+        let mut text =
+            serde_json::to_string(&Header::new(tournament, Vec::new(), None)).map_err(io)? + "\n";
         for g in games {
             text += &serde_json::to_string(g).map_err(io)?;
             text.push('\n');
