@@ -54,7 +54,9 @@ set_up() {
 }
 timed "virtual environment" set_up
 # maturin is in the environment already: build with it, not a second copy.
-timed "pip install ./python" .venv/bin/python -m pip install --quiet --no-build-isolation ./python
+# The maturin backend runs the `maturin` program: the environment's, on PATH.
+timed "pip install ./python" env PATH="$PWD/.venv/bin:$PATH" \
+    .venv/bin/python -m pip install --quiet --no-build-isolation ./python
 timed "pytest" env DARKHEX_BIN="$PWD/target/release/darkhex" DARKHEX_REQUIRE_ALL=1 \
     .venv/bin/python -m pytest -q -rs --durations=5 python/tests
 
