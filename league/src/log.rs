@@ -243,8 +243,7 @@ impl ResultsLog {
         let schedule;
         if text.iter().all(u8::is_ascii_whitespace) {
             schedule = tournament.numbered_schedule(&[]);
-            let header = Header::new(tournament, Vec::new(), shard).line(path)?;
-            write_atomically(path, format!("{header}\n").as_bytes())?;
+            write_log(path, &Header::new(tournament, Vec::new(), shard), &[])?;
         } else {
             let foreign = |reason: String| LeagueError::ForeignLog {
                 path: path.to_path_buf(),
@@ -384,11 +383,7 @@ impl ResultsLog {
             // Rewrite the log when it grew (a new header), has a torn tail
             // or is renumbered (every line again, by id).
             if grown || renumbering {
-                let mut fresh = Header::new(tournament, earlier, shard).line(path)? + "\n";
-                for r in &done {
-                    fresh += &result_line(path, r)?;
-                }
-                write_atomically(path, fresh.as_bytes())?;
+                write_log(path, &Header::new(tournament, earlier, shard), &done)?;
             } else if torn || !complete {
                 let mut fresh = lines[0].to_string() + "\n";
                 for line in kept {
@@ -428,18 +423,7 @@ impl ResultsLog {
         tournament: &Tournament,
         games: &[GameResult],
     ) -> Result<(), LeagueError> {
-        let io = |e: serde_json::Error| LeagueError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        };
-        let mut text =
-            serde_json::to_string(&Header::new(tournament, Vec::new(), None)).map_err(io)? + "\n";
-        for g in games {
-            text += &serde_json::to_string(g).map_err(io)?;
-            text.push('\n');
-        }
-        write_atomically(path, text.as_bytes())?;
-        Ok(())
+        write_log(path, &Header::new(tournament, Vec::new(), None), games)
     }
 
     /// The tournament and games of a log, for reading without running.
@@ -506,6 +490,17 @@ impl ResultsLog {
 }
 
 /// One game as a line of the log.
+/// Writes, replacing any file at `path` at once, a log of `header` and
+/// `games` in the given order.
+fn write_log(path: &Path, header: &Header, games: &[GameResult]) -> Result<(), LeagueError> {
+    let mut text = header.line(path)? + "\n";
+    for g in games {
+        text += &result_line(path, g)?;
+    }
+    write_atomically(path, text.as_bytes())?;
+    Ok(())
+}
+
 fn result_line(path: &Path, result: &GameResult) -> Result<String, LeagueError> {
     let mut line = serde_json::to_string(result).map_err(|e| LeagueError::Io {
         path: path.to_path_buf(),
