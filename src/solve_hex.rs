@@ -10,10 +10,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::files::write_atomically;
+use darkhex_algorithms::files::{FileKind, write_atomically};
+use darkhex_algorithms::hexsolve::openings::{
+    OpeningValue, OpeningsLog, merge_openings, opening_cells,
+};
 use darkhex_algorithms::hexsolve::{
     DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
 };
+use darkhex_algorithms::shard::Shard;
 use darkhex_games::board::{Dims, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
@@ -26,7 +30,7 @@ use crate::outputs::{Files, Holds};
 /// The transposition table's size without --tt-mb, in MB.
 const DEFAULT_TT_MB: usize = 1024;
 
-/// Rules `--without` can switch off, for measuring what each saves.
+/// Hex rules `--without` can switch off, for measuring what each saves.
 pub const RULE_NAMES: [&str; 11] = [
     "connections",
     "edge-patterns",
@@ -39,6 +43,19 @@ pub const RULE_NAMES: [&str; 11] = [
     "symmetry",
     "resistance-order",
     "proof-sets",
+];
+
+/// Rex rules `--without` can switch off (Solrex's rule set).
+pub const REX_RULE_NAMES: [&str; 9] = [
+    "pairings",
+    "dead-move",
+    "dead-fill",
+    "clique-cutsets",
+    "capture-fill",
+    "preferences",
+    "colour-symmetry",
+    "symmetry",
+    "resistance-order",
 ];
 
 #[derive(Args, Clone, Debug, Default)]
@@ -79,9 +96,11 @@ pub struct HexSolveArgs {
     /// networks, K = 0..2)
     #[arg(long)]
     order: Option<String>,
-    /// Hex: rules to switch off, comma-separated (connections,
+    /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
-    /// vulnerable, dominated, symmetry, resistance-order, proof-sets)
+    /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
+    /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
+    /// preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
@@ -89,10 +108,25 @@ pub struct HexSolveArgs {
     /// when it exists, written when the solve ends)
     #[arg(long, value_name = "FILE")]
     learn_edges: Option<PathBuf>,
+    /// Hex/Rex with --openings: solve only part I of N of the openings
+    /// (the I-th, (I+N)-th, ... of the table), logged to --out; `darkhex
+    /// solve merge` joins the parts
+    #[arg(long, value_name = "I/N", requires = "openings")]
+    pub shard: Option<Shard>,
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Every shard's log (the --out of each `--openings --shard I/N` run)
+    #[arg(required = true)]
+    logs: Vec<PathBuf>,
+    /// Print one JSON object, as `solve --openings --json` does
+    #[arg(long)]
+    json: bool,
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 12] = [
+pub const OPTIONS: [&str; 13] = [
     "--moves",
     "--black",
     "--white",
@@ -105,6 +139,7 @@ pub const OPTIONS: [&str; 12] = [
     "--order",
     "--without",
     "--learn-edges",
+    "--shard",
 ];
 
 impl HexSolveArgs {
@@ -123,6 +158,7 @@ impl HexSolveArgs {
             self.order.is_some(),
             self.without.is_some(),
             self.learn_edges.is_some(),
+            self.shard.is_some(),
         ];
         OPTIONS
             .into_iter()
@@ -187,6 +223,10 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
     }
     if let Some(list) = without {
         for name in list.split(',').map(str::trim) {
+            if game.is_misere() {
+                switch_off_rex(&mut rules, name)?;
+                continue;
+            }
             match name {
                 "connections" => rules.connections = false,
                 "edge-patterns" => rules.edge_patterns = false,
@@ -209,9 +249,30 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
     Ok(rules)
 }
 
-pub fn run(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
+/// Switches off the Rex rule `name`.
+fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
+    let rex = &mut rules.rex;
+    match name {
+        "pairings" => rex.pairings = false,
+        "dead-move" => rex.dead_move = false,
+        "dead-fill" => rex.dead_fill = false,
+        "clique-cutsets" => rex.clique_cutsets = false,
+        "capture-fill" => rex.capture_fill = false,
+        "preferences" => rex.preferences = false,
+        "colour-symmetry" => rex.colour_symmetry = false,
+        "symmetry" => rules.symmetry = false,
+        "resistance-order" => rules.resistance_order = false,
+        other => bail!(
+            "unknown Rex rule '{other}' in --without: accepted are {}",
+            REX_RULE_NAMES.join(", ")
+        ),
+    }
+    Ok(())
+}
+
+pub fn run(game: &HexGame, args: &HexSolveArgs, out: Option<&Path>, json: bool) -> Result<()> {
     let dims = game.dims();
-    with_cell_words!(dims.cells(), W => run_width::<W>(game, args, json))
+    with_cell_words!(dims.cells(), W => run_width::<W>(game, args, out, json))
 }
 
 fn player_name(p: usize) -> String {
@@ -222,7 +283,12 @@ fn player_name(p: usize) -> String {
     )
 }
 
-fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
+fn run_width<const W: usize>(
+    game: &HexGame,
+    args: &HexSolveArgs,
+    out: Option<&Path>,
+    json: bool,
+) -> Result<()> {
     let geom =
         Geometry::<W>::new(game.dims()).ok_or_else(|| anyhow::anyhow!("the board is too large"))?;
     let threads = crate::args::thread_count(args.threads);
@@ -234,21 +300,30 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     };
     let order = args.order.as_deref().unwrap_or("resistance");
     let mut rules = rules(game, &args.without, order)?;
-    if let Some(path) = &args.learn_edges {
+    if args.learn_edges.is_some() {
         if game.is_misere() {
             bail!("--learn-edges is for Hex: edge connections are not Rex's");
         }
         rules.learn_edges = true;
-        Files::new()
-            .writes("--learn-edges", Some(path), Holds::EdgePatterns)
-            .check()?;
     }
+    if out.is_some() && !args.openings {
+        bail!(
+            "--out is the log of --openings (rerunning resumes it); the solve of one position writes no file"
+        );
+    }
+    Files::new()
+        .writes(
+            "--learn-edges",
+            args.learn_edges.as_deref(),
+            Holds::EdgePatterns,
+        )
+        .writes("--out", out, Holds::Document(FileKind::OpeningsLog))
+        .check()?;
     let solver = HexSolver::new(&geom, rules, params);
     if let Some(path) = &args.learn_edges
         && path.exists()
     {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = darkhex_algorithms::files::read_text(path)?;
         solver
             .learnt_edges()
             .learn_text(&text)
@@ -257,7 +332,14 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     crate::interrupt::watch(solver.stop_flag());
     let learn_into = args.learn_edges.as_deref();
     if args.openings {
-        return openings(game, &solver, json, learn_into);
+        let log = match (args.shard, out) {
+            (shard, Some(path)) => Some(OpeningsLog::open(path, &game.game_string(), shard)?),
+            (Some(_), None) => bail!(
+                "--shard writes the shard's solved openings to a log: give it with --out FILE"
+            ),
+            (None, None) => None,
+        };
+        return openings(game, &solver, args.shard, log, json, learn_into);
     }
     let pos = position(game, &geom, args)?;
     let bar = spinner(json);
@@ -285,6 +367,13 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     let dims = game.dims();
     let to_move = pos.to_move;
     let winner = out.wins.map(|w| if w { to_move } else { 1 - to_move });
+    // The search proves one winning move, and with several threads which
+    // one may vary from run to run; with every move solved, the first
+    // winning one (by cell) is the answer, the same on any thread count.
+    let winning_move = values
+        .as_ref()
+        .and_then(|v| v.iter().find(|(_, w)| *w == Some(true)).map(|(c, _)| *c))
+        .or(out.winning_move);
     let winning: Option<Vec<String>> = values.as_ref().map(|v| {
         v.iter()
             .filter(|(_, w)| *w == Some(true))
@@ -301,7 +390,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             "game": game.game_string(),
             "to_move": to_move,
             "winner": winner,
-            "winning_move": out.winning_move.map(|c| dims.cell_name(c)),
+            "winning_move": winning_move.map(|c| dims.cell_name(c)),
             "winning_moves": winning,
             "moves": moves,
             "expansions": stats.expansions,
@@ -312,13 +401,16 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         outln!("{json}");
     } else {
         outln!("game             {}", game.game_string());
-        outln!("position\n{}", value_board(dims, &pos, &[]));
+        outln!(
+            "position\n{}",
+            value_board(dims, |c| stone_at(&pos, c), &[])
+        );
         outln!("to move          {}", player_name(to_move));
         match (winner, out.wins) {
             (Some(w), Some(true)) => outln!(
                 "value            {} wins{}",
                 player_name(w),
-                out.winning_move
+                winning_move
                     .map(|c| format!(", e.g. with {}", dims.cell_name(c)))
                     .unwrap_or_default()
             ),
@@ -341,7 +433,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             );
             outln!(
                 "move values      (W wins, L loses, ? unknown)\n{}",
-                value_board(dims, &pos, v)
+                value_board(dims, |c| stone_at(&pos, c), v)
             );
         }
         outln!(
@@ -350,20 +442,34 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             stats.expansions_per_second()
         );
         let r = stats.rules;
-        outln!(
-            "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
-            r.decided_by_connection,
-            r.cells_filled,
-            r.moves_pruned_by_mustplay,
-            r.moves_pruned_as_inferior,
-            r.moves_pruned_by_proof_sets
-        );
+        if game.is_misere() {
+            outln!(
+                "rules            {} positions decided by pairing strategies, {} by colour symmetry, {} by the table's value of their filled form, {} cells filled in, {} inferior moves pruned, {} losing moves pruned",
+                r.decided_by_connection,
+                r.decided_by_colour_symmetry,
+                r.solved_by_filled_form,
+                r.cells_filled,
+                r.moves_pruned_as_inferior,
+                r.losing_moves_pruned
+            );
+        } else {
+            outln!(
+                "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
+                r.decided_by_connection,
+                r.cells_filled,
+                r.moves_pruned_by_mustplay,
+                r.moves_pruned_as_inferior,
+                r.moves_pruned_by_proof_sets
+            );
+        }
         if r.open_positions > 0 {
             outln!(
                 "open positions   {}, {:.1} moves kept on average",
                 r.open_positions,
                 r.moves_kept as f64 / r.open_positions as f64
             );
+        }
+        if r.open_positions > 0 && !game.is_misere() {
             outln!(
                 "edge patterns    {} connections found by patterns, {} local searches, {} patterns learnt",
                 r.edge_matched,
@@ -429,9 +535,9 @@ fn progress_line(p: &Progress) -> String {
 }
 
 /// The position, with each solved move's value on its cell.
-fn value_board<const W: usize>(
+fn value_board(
     dims: Dims,
-    pos: &Position<W>,
+    stone: impl Fn(usize) -> Option<usize>,
     values: &[(usize, Option<bool>)],
 ) -> String {
     dims.render(|c| {
@@ -441,24 +547,29 @@ fn value_board<const W: usize>(
                 Some(false) => 'L',
                 None => '?',
             }
-        } else if pos.played[0].contains(c) {
-            stone_glyph(0)
-        } else if pos.played[1].contains(c) {
-            stone_glyph(1)
         } else {
-            '.'
+            stone(c).map_or('.', stone_glyph)
         }
     })
+}
+
+/// Who holds `cell` in `pos`.
+fn stone_at<const W: usize>(pos: &Position<W>, cell: usize) -> Option<usize> {
+    (0..2).find(|&p| pos.played[p].contains(cell))
 }
 
 /// An opening, Black's value, seconds and positions (none for an image).
 type OpeningRow = (usize, Option<bool>, f64, u64);
 
-/// Every opening of the empty board, one of each pair of 180-degree images
-/// solved (they have the same value), with the time of each.
+/// The openings of the empty board (one of each pair of 180-degree images:
+/// they have the same value), or a shard's part of them, with the time of
+/// each; the log (--out, a shard's or the whole run's) keeps every solved
+/// one as it is solved, and a rerun skips those.
 fn openings<const W: usize>(
     game: &HexGame,
     solver: &HexSolver<W>,
+    shard: Option<Shard>,
+    log: Option<(OpeningsLog, Vec<OpeningValue>)>,
     json: bool,
     learn_into: Option<&Path>,
 ) -> Result<()> {
@@ -466,7 +577,33 @@ fn openings<const W: usize>(
     let dims = game.dims();
     let n = dims.cells();
     let empty = Position::empty(geom);
-    let cells: Vec<usize> = (0..n).filter(|&c| c <= n - 1 - c).collect();
+    let (log, logged) = match log {
+        Some((log, logged)) => (Some(log), logged),
+        None => (None, Vec::new()),
+    };
+    let ours: Vec<usize> = opening_cells(dims)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.is_none_or(|s| s.holds(*i)))
+        .map(|(_, c)| c)
+        .collect();
+    let mut rows: Vec<OpeningRow> = Vec::new();
+    for v in &logged {
+        if let Ok(cell) = dims.parse_cell(&v.opening) {
+            push_opening(
+                &mut rows,
+                n,
+                cell,
+                Some(v.black_wins),
+                v.seconds,
+                v.expansions,
+            );
+        }
+    }
+    let cells: Vec<usize> = ours
+        .into_iter()
+        .filter(|c| !rows.iter().any(|r| r.0 == *c))
+        .collect();
     let bar = if json {
         ProgressBar::hidden()
     } else {
@@ -480,7 +617,10 @@ fn openings<const W: usize>(
     );
     let start = Instant::now();
     let children: Vec<Position<W>> = cells.iter().map(|&c| empty.play(geom, c)).collect();
-    let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::default();
+    let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::new((rows, Stats::default()));
+    let logging = log.is_some();
+    let log = Mutex::new(log);
+    let log_error: Mutex<Option<anyhow::Error>> = Mutex::default();
     // The searches running side by side, each on a line of its own.
     let running: Mutex<BTreeMap<usize, String>> = Mutex::default();
     let show = |running: &BTreeMap<usize, String>| {
@@ -504,12 +644,35 @@ fn openings<const W: usize>(
         let cell = cells[i];
         let black_wins = out.wins.map(|white_wins| !white_wins);
         let secs = out.stats.seconds;
+        if let (Some(log), Some(black_wins)) = (
+            log.lock().unwrap_or_else(|e| e.into_inner()).as_mut(),
+            black_wins,
+        ) {
+            let value = OpeningValue {
+                opening: dims.cell_name(cell),
+                black_wins,
+                seconds: secs,
+                expansions: out.stats.expansions,
+            };
+            if let Err(e) = log.append(&value) {
+                // The search goes on; the run fails at the end, saying why.
+                log_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e.into());
+                solver.stop_flag().store(true, Ordering::SeqCst);
+            }
+        }
         let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
         found.1.add(&out.stats);
-        found.0.push((cell, black_wins, secs, out.stats.expansions));
-        if n - 1 - cell != cell {
-            found.0.push((n - 1 - cell, black_wins, 0.0, 0));
-        }
+        push_opening(
+            &mut found.0,
+            n,
+            cell,
+            black_wins,
+            secs,
+            out.stats.expansions,
+        );
         // Without a terminal there is no bar: a line per opening instead,
         // so a long run's log shows how far it got.
         if !json && !std::io::stderr().is_terminal() {
@@ -523,11 +686,59 @@ fn openings<const W: usize>(
         bar.inc(1);
     };
     solver.solve_each(&children, &report, &done);
-    let (mut rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
     bar.finish_and_clear();
     save_learnt(solver, learn_into)?;
+    if let Some(e) = log_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e.context("the log of solved openings could not be written; rerun to go on"));
+    }
+    print_openings(
+        game,
+        rows,
+        total.expansions,
+        start.elapsed().as_secs_f64(),
+        Some(solver.params.threads),
+        json,
+    )?;
+    if solver.stop_flag().load(Ordering::SeqCst) {
+        if logging {
+            bail!(
+                "stopped by Ctrl-C after the openings above; rerun the command to go on from its --out"
+            );
+        }
+        bail!("stopped by Ctrl-C after the openings above");
+    }
+    Ok(())
+}
+
+/// Adds an opening's row, and its image's (same value, no search) when it
+/// is another cell.
+fn push_opening(
+    rows: &mut Vec<OpeningRow>,
+    n: usize,
+    cell: usize,
+    black_wins: Option<bool>,
+    secs: f64,
+    expansions: u64,
+) {
+    rows.push((cell, black_wins, secs, expansions));
+    if n - 1 - cell != cell {
+        rows.push((n - 1 - cell, black_wins, 0.0, 0));
+    }
+}
+
+/// The table of openings, as text or one JSON object.
+fn print_openings(
+    game: &HexGame,
+    mut rows: Vec<OpeningRow>,
+    expansions: u64,
+    seconds: f64,
+    threads: Option<usize>,
+    json: bool,
+) -> Result<()> {
+    let dims = game.dims();
+    let n = dims.cells();
     rows.sort_by_key(|r| r.0);
-    let seconds = start.elapsed().as_secs_f64();
     if json {
         let list: Vec<serde_json::Value> = rows
             .iter()
@@ -539,36 +750,61 @@ fn openings<const W: usize>(
             "game": game.game_string(),
             "openings": list,
             "seconds": seconds,
-            "expansions": total.expansions,
-            "threads": solver.params.threads,
+            "expansions": expansions,
+            "threads": threads,
         });
         outln!("{json}");
-    } else {
-        outln!("game             {}", game.game_string());
-        outln!("openings         W: Black's opening wins, L: it loses (White to move)");
-        let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
-        outln!("{}", value_board(dims, &Position::empty(geom), &values));
-        for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
-            let verdict = verdict(*w);
-            let image = n - 1 - c;
-            let pair = if image != *c {
-                format!(" (and {})", dims.cell_name(image))
-            } else {
-                String::new()
-            };
-            outln!(
-                "  {}{pair}: Black {verdict}, {s:.3} s, {e} positions",
-                dims.cell_name(*c)
-            );
-        }
+        return Ok(());
+    }
+    outln!("game             {}", game.game_string());
+    outln!("openings         W: Black's opening wins, L: it loses (White to move)");
+    let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
+    outln!("{}", value_board(dims, |_| None, &values));
+    for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
+        let verdict = verdict(*w);
+        let image = n - 1 - c;
+        let pair = if image != *c {
+            format!(" (and {})", dims.cell_name(image))
+        } else {
+            String::new()
+        };
         outln!(
-            "total            {seconds:.2} s, {} positions, {} thread(s)",
-            total.expansions,
-            solver.params.threads
+            "  {}{pair}: Black {verdict}, {s:.3} s, {e} positions",
+            dims.cell_name(*c)
         );
     }
-    if solver.stop_flag().load(Ordering::SeqCst) {
-        bail!("stopped by Ctrl-C after the openings above");
+    match threads {
+        Some(threads) => {
+            outln!("total            {seconds:.2} s, {expansions} positions, {threads} thread(s)")
+        }
+        None => {
+            outln!("total            {seconds:.2} s of search, {expansions} positions, in shards")
+        }
     }
     Ok(())
+}
+
+/// `darkhex solve merge`: the table of openings from every shard's log.
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    let (game, values) = merge_openings(&args.logs)?;
+    let game = match darkhex_games::load_game(&game)? {
+        darkhex_games::AnyGame::Hex(g) => g,
+        other => bail!("{other} is not a Hex or Rex board"),
+    };
+    let n = game.dims().cells();
+    let mut rows = Vec::new();
+    let (mut seconds, mut expansions) = (0.0, 0);
+    for (cell, v) in values {
+        push_opening(
+            &mut rows,
+            n,
+            cell,
+            Some(v.black_wins),
+            v.seconds,
+            v.expansions,
+        );
+        seconds += v.seconds;
+        expansions += v.expansions;
+    }
+    print_openings(&game, rows, expansions, seconds, None, args.json)
 }
