@@ -143,6 +143,8 @@ pub struct VcSet<const W: usize> {
     or_queue: VecDeque<(End, End)>,
     or_queued: Vec<bool>,
     edge_full: bool,
+    /// Whether a list at its limit turned a connection away.
+    limited: bool,
     /// Reused by the AND rule for what it finds.
     scratch: Vec<(End, CellSet<W>)>,
     /// Reused by the OR rule: the semis' carriers, their suffix
@@ -186,6 +188,7 @@ impl<const W: usize> VcSet<W> {
             or_queue: VecDeque::new(),
             or_queued: vec![false; pairs],
             edge_full: false,
+            limited: false,
             scratch: Vec::new(),
             or_scratch: Default::default(),
             or_skip: Vec::new(),
@@ -225,6 +228,7 @@ impl<const W: usize> VcSet<W> {
         self.full_queue.clear();
         self.or_queue.clear();
         self.edge_full = false;
+        self.limited = false;
     }
 
     /// Names each cell's end: empty cells themselves, own stones their
@@ -430,6 +434,7 @@ impl<const W: usize> VcSet<W> {
         self.drop_full_supersets(p, carrier, first);
         let len = self.slots[p].fulls as usize;
         if len >= self.params.max_fulls {
+            self.limited = true;
             return false;
         }
         // Partners once: a carrier smaller than all of the pair's empties
@@ -493,6 +498,7 @@ impl<const W: usize> VcSet<W> {
         self.drop_semi_supersets(p, carrier, first);
         let len = self.slots[p].semis as usize;
         if len >= self.params.max_semis {
+            self.limited = true;
             return false;
         }
         if self.slots[p].semi_at == NO_BLOCK {
@@ -703,6 +709,13 @@ impl<const W: usize> VcSet<W> {
     /// Whether the player's sides are fully connected.
     pub fn edge_full(&self) -> bool {
         self.slots[self.pair(self.side(0), self.side(1))].fulls > 0
+    }
+
+    /// Whether [`VcParams::max_fulls`] or [`VcParams::max_semis`] turned a
+    /// connection away: which ones a full list keeps depends on the order
+    /// they were found in, and so on the cells' numbering.
+    pub fn limited(&self) -> bool {
+        self.limited
     }
 
     /// The carriers of the fulls between `x` and `y`.
@@ -919,20 +932,26 @@ fn first_superset<const W: usize>(list: &[CellSet<W>], carrier: CellSet<W>) -> O
 }
 
 /// A union of carriers that still has an empty intersection: carriers are
-/// taken, smallest first, only when they shrink the running intersection.
+/// taken by size, smallest first, those of one size together, each that
+/// shrinks the intersection of the smaller ones. Taking one carrier at a
+/// time among equals would make the union depend on the list's order,
+/// which follows the cells' numbering (a position and its 180-degree image
+/// got different fulls: 5x5 Black a1 c1, White d4 b5).
 fn greedy_union<const W: usize>(carriers: &[CellSet<W>]) -> CellSet<W> {
     let mut order: Vec<&CellSet<W>> = carriers.iter().collect();
     order.sort_by_key(|c| c.count());
     let mut inter = CellSet::<W>::FULL;
     let mut union = CellSet::EMPTY;
-    for c in order {
-        let next = inter & *c;
-        if next != inter {
-            inter = next;
-            union |= *c;
-            if inter.is_empty() {
-                break;
+    for size in order.chunk_by(|a, b| a.count() == b.count()) {
+        let smaller = inter;
+        for &c in size {
+            if smaller & *c != smaller {
+                inter &= *c;
+                union |= *c;
             }
+        }
+        if inter.is_empty() {
+            break;
         }
     }
     union
