@@ -46,12 +46,14 @@ pub const RULE_NAMES: [&str; 11] = [
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
-pub const REX_RULE_NAMES: [&str; 9] = [
+pub const REX_RULE_NAMES: [&str; 11] = [
     "pairings",
+    "captured-overlap",
     "dead-move",
     "dead-fill",
     "clique-cutsets",
     "capture-fill",
+    "mutual-fill",
     "preferences",
     "colour-symmetry",
     "symmetry",
@@ -254,10 +256,12 @@ fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
     let rex = &mut rules.rex;
     match name {
         "pairings" => rex.pairings = false,
+        "captured-overlap" => rules.vc.captured_overlap = false,
         "dead-move" => rex.dead_move = false,
         "dead-fill" => rex.dead_fill = false,
         "clique-cutsets" => rex.clique_cutsets = false,
         "capture-fill" => rex.capture_fill = false,
+        "mutual-fill" => rex.mutual_fill = false,
         "preferences" => rex.preferences = false,
         "colour-symmetry" => rex.colour_symmetry = false,
         "symmetry" => rules.symmetry = false,

@@ -626,13 +626,15 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     );
 }
 
-fn darkhex_rex_rule_names() -> [&'static str; 9] {
+fn darkhex_rex_rule_names() -> [&'static str; 11] {
     [
         "pairings",
+        "captured-overlap",
         "dead-move",
         "dead-fill",
         "clique-cutsets",
         "capture-fill",
+        "mutual-fill",
         "preferences",
         "colour-symmetry",
         "symmetry",

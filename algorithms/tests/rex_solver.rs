@@ -10,6 +10,7 @@ mod common;
 
 use common::{check_board, geom};
 use darkhex_algorithms::hexsolve::rex::RexRules;
+use darkhex_algorithms::hexsolve::vc::VcParams;
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::CellSet;
 
@@ -33,7 +34,7 @@ fn rex_with_two_threads_matches_minimax() {
 #[test]
 fn rex_with_each_rule_off_matches_minimax() {
     let all = RexRules::all();
-    let off: [(&str, Rules); 9] = [
+    let off: [(&str, Rules); 11] = [
         (
             "dead-move",
             Rules {
@@ -69,6 +70,26 @@ fn rex_with_each_rule_off_matches_minimax() {
             Rules {
                 rex: RexRules {
                     capture_fill: false,
+                    ..all
+                },
+                ..Rules::rex()
+            },
+        ),
+        (
+            "captured-overlap",
+            Rules {
+                vc: VcParams {
+                    captured_overlap: false,
+                    ..VcParams::pairings()
+                },
+                ..Rules::rex()
+            },
+        ),
+        (
+            "mutual-fill",
+            Rules {
+                rex: RexRules {
+                    mutual_fill: false,
                     ..all
                 },
                 ..Rules::rex()

@@ -22,17 +22,19 @@ import resource
 import subprocess
 import sys
 
-RULES = ["pairings", "dead-move", "dead-fill", "clique-cutsets", "capture-fill",
-         "preferences", "colour-symmetry", "symmetry", "resistance-order"]
+RULES = ["pairings", "captured-overlap", "dead-move", "dead-fill", "clique-cutsets", "capture-fill",
+         "mutual-fill", "preferences", "colour-symmetry", "symmetry", "resistance-order"]
 
 # Solrex's published time ratios on its 5x5 suite, under the name of the
 # darkhex rule closest to the feature switched off.
 SOLREX = {
     "pairings": "89.83 (no H-search)",
+    "captured-overlap": "0.99 (unaugmented H-search)",
     "capture-fill": "2.02 (no capture fill-in)",
     "preferences": "2.30 (no inferior pruning)",
     "resistance-order": "1.62 (no resistance ordering)",
     "dead-fill": "1.07 (no dead fill-in)",
+    "mutual-fill": "1.00 (no mutual fillin)",
     "clique-cutsets": "0.97 (no dead clique cutset)",
     "colour-symmetry": "1.01 (no colour symmetry pruning)",
 }

@@ -84,18 +84,32 @@ pub fn decide<const W: usize>(
     if let Some(v) = decide_own(mine, last) {
         return v;
     }
-    if let Some(carrier) = join_pairing(theirs) {
+    let exact = theirs.exact_carriers();
+    if join_pairing(theirs).is_some() {
         // A move outside the pairing keeps it; when every empty cell is in
         // it, any move does (the opponent, Last then, is the one who must
-        // open the last pair).
-        let m = (empty - carrier).first().or(empty.first());
-        return Verdict::MoverWins(m);
+        // open the last pair). A carrier that may hold more than its
+        // pairing names no move then: another full may, or none decides.
+        let outside = theirs
+            .fulls(theirs.side(0), theirs.side(1))
+            .find_map(|c| (empty - c).first());
+        let any = if exact { empty.first() } else { None };
+        if let Some(m) = outside.or(any) {
+            return Verdict::MoverWins(Some(m));
+        }
+        if empty.is_empty() {
+            return Verdict::MoverWins(None);
+        }
     }
-    if !last && let Some(carrier) = pre_join_pairing(theirs) {
+    if !last
+        && let Some(m) = theirs
+            .edge_semis()
+            .find_map(|(c, key)| (empty - c.with(key)).first())
+    {
         // The opponent is Last; a move outside the pairing and its key
-        // keeps it (there is one: an even number of cells is empty, the
-        // pairing and key an odd number).
-        return Verdict::MoverWins((empty - carrier).first());
+        // keeps it (there is one when the carrier is exactly the pairing
+        // and key: an even number of cells is empty, they an odd number).
+        return Verdict::MoverWins(Some(m));
     }
     Verdict::Open {
         losing: own_keys(mine),
