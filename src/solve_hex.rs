@@ -46,9 +46,8 @@ pub const RULE_NAMES: [&str; 11] = [
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
-pub const REX_RULE_NAMES: [&str; 11] = [
+pub const REX_RULE_NAMES: [&str; 10] = [
     "pairings",
-    "captured-overlap",
     "dead-move",
     "dead-fill",
     "clique-cutsets",
@@ -102,9 +101,14 @@ pub struct HexSolveArgs {
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
     /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
-    /// preferences, colour-symmetry, symmetry, resistance-order
+    /// mutual-fill, preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
+    /// Rex: rules off by default to switch on, comma-separated:
+    /// captured-overlap (H-search combining semis that overlap on captured
+    /// pairs, Solrex's augmented H-search)
+    #[arg(long)]
+    with: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
     /// covers, learn them as patterns, and keep them in FILE (read first
     /// when it exists, written when the solve ends)
@@ -128,7 +132,7 @@ pub struct MergeArgs {
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 13] = [
+pub const OPTIONS: [&str; 14] = [
     "--moves",
     "--black",
     "--white",
@@ -140,6 +144,7 @@ pub const OPTIONS: [&str; 13] = [
     "--time-limit",
     "--order",
     "--without",
+    "--with",
     "--learn-edges",
     "--shard",
 ];
@@ -159,6 +164,7 @@ impl HexSolveArgs {
             self.time_limit.is_some(),
             self.order.is_some(),
             self.without.is_some(),
+            self.with.is_some(),
             self.learn_edges.is_some(),
             self.shard.is_some(),
         ];
@@ -256,7 +262,6 @@ fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
     let rex = &mut rules.rex;
     match name {
         "pairings" => rex.pairings = false,
-        "captured-overlap" => rules.vc.captured_overlap = false,
         "dead-move" => rex.dead_move = false,
         "dead-fill" => rex.dead_fill = false,
         "clique-cutsets" => rex.clique_cutsets = false,
@@ -304,6 +309,19 @@ fn run_width<const W: usize>(
     };
     let order = args.order.as_deref().unwrap_or("resistance");
     let mut rules = rules(game, &args.without, order)?;
+    if let Some(list) = &args.with {
+        if !game.is_misere() {
+            bail!("--with is for Rex (captured-overlap): every Hex rule is on by default");
+        }
+        for name in list.split(',').map(str::trim) {
+            match name {
+                "captured-overlap" => rules.vc.captured_overlap = true,
+                other => {
+                    bail!("unknown Rex rule '{other}' in --with: accepted is captured-overlap")
+                }
+            }
+        }
+    }
     if args.learn_edges.is_some() {
         if game.is_misere() {
             bail!("--learn-edges is for Hex: edge connections are not Rex's");

@@ -614,6 +614,30 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
         ));
         assert_eq!(v["winner"], 0, "without {name}");
     }
+    // Solrex's augmented H-search is off by default; --with switches it on.
+    let v = json(&darkhex(
+        dir.path(),
+        &[
+            "solve",
+            "rex(board_size=4)",
+            "--moves",
+            "d1",
+            "--with",
+            "captured-overlap",
+            "--threads",
+            "1",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["winner"], 0, "with captured-overlap");
+    for (game, err) in [
+        ("rex(board_size=4)", "unknown Rex rule 'pairings' in --with"),
+        ("hex(board_size=4)", "--with is for Rex"),
+    ] {
+        let o = darkhex(dir.path(), &["solve", game, "--with", "pairings"]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains(err), "{}", stderr(&o));
+    }
     let o = darkhex(
         dir.path(),
         &["solve", "rex(board_size=4)", "--without", "connections"],
@@ -626,10 +650,9 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     );
 }
 
-fn darkhex_rex_rule_names() -> [&'static str; 11] {
+fn darkhex_rex_rule_names() -> [&'static str; 10] {
     [
         "pairings",
-        "captured-overlap",
         "dead-move",
         "dead-fill",
         "clique-cutsets",

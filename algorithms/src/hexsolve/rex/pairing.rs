@@ -89,17 +89,13 @@ pub fn decide<const W: usize>(
         // A move outside the pairing keeps it; when every empty cell is in
         // it, any move does (the opponent, Last then, is the one who must
         // open the last pair). A carrier that may hold more than its
-        // pairing names no move then: another full may, or none decides.
+        // pairing names no move then, unless another full does.
         let outside = theirs
             .fulls(theirs.side(0), theirs.side(1))
             .find_map(|c| (empty - c).first());
         let any = if exact { empty.first() } else { None };
-        if let Some(m) = outside.or(any) {
-            return Verdict::MoverWins(Some(m));
-        }
-        if empty.is_empty() {
-            return Verdict::MoverWins(None);
-        }
+        // The value holds all the same (theorem 4.1), without a move named.
+        return Verdict::MoverWins(outside.or(any));
     }
     if !last
         && let Some(m) = theirs
