@@ -149,10 +149,12 @@ pub fn find_join_pairing<const W: usize>(
     player: usize,
     carrier: CellSet<W>,
 ) -> Option<Vec<(usize, usize)>> {
+    /// Whether a full pairing holds.
+    type Check<'a> = dyn Fn(&[(usize, usize)]) -> bool + 'a;
     fn pair_up<const W: usize>(
         left: CellSet<W>,
         pairs: &mut Vec<(usize, usize)>,
-        ok: &dyn Fn(&[(usize, usize)]) -> bool,
+        ok: &Check<'_>,
     ) -> bool {
         let Some(a) = left.first() else {
             return ok(pairs);
