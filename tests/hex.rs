@@ -597,7 +597,12 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     // Black's d1 wins 4x4 Rex (the only opening Hayward, Toft and
     // Henderson left to Solrex); each rule off changes no value.
     let dir = tempfile::tempdir().unwrap();
-    for name in darkhex_rex_rule_names() {
+    // Solrex's augmented H-search is off by default; --with switches it on.
+    let switches = darkhex_rex_rule_names()
+        .into_iter()
+        .map(|name| ("--without", name))
+        .chain([("--with", "captured-overlap")]);
+    for (switch, name) in switches {
         let v = json(&darkhex(
             dir.path(),
             &[
@@ -605,31 +610,15 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
                 "rex(board_size=4)",
                 "--moves",
                 "d1",
-                "--without",
+                switch,
                 name,
                 "--threads",
                 "1",
                 "--json",
             ],
         ));
-        assert_eq!(v["winner"], 0, "without {name}");
+        assert_eq!(v["winner"], 0, "{switch} {name}");
     }
-    // Solrex's augmented H-search is off by default; --with switches it on.
-    let v = json(&darkhex(
-        dir.path(),
-        &[
-            "solve",
-            "rex(board_size=4)",
-            "--moves",
-            "d1",
-            "--with",
-            "captured-overlap",
-            "--threads",
-            "1",
-            "--json",
-        ],
-    ));
-    assert_eq!(v["winner"], 0, "with captured-overlap");
     for (game, err) in [
         ("rex(board_size=4)", "unknown Rex rule 'pairings' in --with"),
         ("hex(board_size=4)", "--with is for Rex"),
