@@ -124,7 +124,7 @@ pub struct TrainArgs {
     /// exactly, whatever their order (exact, the default: the compiled tree
     /// and --stream then give the same bits), or one by one in depth-first
     /// order as OpenSpiel's CFRSolver does (openspiel, compiled tree only:
-    /// its numbers to the last bit). A resumed run keeps its checkpoint's
+    /// OpenSpiel's figures to 1e-14). A resumed run keeps its checkpoint's
     #[arg(long, value_parser = SumOrder::NAMES)]
     sum_order: Option<String>,
     /// os-mccfr and es-mccfr: sample on the State API with tables keyed by
