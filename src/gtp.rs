@@ -161,8 +161,17 @@ fn seconds(limit: f64) -> Option<Duration> {
 
 /// The evaluation `text` names: `resistance` or a network player's spec.
 fn parse_eval(text: &str, game: &HexGame) -> Result<Option<(NetworkEval, usize)>> {
-    if text.trim() == "resistance" {
+    let text = text.trim();
+    if text == "resistance" {
         return Ok(None);
+    }
+    // Without this, network_eval's "unknown player 'resistance'" would
+    // suggest that resistance is not an evaluation at all.
+    if text.starts_with("resistance(") {
+        bail!(
+            "genmove's evaluation is one ply: --eval takes resistance or a network(...) spec, \
+             not {text} (resistance(depth=D) is a player for play and league)"
+        );
     }
     let eval = network_eval(text)
         .map_err(|e| anyhow!("{e} (genmove's evaluation is resistance or a network(...) spec)"))?;

@@ -246,6 +246,13 @@ fn numbers_outside_their_range_are_refused_with_the_range() {
         (&["gtp", "--tt-mb", "0"], &["accepted: 1 to"]),
         (&["gtp", "--threads", "0"], &["accepted: 1 or more"]),
         (
+            &["gtp", "--eval", "resistance(depth=3)"],
+            &[
+                "takes resistance or a network(...) spec",
+                "is a player for play",
+            ],
+        ),
+        (
             &[
                 "train",
                 "kuhn_poker",
