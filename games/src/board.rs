@@ -285,6 +285,18 @@ impl HexBoard {
         self.slots[cell].flags & REVEALED != 0
     }
 
+    /// What `player` sees on each cell in order, as a tensor plane: 0 empty
+    /// to them, 1 Black, 2 White (their own stones and the discovered ones
+    /// of the opponent). Branch-free: learning code asks it of random
+    /// positions, where a branch on each cell mispredicts half the time.
+    pub fn seen_planes(&self, player: usize) -> impl Iterator<Item = usize> + '_ {
+        let own = player as u8 + 1;
+        self.slots.iter().map(move |s| {
+            let seen = (s.stone == own) | (s.flags & REVEALED != 0);
+            usize::from(s.stone * u8::from(seen))
+        })
+    }
+
     /// Whether `player` has a chain joining their sides, found by a breadth-first
     /// search; the test oracle for the union-find, and used on setup positions.
     pub fn connected_by_search(&self, player: usize) -> bool {

@@ -372,13 +372,15 @@ impl State for DarkHexState {
     fn legal_actions_into(&self, out: &mut Vec<Action>) {
         out.clear();
         if self.winner.is_none() {
-            let p = self.to_move as usize;
-            let cells = self.game.dims.cells();
-            out.extend(
-                (0..cells)
-                    .filter(|&c| self.view(p, c).is_none())
-                    .map(|c| c as Action),
-            );
+            // Every cell is written and the empty ones kept, without a branch
+            // on the cell (see HexBoard::seen_planes).
+            out.resize(self.game.dims.cells(), 0);
+            let mut legal = 0;
+            for (c, plane) in self.board.seen_planes(self.to_move as usize).enumerate() {
+                out[legal] = c as Action;
+                legal += usize::from(plane == 0);
+            }
+            out.truncate(legal);
         }
     }
 
@@ -486,23 +488,23 @@ impl DarkHexGame {
         }
     }
 
-    /// The column of `t` within its slot.
+    /// The column of `t` within its slot: a base for its kind, plus its
+    /// cell for the kinds that name one. Looked up by kind without a branch,
+    /// as the tokens of a log vary at random in learning code.
     fn token_column(&self, t: Token) -> usize {
         let n = self.dims.cells();
-        let cell = (t & token::CELL_MASK) as usize;
         let flash = if self.disclosure == Disclosure::Flash {
             n
         } else {
             0
         };
         let noise = usize::from(self.disclosure == Disclosure::Noise);
-        match t & token::KIND_MASK {
-            token::PLACED => cell,
-            token::COLLIDED => n + cell,
-            token::FLASH => 2 * n + cell,
-            token::NOISE => 2 * n + flash,
-            _ => 2 * n + flash + noise,
-        }
+        let turn = 2 * n + flash + noise;
+        // By kind: placed, collided, opponent turn, noise, flash.
+        let base = [0, n, turn, 2 * n + flash, 2 * n, turn];
+        let names_cell = [1, 1, 0, 0, 1, 0];
+        let kind = usize::from(t >> 12).min(5);
+        base[kind] + usize::from(t & token::CELL_MASK) * names_cell[kind]
     }
 }
 
@@ -527,7 +529,9 @@ impl crate::tensor::Tensors for DarkHexGame {
 
     fn information_state_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
         let n = self.dims.cells();
-        crate::tensor::board_planes(n, out, |c| state.view(player, c));
+        for (c, plane) in state.board.seen_planes(player).enumerate() {
+            out[plane * n + c] = 1.0;
+        }
         let width = self.token_columns();
         for (slot, &t) in state.logs[player].iter().enumerate() {
             out[3 * n + slot * width + self.token_column(t)] = 1.0;

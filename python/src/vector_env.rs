@@ -173,13 +173,18 @@ impl VectorEnv {
     fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let width = self.game.num_distinct_actions();
         let mut mask = vec![false; self.states.len() * width];
-        let mut legal = Vec::new();
-        for (state, row) in self.states.iter().zip(mask.chunks_exact_mut(width)) {
-            state.legal_actions_into(&mut legal);
-            for &a in &legal {
-                row[a as usize] = true;
-            }
-        }
+        py.detach(|| {
+            self.states
+                .par_iter()
+                .zip(mask.par_chunks_exact_mut(width))
+                .with_min_len(MIN_GAMES_PER_TASK)
+                .for_each_init(Vec::new, |legal, (state, row)| {
+                    state.legal_actions_into(legal);
+                    for &a in legal.iter() {
+                        row[a as usize] = true;
+                    }
+                });
+        });
         matrix(py, self.states.len(), width, mask)
     }
 
@@ -189,14 +194,18 @@ impl VectorEnv {
     fn sample_legal_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
         let mut actions = vec![0i64; self.states.len()];
         py.detach(|| {
-            let mut legal = Vec::new();
-            for ((state, rng), out) in self.states.iter().zip(&mut self.samplers).zip(&mut actions)
-            {
-                state.legal_actions_into(&mut legal);
-                if !legal.is_empty() {
-                    *out = i64::from(legal[rng.random_range(0..legal.len())]);
-                }
-            }
+            // Each game draws from its own stream: the same actions whatever the threads.
+            self.states
+                .par_iter()
+                .zip(self.samplers.par_iter_mut())
+                .zip(actions.par_iter_mut())
+                .with_min_len(MIN_GAMES_PER_TASK)
+                .for_each_init(Vec::new, |legal, ((state, rng), out)| {
+                    state.legal_actions_into(legal);
+                    if !legal.is_empty() {
+                        *out = i64::from(legal[rng.random_range(0..legal.len())]);
+                    }
+                });
         });
         PyArray1::from_vec(py, actions)
     }
@@ -221,16 +230,23 @@ impl VectorEnv {
             )));
         }
         let actions: Vec<i64> = actions.as_array().iter().copied().collect();
-        for (i, (&a, state)) in actions.iter().zip(&self.states).enumerate() {
-            let legal = Action::try_from(a)
-                .ok()
-                .is_some_and(|a| state.check_action(a).is_ok());
-            if !legal {
-                return Err(value_error(format!(
-                    "game {i}: action {a} is not legal there; its legal actions are {:?}",
-                    state.legal_actions()
-                )));
-            }
+        let illegal = py.detach(|| {
+            actions
+                .par_iter()
+                .zip(self.states.par_iter())
+                .with_min_len(MIN_GAMES_PER_TASK)
+                .position_first(|(&a, state)| {
+                    Action::try_from(a)
+                        .ok()
+                        .is_none_or(|a| state.check_action(a).is_err())
+                })
+        });
+        if let Some(i) = illegal {
+            return Err(value_error(format!(
+                "game {i}: action {} is not legal there; its legal actions are {:?}",
+                actions[i],
+                self.states[i].legal_actions()
+            )));
         }
         let (obs, rewards, dones) = py.detach(|| {
             let size = self.tensor_size;

@@ -1,5 +1,9 @@
 """The vector environment steps many games as the State API steps one."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -71,8 +75,34 @@ def test_bad_steps_are_refused_before_any_game_moves():
     before = env.obs().copy()
     with pytest.raises(ValueError, match="game 1: action 1 is not legal there"):
         env.step(np.array([1, 1, 1]))
+    with pytest.raises(ValueError, match="game 0: action -1 is not legal there"):
+        env.step(np.array([-1, 7, 1]))
     assert np.array_equal(env.obs(), before)
     with pytest.raises(ValueError, match="one action per game: 3, not 2"):
         env.step(np.array([0, 1]))
     with pytest.raises(ValueError, match="at least one game"):
         darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), 0)
+
+
+STEPS_DIGEST = """
+import hashlib, darkhex
+env = darkhex.VectorEnv(darkhex.load_game("dark_hex(num_rows=3,num_cols=3,gameversion=adh)"), 700, seed=5)
+digest = hashlib.sha256(env.reset().tobytes())
+for _ in range(40):
+    actions = env.sample_legal_actions()
+    for out in (actions, env.legal_actions_mask(), *env.step(actions)):
+        digest.update(out.tobytes())
+print(digest.hexdigest())
+"""
+
+
+def test_threads_do_not_change_the_steps():
+    # 700 games are stepped in several tasks; each game's streams are its own.
+    digests = set()
+    for threads in ("1", "2", "3"):
+        env = dict(os.environ, RAYON_NUM_THREADS=threads)
+        run = subprocess.run(
+            [sys.executable, "-c", STEPS_DIGEST], env=env, capture_output=True, text=True, check=True
+        )
+        digests.add(run.stdout.strip())
+    assert len(digests) == 1, digests
