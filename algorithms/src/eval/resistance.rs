@@ -215,28 +215,28 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
         }
     }
     let k = order.len();
-    let mut lap = Mat::<f64>::zeros(k, k);
+    let mut lap = vec![0.0f64; k * k];
     for &(a, b, g) in &links {
         if !reached[a] {
             continue;
         }
         for (u, v) in [(a, b), (b, a)] {
             if index[u] != usize::MAX {
-                lap[(index[u], index[u])] += g;
+                lap[index[u] * k + index[u]] += g;
                 if index[v] != usize::MAX {
-                    lap[(index[u], index[v])] -= g;
+                    lap[index[u] * k + index[v]] -= g;
                 }
             }
         }
     }
-    let mut rhs = Mat::<f64>::zeros(k, 1);
-    rhs[(index[s], 0)] = 1.0;
-    lap.partial_piv_lu().solve_in_place(&mut rhs);
+    let mut rhs = vec![0.0f64; k];
+    rhs[index[s]] = 1.0;
+    solve_grounded_laplacian(&mut lap, &mut rhs, k);
     let voltage = |v: usize| {
         if index[v] == usize::MAX {
             0.0
         } else {
-            rhs[(index[v], 0)]
+            rhs[index[v]]
         }
     };
     let resistance = voltage(s).abs();
@@ -255,6 +255,63 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
     Circuit {
         resistance,
         current,
+    }
+}
+
+/// Solves `lap · x = rhs` in place (`rhs` becomes x) for a `k`×`k`
+/// Laplacian stored by rows, with the sink grounded over a connected
+/// circuit: such a matrix is symmetric positive definite, so a Cholesky
+/// factorisation does (half the work of an LU, no pivoting). The matrices
+/// are small (a node per empty cell and group), where a general solver's
+/// set-up costs more than the arithmetic; the solver ran at every position
+/// of the Rex search. Should rounding ever leave a pivot that is not
+/// positive, the matrix goes to faer's LU (rebuilt from its upper
+/// triangle, which the factorisation leaves alone, and its diagonal).
+fn solve_grounded_laplacian(lap: &mut [f64], rhs: &mut [f64], k: usize) {
+    let diagonal: Vec<f64> = (0..k).map(|j| lap[j * k + j]).collect();
+    // The lower triangle becomes L, with lap = L·Lᵀ.
+    for j in 0..k {
+        let mut d = lap[j * k + j];
+        for p in 0..j {
+            d -= lap[j * k + p] * lap[j * k + p];
+        }
+        if d <= 0.0 || !d.is_finite() {
+            let m = Mat::<f64>::from_fn(k, k, |r, c| match r.cmp(&c) {
+                std::cmp::Ordering::Less => lap[r * k + c],
+                std::cmp::Ordering::Equal => diagonal[r],
+                std::cmp::Ordering::Greater => lap[c * k + r],
+            });
+            let mut b = Mat::<f64>::from_fn(k, 1, |r, _| rhs[r]);
+            m.partial_piv_lu().solve_in_place(&mut b);
+            for (r, x) in rhs.iter_mut().enumerate() {
+                *x = b[(r, 0)];
+            }
+            return;
+        }
+        let d = d.sqrt();
+        lap[j * k + j] = d;
+        for i in j + 1..k {
+            let mut v = lap[i * k + j];
+            for p in 0..j {
+                v -= lap[i * k + p] * lap[j * k + p];
+            }
+            lap[i * k + j] = v / d;
+        }
+    }
+    // L·y = rhs, then Lᵀ·x = y.
+    for i in 0..k {
+        let mut v = rhs[i];
+        for p in 0..i {
+            v -= lap[i * k + p] * rhs[p];
+        }
+        rhs[i] = v / lap[i * k + i];
+    }
+    for i in (0..k).rev() {
+        let mut v = rhs[i];
+        for p in i + 1..k {
+            v -= lap[p * k + i] * rhs[p];
+        }
+        rhs[i] = v / lap[i * k + i];
     }
 }
 
@@ -277,6 +334,54 @@ mod tests {
         let w = VcSet::build(&g, &stones, WHITE, VcParams::default());
         let r = evaluate(&g, &stones, [&b, &w]);
         (g, r)
+    }
+
+    /// The Cholesky solve agrees with faer's LU on grounded Laplacians of
+    /// random connected graphs (a path through every node, so connected,
+    /// plus random links), and on a matrix that is not positive definite
+    /// it falls back to the LU.
+    #[test]
+    fn the_laplacian_solve_agrees_with_a_general_lu() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for k in 1..40 {
+            // Nodes 0..k plus the grounded node k.
+            let mut lap = vec![0.0; k * k];
+            let link = |a: usize, b: usize, g: f64, lap: &mut Vec<f64>| {
+                for (u, v) in [(a, b), (b, a)] {
+                    if u < k {
+                        lap[u * k + u] += g;
+                        if v < k {
+                            lap[u * k + v] -= g;
+                        }
+                    }
+                }
+            };
+            for a in 0..k {
+                link(a, a + 1, rng.random_range(0.1..2.0), &mut lap);
+            }
+            for _ in 0..2 * k {
+                let (a, b) = (rng.random_range(0..=k), rng.random_range(0..=k));
+                if a != b {
+                    link(a, b, rng.random_range(0.1..2.0), &mut lap);
+                }
+            }
+            let rhs: Vec<f64> = (0..k).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let m = Mat::<f64>::from_fn(k, k, |r, c| lap[r * k + c]);
+            let mut want = Mat::<f64>::from_fn(k, 1, |r, _| rhs[r]);
+            m.partial_piv_lu().solve_in_place(&mut want);
+            let mut got = rhs.clone();
+            solve_grounded_laplacian(&mut lap, &mut got, k);
+            for r in 0..k {
+                assert!((got[r] - want[(r, 0)]).abs() < 1e-9, "k {k} row {r}");
+            }
+        }
+        // [[1, 2], [2, 1]] is symmetric and indefinite: x = (1, 1)/3 for
+        // the right-hand side (1, 1).
+        let mut lap = vec![1.0, 2.0, 2.0, 1.0];
+        let mut x = vec![1.0, 1.0];
+        solve_grounded_laplacian(&mut lap, &mut x, 2);
+        assert!((x[0] - 1.0 / 3.0).abs() < 1e-12 && (x[1] - 1.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]
