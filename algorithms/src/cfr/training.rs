@@ -12,9 +12,11 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
+use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState};
 use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState, exact_exploitability};
 use crate::cfr::table_mccfr::{AnyTableMc, TableMcState};
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant};
+use crate::fa::features::FeatureKind;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::stream::{InfoStateTables, Precision, StreamError};
@@ -28,14 +30,25 @@ pub const CHECKPOINT_VERSION: u32 = 1;
 pub const MAX_EXTERNAL_SAMPLING_COST: f64 = 2e6;
 
 /// Names `Algorithm::parse` accepts.
-pub const ALGORITHM_NAMES: [&str; 7] = [
-    "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr",
+pub const ALGORITHM_NAMES: [&str; 10] = [
+    "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr", "rcfr", "rcfr+", "f-rcfr",
 ];
+
+/// f-RCFR's defaults: the polynomial link of power 2; the exponential
+/// link's temperature.
+pub const DEFAULT_POWER: f64 = 2.0;
+pub const DEFAULT_TEMPERATURE: f64 = 1.0;
+/// The ridge term of the observation and joint features, whose columns
+/// depend on each other (an empty cell is one minus its stones); one-hot
+/// features fit exactly without one.
+pub const DEFAULT_RIDGE: f64 = 1e-6;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Algorithm {
     Tabular(CfrVariant),
     MonteCarlo(Sampling),
+    /// RCFR and f-RCFR on the compiled tree.
+    Regression(RcfrSettings),
 }
 
 /// Optional settings of the algorithms; `None` takes the default.
@@ -45,6 +58,12 @@ pub struct AlgorithmParams {
     pub beta: Option<f64>,
     pub gamma: Option<f64>,
     pub exploration: Option<f64>,
+    /// RCFR: feature map, link (f-RCFR), its power or temperature, ridge.
+    pub features: Option<FeatureKind>,
+    pub link: Option<&'static str>,
+    pub power: Option<f64>,
+    pub temperature: Option<f64>,
+    pub ridge: Option<f64>,
 }
 
 #[derive(Debug, Error)]
@@ -53,6 +72,8 @@ pub enum TrainError {
     UnknownAlgorithm(String),
     #[error("{0} does not take {1}")]
     UnusedParameter(&'static str, &'static str),
+    #[error("unknown link '{0}': accepted links are {names}", names = Link::NAMES.join(", "))]
+    UnknownLink(String),
     #[error("exploration must be in [0, 1), not {0}")]
     BadExploration(f64),
     #[error("{0} needs the compiled game tree")]
@@ -88,6 +109,8 @@ pub enum TrainError {
     NotStreamable(&'static str),
     #[error(transparent)]
     Stream(#[from] StreamError),
+    #[error(transparent)]
+    Rcfr(#[from] RcfrError),
 }
 
 impl Algorithm {
@@ -134,6 +157,7 @@ impl Algorithm {
                     gamma: params.gamma.unwrap_or(gamma),
                 })
             }
+            "rcfr" | "rcfr+" | "f-rcfr" => Algorithm::Regression(regression(name, params)?),
             "es-mccfr" => Algorithm::MonteCarlo(Sampling::External),
             "os-mccfr" => {
                 let e = params.exploration.unwrap_or(Sampling::DEFAULT_EXPLORATION);
@@ -154,6 +178,17 @@ impl Algorithm {
         if !matches!(algo, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
             no_exploration(label)?;
         }
+        let regression_params = [params.power, params.temperature, params.ridge]
+            .iter()
+            .any(Option::is_some)
+            || params.features.is_some()
+            || params.link.is_some();
+        if !matches!(algo, Algorithm::Regression(_)) && regression_params {
+            return Err(TrainError::UnusedParameter(
+                label,
+                "--features, --link, --power, --temperature or --ridge",
+            ));
+        }
         Ok(algo)
     }
 
@@ -161,6 +196,7 @@ impl Algorithm {
         match self {
             Algorithm::Tabular(v) => v.name(),
             Algorithm::MonteCarlo(s) => s.name(),
+            Algorithm::Regression(s) => s.name(),
         }
     }
 
@@ -178,14 +214,84 @@ impl Algorithm {
             Algorithm::MonteCarlo(Sampling::Outcome { exploration }) => {
                 m.insert("exploration".into(), exploration);
             }
+            Algorithm::Regression(s) => {
+                // Parameters are numbers: the feature map is named in the key.
+                m.insert(format!("features:{}", s.features.name()), 1.0);
+                m.insert("ridge".into(), s.ridge);
+                match s.link {
+                    Link::Rectified => {}
+                    Link::Polynomial { power } => {
+                        m.insert("power".into(), power);
+                    }
+                    Link::Exponential { temperature } => {
+                        m.insert("temperature".into(), temperature);
+                    }
+                }
+            }
             _ => {}
         }
         m
     }
 
     pub fn needs_tree(&self) -> bool {
+        matches!(self, Algorithm::Tabular(_) | Algorithm::Regression(_))
+    }
+
+    /// Whether the algorithm also runs over the streaming tables.
+    pub fn streams(&self) -> bool {
         matches!(self, Algorithm::Tabular(_))
     }
+}
+
+/// The settings of `rcfr`, `rcfr+` or `f-rcfr` from the options given.
+fn regression(name: &str, params: AlgorithmParams) -> Result<RcfrSettings, TrainError> {
+    let (name, f_rcfr) = match name {
+        "rcfr" => ("rcfr", false),
+        "rcfr+" => ("rcfr+", false),
+        _ => ("f-rcfr", true),
+    };
+    let link = match (f_rcfr, params.link.unwrap_or("poly")) {
+        (false, _) if params.link.is_some() => {
+            return Err(TrainError::UnusedParameter(name, "--link (f-rcfr's)"));
+        }
+        (false, _) => Link::Rectified,
+        (true, "rectified") => Link::Rectified,
+        (true, "poly") => Link::Polynomial {
+            power: params.power.unwrap_or(DEFAULT_POWER),
+        },
+        (true, "exp") => Link::Exponential {
+            temperature: params.temperature.unwrap_or(DEFAULT_TEMPERATURE),
+        },
+        (true, other) => {
+            return Err(TrainError::UnknownLink(other.to_string()));
+        }
+    };
+    if params.power.is_some() && !matches!(link, Link::Polynomial { .. }) {
+        return Err(TrainError::UnusedParameter(
+            name,
+            "--power (the poly link's)",
+        ));
+    }
+    if params.temperature.is_some() && !matches!(link, Link::Exponential { .. }) {
+        return Err(TrainError::UnusedParameter(
+            name,
+            "--temperature (the exp link's)",
+        ));
+    }
+    let features = params.features.unwrap_or(FeatureKind::Joint);
+    let default_ridge = if features == FeatureKind::OneHot {
+        0.0
+    } else {
+        DEFAULT_RIDGE
+    };
+    let settings = RcfrSettings {
+        features,
+        link,
+        ridge: params.ridge.unwrap_or(default_ridge),
+        truncate: name == "rcfr+",
+    };
+    settings.check()?;
+    Ok(settings)
 }
 
 /// One evaluation during training.
@@ -205,6 +311,8 @@ pub enum SolverState {
     Stream(Box<StreamSolverState>),
     /// Monte Carlo CFR over the information-state tables.
     MonteCarloTables(Box<TableMcState>),
+    /// RCFR and f-RCFR on the compiled tree.
+    Regression(Box<RcfrState>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -241,6 +349,7 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => s.is_finite(),
             SolverState::Stream(s) => s.is_finite(),
             SolverState::MonteCarloTables(s) => s.is_finite(),
+            SolverState::Regression(s) => s.is_finite(),
         };
         if !ok {
             return Err(TrainError::NotFinite {
@@ -260,6 +369,7 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => Algorithm::MonteCarlo(s.sampling),
             SolverState::Stream(s) => Algorithm::Tabular(s.variant()),
             SolverState::MonteCarloTables(s) => Algorithm::MonteCarlo(s.sampling),
+            SolverState::Regression(s) => Algorithm::Regression(s.settings),
         }
     }
 
@@ -291,6 +401,7 @@ enum Engine<'t> {
     MonteCarlo(McSolver<AnyGame>),
     Stream(Box<StreamRun<'t>>),
     MonteCarloTables(Box<AnyTableMc<'t>>),
+    Regression(Box<RcfrSolver<'t>>),
 }
 
 /// A training run. `tree` is needed by the tabular algorithms and, when
@@ -440,6 +551,10 @@ impl<'t> Trainer<'t> {
                 check_sampling_cost(&game, s, seed)?;
                 Engine::MonteCarlo(McSolver::new(game, McState::new(s, seed, workers)))
             }
+            Algorithm::Regression(settings) => {
+                let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
+                Engine::Regression(Box::new(RcfrSolver::new(tree, &game, settings)?))
+            }
         };
         Ok(Self::with_engine(game, tree, algorithm, engine))
     }
@@ -461,6 +576,13 @@ impl<'t> Trainer<'t> {
                 )
             }
             SolverState::MonteCarlo(state) => Engine::MonteCarlo(McSolver::new(game, *state)),
+            SolverState::Regression(state) => {
+                let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
+                Engine::Regression(Box::new(
+                    RcfrSolver::with_state(tree, &game, *state)?
+                        .ok_or(TrainError::WrongShape(ours))?,
+                ))
+            }
             SolverState::Stream(_) => {
                 return Err(TrainError::WrongBackend {
                     found: "streaming",
@@ -488,7 +610,7 @@ impl<'t> Trainer<'t> {
     /// resumed run to retrace an uninterrupted one.
     pub fn batch_size(&self) -> u64 {
         match &self.engine {
-            Engine::Tabular(_) | Engine::Stream(_) => 1,
+            Engine::Tabular(_) | Engine::Stream(_) | Engine::Regression(_) => 1,
             Engine::MonteCarlo(s) => s.batch_size(),
             Engine::MonteCarloTables(s) => s.batch_size(),
         }
@@ -498,7 +620,7 @@ impl<'t> Trainer<'t> {
     /// depend; `None` for full-width algorithms, whose results do not.
     pub fn workers(&self) -> Option<usize> {
         match &self.engine {
-            Engine::Tabular(_) | Engine::Stream(_) => None,
+            Engine::Tabular(_) | Engine::Stream(_) | Engine::Regression(_) => None,
             Engine::MonteCarlo(s) => Some(s.state().workers),
             Engine::MonteCarloTables(s) => Some(s.state().workers),
         }
@@ -533,6 +655,7 @@ impl<'t> Trainer<'t> {
             Engine::MonteCarlo(s) => s.iteration(),
             Engine::Stream(s) => s.iteration(),
             Engine::MonteCarloTables(s) => s.iteration(),
+            Engine::Regression(s) => s.iteration(),
         }
     }
 
@@ -553,6 +676,7 @@ impl<'t> Trainer<'t> {
             Engine::MonteCarlo(s) => s.run(iterations),
             Engine::Stream(s) => s.run(iterations, self.progress.as_deref())?,
             Engine::MonteCarloTables(s) => s.run(iterations),
+            Engine::Regression(s) => s.run(iterations)?,
         }
         self.seconds += start.elapsed().as_secs_f64();
         Ok(())
@@ -563,6 +687,9 @@ impl<'t> Trainer<'t> {
         let provenance = self.provenance();
         match &self.engine {
             Engine::Tabular(s) => PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance),
+            Engine::Regression(s) => {
+                PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance)
+            }
             Engine::Stream(s) => s.policy_file(provenance),
             Engine::MonteCarlo(s) => {
                 let p = sampling_provenance(provenance, s.state().seed, s.state().workers);
@@ -617,6 +744,7 @@ impl<'t> Trainer<'t> {
         let e = match (&self.engine, self.tree) {
             (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref(), stop)?),
             (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
+            (Engine::Regression(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
             (Engine::MonteCarlo(_) | Engine::MonteCarloTables(_), Some(tree)) => {
                 let (policy, _) = self.policy().to_tree_policy(tree)?;
                 Some(exploitability(tree, &policy))
@@ -650,6 +778,7 @@ impl<'t> Trainer<'t> {
             Engine::MonteCarloTables(s) => {
                 SolverState::MonteCarloTables(Box::new(s.state().clone()))
             }
+            Engine::Regression(s) => SolverState::Regression(Box::new(s.state())),
         };
         Checkpoint {
             format: CHECKPOINT_FORMAT.to_string(),
