@@ -61,7 +61,9 @@ GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style):
   reg_genmove COLOUR                the move genmove would choose, without playing it
   all_legal_moves   final_score   loadsgf FILE [MOVE_NUMBER] (Hex SGF, GM[11])
   dfpn-solve-state [COLOUR]         the winner with COLOUR to move (black, white, or empty: unknown)
-  dfpn-solver-find-winning COLOUR   every winning move of COLOUR (all empty cells tried)
+  dfpn-solver-find-winning COLOUR   every winning move of COLOUR (all empty cells tried; the
+                                    time limit holds for the whole command: an error if it
+                                    ends with no winning move proved)
   dfpn-clear-tt                     accepted; every solve starts with an empty table
   vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist
   vc-between-cells-full COLOUR END END, vc-between-cells-semi COLOUR END END
@@ -396,6 +398,47 @@ impl Engine {
         (out, listed)
     }
 
+    /// Every winning move of `colour`, each empty cell solved in turn
+    /// within one time limit for the whole command. When time runs out,
+    /// the moves proved winning by then are the answer (each of them
+    /// wins; others may too, and stderr names the cells left open); with
+    /// none proved, the command fails rather than answer an empty list,
+    /// which would say that no move wins.
+    fn find_winning(&self, colour: usize) -> Result<String> {
+        let empty = self.empty_cells();
+        let (values, stats) =
+            self.analyst
+                .move_values(&self.stones(), colour, self.budget(self.time_limit));
+        let solved = |c: &usize| values.iter().any(|v| v.0 == *c && v.1.is_some());
+        let open: Vec<usize> = empty.iter().copied().filter(|c| !solved(c)).collect();
+        let winning: Vec<usize> = values
+            .iter()
+            .filter(|v| v.1 == Some(true))
+            .map(|v| v.0)
+            .collect();
+        eprintln!(
+            "info: {} positions in {:.2} s",
+            stats.expansions, stats.seconds
+        );
+        if !open.is_empty() {
+            if winning.is_empty() {
+                bail!(
+                    "no winning move proved within the time limit of {} s: {} of {} moves left unsolved (raise param_dfpn timelimit, or 0 for none)",
+                    self.time_limit,
+                    open.len(),
+                    empty.len()
+                );
+            }
+            eprintln!(
+                "warning: the time limit left {} of {} moves unsolved:{}",
+                open.len(),
+                empty.len(),
+                self.names(open)
+            );
+        }
+        Ok(self.names(winning))
+    }
+
     fn param_dfpn(&mut self, words: &[&str]) -> Result<String> {
         match words {
             [] => Ok(format!(
@@ -471,8 +514,7 @@ impl Engine {
             ),
             None => None,
         };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = darkhex_algorithms::files::read_text(&path)?;
         let game = read_hex_sgf(&text)?;
         self.resize(game.dims.rows(), game.dims.cols())?;
         let moves = game
@@ -537,7 +579,13 @@ impl Engine {
                 text(m)
             }
             "undo" => {
-                self.moves.pop();
+                if !args.is_empty() {
+                    bail!("usage: undo (it takes no arguments)");
+                }
+                // The GTP specification: undo fails when there is nothing to undo.
+                if self.moves.pop().is_none() {
+                    bail!("cannot undo: no move has been played");
+                }
                 text("")
             }
             "showboard" => text(self.showboard()),
@@ -572,29 +620,18 @@ impl Engine {
                     "info: {} positions in {:.2} s",
                     v.stats.expansions, v.stats.seconds
                 );
+                if v.winner.is_none() {
+                    // Benzene's answer for a search that stopped unsolved.
+                    eprintln!(
+                        "warning: not solved within the time limit of {} s: 'empty' means unknown",
+                        self.time_limit
+                    );
+                }
                 text(v.winner.map_or("empty", colour_name))
             }
             "dfpn-solver-find-winning" => {
                 let colour = parse_colour(first)?;
-                let (values, stats) =
-                    self.analyst
-                        .move_values(&self.stones(), colour, self.budget(self.time_limit));
-                let unknown: Vec<usize> = values
-                    .iter()
-                    .filter(|v| v.1.is_none())
-                    .map(|v| v.0)
-                    .collect();
-                if !unknown.is_empty() {
-                    eprintln!(
-                        "warning: not solved within the time limit:{}",
-                        self.names(unknown)
-                    );
-                }
-                eprintln!(
-                    "info: {} positions in {:.2} s",
-                    stats.expansions, stats.seconds
-                );
-                text(self.names(values.iter().filter(|v| v.1 == Some(true)).map(|v| v.0)))
+                text(self.find_winning(colour)?)
             }
             "vc-build" => {
                 let colour = parse_colour(first)?;
@@ -728,8 +765,10 @@ pub fn run(args: GtpArgs) -> Result<()> {
     let mut engine = Engine::new(game, &args)?;
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
-    for line in stdin.lock().lines() {
-        let line = line?;
+    // Lines are read as bytes: a stray non-UTF-8 byte gets an answer
+    // (the command it spoils is unknown), not the end of the session.
+    for line in stdin.lock().split(b'\n') {
+        let line = String::from_utf8_lossy(&line?).into_owned();
         let line = line
             .split('#')
             .next()

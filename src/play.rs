@@ -4,8 +4,9 @@ use std::io::{self, BufReader};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use darkhex_games::{Action, AnyGame, AnyState, Game, State, Turn};
-use darkhex_players::{HumanPlayer, Player, play_game, prepare};
+use darkhex_games::moves::awaited;
+use darkhex_games::{Action, AnyGame, AnyState, Game, State, Turn, parse_move};
+use darkhex_players::{HumanPlayer, Player, play_game_from, prepare};
 
 use crate::help;
 use crate::output::{outln, side_by_side};
@@ -15,13 +16,17 @@ use crate::output::{outln, side_by_side};
     "darkhex play 'dark_hex(num_rows=3,num_cols=3)' --seat 1 --seed 7             (you against random)",
     "darkhex play 'hex(board_size=5)' --p0 'mcts(sims=2000)' --p1 random            (watch)",
     "darkhex play 'dark_hex(num_rows=2,num_cols=2)' --moves a1,a1,b2,a2               (replay)",
+    "darkhex play kuhn_poker --moves J,Q,bet --p1 lp           (deal J and Q, bet, then lp answers)",
 ], &[help::PLAYERS, help::GAMES]))]
 pub struct PlayArgs {
     /// Game string, e.g. 'dark_hex(num_rows=3,num_cols=3)'
     #[arg(value_parser = crate::parse_game)]
     game: AnyGame,
-    /// Replay these moves instead of playing: comma-separated cell names
-    /// (a1,b2,...) or, for poker, action and card names (J,Q,pass,bet)
+    /// Start from these moves, comma-separated, each shown as it is played:
+    /// cell names (a1,b2) for board games; for poker the cards chance deals,
+    /// then actions (kuhn_poker: J,Q,bet,pass; leduc_poker: Js,Kh,raise,call,Qs,...).
+    /// If the game is not over after them, it goes on as without --moves
+    /// (you against random, or --p0/--p1)
     #[arg(long)]
     moves: Option<String>,
     /// Seed of the random opponent and of chance
@@ -32,34 +37,37 @@ pub struct PlayArgs {
     seat: u8,
     /// Player 0 as a spec (random, lp, ismcts(sims=1000), policy(file=P), human, ...);
     /// with only one of --p0/--p1, you play the other seat
-    #[arg(long, conflicts_with_all = ["moves", "seat"])]
+    #[arg(long, conflicts_with = "seat")]
     p0: Option<String>,
     /// Player 1 as a spec
-    #[arg(long, conflicts_with_all = ["moves", "seat"])]
+    #[arg(long, conflicts_with = "seat")]
     p1: Option<String>,
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
-    match (&args.moves, &args.p0, &args.p1) {
-        (Some(moves), _, _) => replay(&args.game, moves),
-        (None, None, None) => {
-            let (human, random) = ("human".to_string(), "random".to_string());
-            let specs = if args.seat == 0 {
-                [&human, &random]
-            } else {
-                [&random, &human]
-            };
-            watch(&args.game, specs, args.seed)
+    let start = match &args.moves {
+        Some(moves) => {
+            let state = replay(&args.game, moves)?;
+            if state.current_player() == Turn::Terminal {
+                return Ok(());
+            }
+            let n = state.history().len();
+            outln!(
+                "not over after {n} move{}: {}; the game goes on",
+                if n == 1 { "" } else { "s" },
+                awaited(&args.game, &state)
+            );
+            state
         }
-        (None, p0, p1) => {
-            let human = "human".to_string();
-            watch(
-                &args.game,
-                [p0.as_ref().unwrap_or(&human), p1.as_ref().unwrap_or(&human)],
-                args.seed,
-            )
-        }
-    }
+        None => args.game.new_initial_state(),
+    };
+    let (human, random) = ("human".to_string(), "random".to_string());
+    let specs = match (&args.p0, &args.p1) {
+        (None, None) if args.seat == 0 => [&human, &random],
+        (None, None) => [&random, &human],
+        (p0, p1) => [p0.as_ref().unwrap_or(&human), p1.as_ref().unwrap_or(&human)],
+    };
+    watch(&args.game, start, specs, args.seed)
 }
 
 /// "x" / "o" for board games, "player N" otherwise.
@@ -125,23 +133,25 @@ pub fn outcome_line(game: &AnyGame, state: &impl State) -> String {
     }
 }
 
-pub fn replay(game: &AnyGame, moves: &str) -> Result<()> {
+/// Plays `moves` (comma-separated, as `--moves` takes them) from the
+/// start, showing each, and returns the state they reach; the outcome is
+/// shown when the game is over.
+pub fn replay(game: &AnyGame, moves: &str) -> Result<AnyState> {
     let mut state = game.new_initial_state();
     for (i, text) in moves.split(',').enumerate() {
         let text = text.trim();
         let number = i + 1;
-        let action = game
-            .parse_action(text)
-            .with_context(|| format!("move {number} ('{text}')"))?;
+        let action =
+            parse_move(game, &state, text).with_context(|| format!("move {number} ('{text}')"))?;
         let line = move_line(game, &state, action);
-        state
-            .try_apply(action)
-            .with_context(|| format!("move {number} ('{text}')"))?;
+        state.apply(action);
         outln!("{number}. {line}");
         outln!("{}", render_state(game, &state));
     }
-    outln!("{}", outcome_line(game, &state));
-    Ok(())
+    if state.current_player() == Turn::Terminal {
+        outln!("{}", outcome_line(game, &state));
+    }
+    Ok(state)
 }
 
 /// A player from a spec, or a human at the terminal for `human`.
@@ -160,9 +170,10 @@ fn make_player(spec: &str, game: &AnyGame, seat: usize, seed: u64) -> Result<Box
     Ok(factory.create(seat, seed))
 }
 
-/// Plays one game between two specs. Without a human at the table every
-/// move is shown with the real board; a human sees only their own view until the end.
-fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
+/// Plays one game between two specs from `start`. Without a human at the
+/// table every move is shown with the real board; a human sees only their
+/// own view until the end.
+fn watch(game: &AnyGame, start: AnyState, specs: [&String; 2], seed: u64) -> Result<()> {
     let humans: Vec<usize> = (0..2).filter(|&p| specs[p].trim() == "human").collect();
     let mut players = [
         make_player(specs[0], game, 0, seed.wrapping_add(1))?,
@@ -175,10 +186,10 @@ fn watch(game: &AnyGame, specs: [&String; 2], seed: u64) -> Result<()> {
             mover_label(game, Turn::Player(p))
         );
     }
-    let mut state = game.new_initial_state();
+    let mut state = start.clone();
     let mut lines = Vec::new();
     let mut shown = Ok(());
-    let record = play_game(game, &mut players, seed, |after, _turn, action| {
+    let record = play_game_from(start, &mut players, seed, |after, _turn, action| {
         let line = move_line(game, &state, action);
         state = after.clone();
         if humans.is_empty() && shown.is_ok() {

@@ -10,7 +10,7 @@ use darkhex_algorithms::pone::{self, Strategy, extract_strategy, verify_strategy
 use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::whole;
+use crate::args::{set_threads, whole};
 use crate::help;
 use crate::interrupt::{self, Status};
 use crate::output::outln;
@@ -45,6 +45,10 @@ pub struct PoneArgs {
     /// Print one JSON object
     #[arg(long)]
     json: bool,
+    /// Worker threads (default: all cores); the answer, the figures and the
+    /// strategy do not depend on it
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
+    threads: Option<usize>,
 }
 
 pub fn run(args: PoneArgs) -> Result<()> {
@@ -54,6 +58,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
             args.game
         );
     };
+    set_threads(args.threads)?;
     let player = args.player as usize;
     Files::new()
         .reads("--check-strategy", args.check_strategy.as_deref())

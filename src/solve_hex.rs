@@ -26,7 +26,7 @@ use crate::outputs::{Files, Holds};
 /// The transposition table's size without --tt-mb, in MB.
 const DEFAULT_TT_MB: usize = 1024;
 
-/// Rules `--without` can switch off, for measuring what each saves.
+/// Hex rules `--without` can switch off, for measuring what each saves.
 pub const RULE_NAMES: [&str; 11] = [
     "connections",
     "edge-patterns",
@@ -39,6 +39,19 @@ pub const RULE_NAMES: [&str; 11] = [
     "symmetry",
     "resistance-order",
     "proof-sets",
+];
+
+/// Rex rules `--without` can switch off (Solrex's rule set).
+pub const REX_RULE_NAMES: [&str; 9] = [
+    "pairings",
+    "dead-move",
+    "dead-fill",
+    "clique-cutsets",
+    "capture-fill",
+    "preferences",
+    "colour-symmetry",
+    "symmetry",
+    "resistance-order",
 ];
 
 #[derive(Args, Clone, Debug, Default)]
@@ -79,9 +92,11 @@ pub struct HexSolveArgs {
     /// networks, K = 0..2)
     #[arg(long)]
     order: Option<String>,
-    /// Hex: rules to switch off, comma-separated (connections,
+    /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
-    /// vulnerable, dominated, symmetry, resistance-order, proof-sets)
+    /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
+    /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
+    /// preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
@@ -187,6 +202,10 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
     }
     if let Some(list) = without {
         for name in list.split(',').map(str::trim) {
+            if game.is_misere() {
+                switch_off_rex(&mut rules, name)?;
+                continue;
+            }
             match name {
                 "connections" => rules.connections = false,
                 "edge-patterns" => rules.edge_patterns = false,
@@ -207,6 +226,27 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
         }
     }
     Ok(rules)
+}
+
+/// Switches off the Rex rule `name`.
+fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
+    let rex = &mut rules.rex;
+    match name {
+        "pairings" => rex.pairings = false,
+        "dead-move" => rex.dead_move = false,
+        "dead-fill" => rex.dead_fill = false,
+        "clique-cutsets" => rex.clique_cutsets = false,
+        "capture-fill" => rex.capture_fill = false,
+        "preferences" => rex.preferences = false,
+        "colour-symmetry" => rex.colour_symmetry = false,
+        "symmetry" => rules.symmetry = false,
+        "resistance-order" => rules.resistance_order = false,
+        other => bail!(
+            "unknown Rex rule '{other}' in --without: accepted are {}",
+            REX_RULE_NAMES.join(", ")
+        ),
+    }
+    Ok(())
 }
 
 pub fn run(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
@@ -247,8 +287,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     if let Some(path) = &args.learn_edges
         && path.exists()
     {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = darkhex_algorithms::files::read_text(path)?;
         solver
             .learnt_edges()
             .learn_text(&text)
@@ -285,6 +324,13 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     let dims = game.dims();
     let to_move = pos.to_move;
     let winner = out.wins.map(|w| if w { to_move } else { 1 - to_move });
+    // The search proves one winning move, and with several threads which
+    // one may vary from run to run; with every move solved, the first
+    // winning one (by cell) is the answer, the same on any thread count.
+    let winning_move = values
+        .as_ref()
+        .and_then(|v| v.iter().find(|(_, w)| *w == Some(true)).map(|(c, _)| *c))
+        .or(out.winning_move);
     let winning: Option<Vec<String>> = values.as_ref().map(|v| {
         v.iter()
             .filter(|(_, w)| *w == Some(true))
@@ -301,7 +347,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             "game": game.game_string(),
             "to_move": to_move,
             "winner": winner,
-            "winning_move": out.winning_move.map(|c| dims.cell_name(c)),
+            "winning_move": winning_move.map(|c| dims.cell_name(c)),
             "winning_moves": winning,
             "moves": moves,
             "expansions": stats.expansions,
@@ -318,7 +364,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             (Some(w), Some(true)) => outln!(
                 "value            {} wins{}",
                 player_name(w),
-                out.winning_move
+                winning_move
                     .map(|c| format!(", e.g. with {}", dims.cell_name(c)))
                     .unwrap_or_default()
             ),
@@ -350,20 +396,34 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             stats.expansions_per_second()
         );
         let r = stats.rules;
-        outln!(
-            "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
-            r.decided_by_connection,
-            r.cells_filled,
-            r.moves_pruned_by_mustplay,
-            r.moves_pruned_as_inferior,
-            r.moves_pruned_by_proof_sets
-        );
+        if game.is_misere() {
+            outln!(
+                "rules            {} positions decided by pairing strategies, {} by colour symmetry, {} by the table's value of their filled form, {} cells filled in, {} inferior moves pruned, {} losing moves pruned",
+                r.decided_by_connection,
+                r.decided_by_colour_symmetry,
+                r.solved_by_filled_form,
+                r.cells_filled,
+                r.moves_pruned_as_inferior,
+                r.losing_moves_pruned
+            );
+        } else {
+            outln!(
+                "rules            {} positions decided by connections, {} cells filled in, {} moves outside the mustplay, {} inferior moves pruned, {} moves refuted by a sibling's proof set",
+                r.decided_by_connection,
+                r.cells_filled,
+                r.moves_pruned_by_mustplay,
+                r.moves_pruned_as_inferior,
+                r.moves_pruned_by_proof_sets
+            );
+        }
         if r.open_positions > 0 {
             outln!(
                 "open positions   {}, {:.1} moves kept on average",
                 r.open_positions,
                 r.moves_kept as f64 / r.open_positions as f64
             );
+        }
+        if r.open_positions > 0 && !game.is_misere() {
             outln!(
                 "edge patterns    {} connections found by patterns, {} local searches, {} patterns learnt",
                 r.edge_matched,

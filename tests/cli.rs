@@ -135,6 +135,59 @@ fn replay_prints_views_and_the_result() {
     assert!(out.contains("x wins"), "{out}");
 }
 
+/// Cards are read where chance deals and actions where a player acts: `bet`
+/// is no deal, and the errors name what each step accepts, never an id.
+#[test]
+fn poker_moves_deal_cards_by_name_and_a_game_not_over_goes_on() {
+    assert_clean_failure(
+        &["play", "kuhn_poker", "--moves", "bet"],
+        &["move 1 ('bet')", "chance deals a card here: one of J, Q, K"],
+    );
+    assert_clean_failure(
+        &["play", "kuhn_poker", "--moves", "J,J"],
+        &["move 2 ('J')", "chance deals a card here: one of Q, K"],
+    );
+    let err = stderr(&darkhex(&["play", "kuhn_poker", "--moves", "J,Q,K"]));
+    assert!(
+        err.contains("player 0 moves here: pass, bet") && !err.contains(" id"),
+        "{err}"
+    );
+    let out = ok(&darkhex(&[
+        "play",
+        "leduc_poker",
+        "--moves",
+        "Js,Kh,call,raise,call,Qs,call,call",
+    ]));
+    assert!(
+        out.contains("6. chance Qs") && out.contains("player 1 wins"),
+        "{out}"
+    );
+    // Not over after the moves: the game goes on with the players given.
+    let out = ok(&darkhex(&[
+        "play",
+        "kuhn_poker",
+        "--moves",
+        "J,Q,bet",
+        "--p0",
+        "random",
+        "--p1",
+        "lp",
+    ]));
+    assert!(
+        out.contains("not over after 3 moves: player 1 moves: pass, bet; the game goes on"),
+        "{out}"
+    );
+    // Player 1 (lp, holding Q) calls or folds; the game ends either way.
+    assert!(out.contains(" wins; returns "), "{out}");
+    // Without players, you play your seat: no input is a clear error.
+    let o = darkhex_with_input(&["play", "kuhn_poker", "--moves", "J,Q"], "");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("input ended"), "{}", stderr(&o));
+    let o = darkhex_with_input(&["play", "kuhn_poker", "--moves", "J,Q"], "bet\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("game over"), "{}", stdout(&o));
+}
+
 #[test]
 fn a_human_can_play_the_random_player() {
     // Black plays down column a on a 2x2 board: a1 then a2 wins unless the

@@ -37,6 +37,44 @@ fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
     }
 }
 
+/// An edited action list names the bad id, not a name it does not have.
+#[test]
+fn a_policy_listing_an_action_the_game_lacks_names_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Player 0 holding Js (token 0x100) may call or raise.
+    let text = policy_json(
+        "leduc_poker",
+        serde_json::json!([[{"key": [256], "actions": [1, 7], "probs": [0.5, 0.5]}], []]),
+    );
+    std::fs::write(d.join("edited.json"), text).unwrap();
+    refused(
+        d,
+        &[
+            "play",
+            "leduc_poker",
+            "--p0",
+            "policy(file=edited.json)",
+            "--p1",
+            "random",
+        ],
+        &[
+            "lists action id 7, which is no action of the game (its ids run from 0 to 2)",
+            "the legal actions there are call raise",
+        ],
+    );
+    let text = policy_json(
+        "leduc_poker",
+        serde_json::json!([[{"key": [256], "actions": [0, 1], "probs": [0.5, 0.5]}], []]),
+    );
+    std::fs::write(d.join("fold.json"), text).unwrap();
+    refused(
+        d,
+        &["exploit", "leduc_poker", "fold.json"],
+        &["lists fold (id 0), not legal there and lacks raise (id 2)"],
+    );
+}
+
 #[test]
 fn malformed_policies_are_refused_by_every_consumer() {
     let dir = tempfile::tempdir().unwrap();

@@ -437,3 +437,234 @@ fn six_by_six_replies_to_a1_agree_with_benzene() {
         .collect();
     assert_eq!(got, ["b2", "d2", "e2", "c3", "d3", "c4", "d5"]);
 }
+
+/// Before, the limit held for each cell of find-winning alone (81 s on an
+/// empty 9x9 board with `timelimit 1`) and an unproved answer was an empty
+/// list, which says that no move wins. `undo` with nothing to undo fails,
+/// as the GTP specification says.
+#[test]
+fn gtp_keeps_one_time_limit_per_command_and_says_when_nothing_was_proved() {
+    let start = std::time::Instant::now();
+    let r = gtp(
+        &["--threads", "1"],
+        "boardsize 9\nparam_dfpn timelimit 1\ndfpn-solver-find-winning black\n\
+         dfpn-solve-state black\nundo\nplay b e5\nundo\nundo\nundo 1\nquit\n",
+    );
+    // A generous bound on a loaded machine, far below one second per cell.
+    assert!(start.elapsed().as_secs() < 40, "{:?}", start.elapsed());
+    assert!(
+        r[2].starts_with("? no winning move proved within the time limit of 1 s"),
+        "{}",
+        r[2]
+    );
+    // Benzene's answer for a search that ran out of time.
+    assert_eq!(r[3], "= empty");
+    assert_eq!(r[4], "? cannot undo: no move has been played");
+    assert_eq!(r[5..7], ["= ", "= "]);
+    assert_eq!(r[7], "? cannot undo: no move has been played");
+    assert!(r[8].starts_with("? usage: undo"), "{}", r[8]);
+}
+
+/// The GTP engine and `darkhex solve --json` answer the same on the same
+/// positions: the winner and every winning move, Hex and Rex.
+#[test]
+fn gtp_answers_equal_solve_json() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let dir = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for (game, name, size, stones) in [
+        ("hex", "hex(board_size=4)", 4, 3),
+        ("hex", "hex(board_size=5)", 5, 6),
+        ("hex", "hex(num_rows=3,num_cols=5)", 0, 4),
+        ("rex", "rex(board_size=4)", 4, 5),
+    ] {
+        let dims = match size {
+            0 => Dims::new(game, 3, 5).unwrap(),
+            n => Dims::new(game, n, n).unwrap(),
+        };
+        let geom: Geometry<1> = Geometry::new(dims).unwrap();
+        let mut script = format!("boardsize {} {}\n", dims.cols(), dims.rows());
+        let mut asked = Vec::new();
+        let mut commands = 1;
+        for _ in 0..3 {
+            let position = random_position(&geom, stones, &mut rng);
+            let to_move = rng.random_range(0..2usize);
+            let colour = ["black", "white"][to_move];
+            script += "clear_board\n";
+            commands += 1;
+            for (p, c) in [(0, "b"), (1, "w")] {
+                for cell in names(dims, position[p]) {
+                    script += &format!("play {c} {cell}\n");
+                    commands += 1;
+                }
+            }
+            script += &format!("dfpn-solve-state {colour}\ndfpn-solver-find-winning {colour}\n");
+            commands += 2;
+            asked.push((commands - 2, position, to_move));
+        }
+        let r = gtp(&["--game", name, "--threads", "1"], &script);
+        assert_eq!(r.len(), commands, "{r:#?}");
+        for (i, position, to_move) in asked {
+            let mut args: Vec<String> = vec![
+                "solve".into(),
+                name.into(),
+                "--to-move".into(),
+                to_move.to_string(),
+                "--all-moves".into(),
+                "--json".into(),
+                "--threads".into(),
+                "1".into(),
+            ];
+            for (p, flag) in [(0, "--black"), (1, "--white")] {
+                if !position[p].is_empty() {
+                    args.push(flag.into());
+                    args.push(names(dims, position[p]).join(","));
+                }
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let v = json(&darkhex(dir.path(), &args));
+            let winner = ["black", "white"][v["winner"].as_u64().unwrap() as usize];
+            assert_eq!(r[i], format!("= {winner}"), "{name} {args:?}");
+            let mut by_gtp: Vec<&str> = r[i + 1]
+                .trim_start_matches('=')
+                .split_whitespace()
+                .collect();
+            by_gtp.sort();
+            let mut by_solve: Vec<&str> = v["winning_moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            by_solve.sort();
+            assert_eq!(by_gtp, by_solve, "{name} {args:?}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 12);
+}
+
+/// `solve --json` twice, on one thread and on two: the same answer, byte
+/// for byte once the timings and the work counts (which depend on how the
+/// threads met) are taken out. A single search proves one winning move,
+/// which may differ with threads; `--all-moves` reports the first.
+#[test]
+fn two_solves_give_the_same_json_on_one_or_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let solve = |game: &str, extra: &[&str], threads: &str| {
+        let mut args = vec!["solve", game, "--json", "--threads", threads];
+        args.extend(extra);
+        let mut v = json(&darkhex(dir.path(), &args));
+        strip_work(&mut v);
+        v
+    };
+    for (game, extra) in [
+        (
+            "hex(board_size=5)",
+            &["--moves", "c3,b4", "--all-moves"][..],
+        ),
+        ("hex(board_size=4)", &["--openings"][..]),
+        ("rex(board_size=4)", &["--all-moves"][..]),
+    ] {
+        let first = serde_json::to_string(&solve(game, extra, "1")).unwrap();
+        for threads in ["1", "2", "2"] {
+            let again = serde_json::to_string(&solve(game, extra, threads)).unwrap();
+            assert_eq!(again, first, "{game} {extra:?} on {threads} threads");
+        }
+    }
+    let one = solve("hex(board_size=7)", &["--moves", "d4,c5"], "1");
+    for threads in ["1", "2", "2"] {
+        let mut v = solve("hex(board_size=7)", &["--moves", "d4,c5"], threads);
+        let found = v["winning_move"].take();
+        let after = format!("d4,c5,{}", found.as_str().unwrap());
+        let reply = solve("hex(board_size=7)", &["--moves", &after], "1");
+        assert_eq!(reply["winner"], 0, "{found} on {threads} threads");
+        let mut same = one.clone();
+        same.as_object_mut().unwrap().remove("winning_move");
+        v.as_object_mut().unwrap().remove("winning_move");
+        assert_eq!(v, same);
+    }
+}
+
+/// Removes what depends on time and on how threads met: seconds, counts of
+/// positions and the thread count itself.
+fn strip_work(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for key in [
+                "seconds",
+                "expansions",
+                "threads",
+                "positions_per_second",
+                "tt_used",
+            ] {
+                map.remove(key);
+            }
+            for value in map.values_mut() {
+                strip_work(value);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_work),
+        _ => {}
+    }
+}
+
+#[test]
+fn rex_rules_switch_off_by_name_and_keep_the_value() {
+    // Black's d1 wins 4x4 Rex (the only opening Hayward, Toft and
+    // Henderson left to Solrex); each rule off changes no value.
+    let dir = tempfile::tempdir().unwrap();
+    for name in darkhex_rex_rule_names() {
+        let v = json(&darkhex(
+            dir.path(),
+            &[
+                "solve",
+                "rex(board_size=4)",
+                "--moves",
+                "d1",
+                "--without",
+                name,
+                "--threads",
+                "1",
+                "--json",
+            ],
+        ));
+        assert_eq!(v["winner"], 0, "without {name}");
+    }
+    let o = darkhex(
+        dir.path(),
+        &["solve", "rex(board_size=4)", "--without", "connections"],
+    );
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("unknown Rex rule 'connections'") && err.contains("pairings"),
+        "{err}"
+    );
+}
+
+fn darkhex_rex_rule_names() -> [&'static str; 9] {
+    [
+        "pairings",
+        "dead-move",
+        "dead-fill",
+        "clique-cutsets",
+        "capture-fill",
+        "preferences",
+        "colour-symmetry",
+        "symmetry",
+        "resistance-order",
+    ]
+}
+
+#[test]
+fn gtp_solves_rex_and_boardsize_changes_the_board() {
+    // 4x4 Rex: the acute corner wins for Black, so White has no winning
+    // reply; 5x5: every opening loses, a1 included (Solrex).
+    let replies = gtp(
+        &["--game", "rex(board_size=4)", "--threads", "1"],
+        "play b a1\ndfpn-solver-find-winning w\nboardsize 5\nplay b a1\ndfpn-solve-state w\nvc-get-mustplay w\n",
+    );
+    let replies: Vec<&str> = replies.iter().map(|r| r.trim_end()).collect();
+    assert_eq!(replies, ["=", "=", "=", "=", "= white", "="]);
+}

@@ -90,3 +90,51 @@ fn two_programs_play_one_game_in_view() {
         "{out}"
     );
 }
+
+/// Two runs of one league, on one thread and on two, write the same files
+/// byte for byte, and `league show` replays the same game under one id.
+#[test]
+fn two_runs_of_a_league_write_the_same_files_and_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |out: &str, threads: &str| {
+        ok(&darkhex(
+            d,
+            &[
+                "league",
+                "--game",
+                "dark_hex(num_rows=2,num_cols=3)",
+                "--players",
+                "random,ismcts(sims=30),lp",
+                "--games",
+                "10",
+                "--seed",
+                "5",
+                "--threads",
+                threads,
+                "--out",
+                out,
+            ],
+        ))
+    };
+    let first = run("one", "1");
+    let second = run("two", "2");
+    assert_eq!(first.replace("one", "two"), second);
+    for file in [
+        "results.jsonl",
+        "report.md",
+        "report.json",
+        "ratings.csv",
+        "crosstable.csv",
+        "ratings.svg",
+    ] {
+        let a = std::fs::read(d.join("one").join(file)).unwrap();
+        let b = std::fs::read(d.join("two").join(file)).unwrap();
+        assert!(a == b, "{file} differs");
+    }
+    let show = |out: &str| ok(&darkhex(d, &["league", "show", "17", "--out", out]));
+    let (a, b) = (show("one"), show("two"));
+    assert_eq!(a.replace("one", "two"), b);
+    // Game 17: the second pair (random against lp), its seventh round.
+    assert!(a.contains("round 6 of random vs lp"), "{a}");
+}

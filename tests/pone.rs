@@ -47,3 +47,72 @@ fn pone_answers_writes_and_verifies_a_strategy() {
     let o = darkhex(d, &["pone", "dark_hex(board_size=9)"]);
     assert!(stderr(&o).contains("64 cells"));
 }
+
+/// The text a run prints with its timings taken out.
+fn without_timings(out: &str) -> String {
+    out.lines()
+        .filter(|l| !l.starts_with("seconds"))
+        .map(|l| match l.find(" (") {
+            Some(i) if l.starts_with("verified") => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn two_runs_on_any_number_of_threads_print_and_write_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |threads: &str, file: &str, json: bool| {
+        let mut args = vec![
+            "pone",
+            "dark_hex(num_rows=3,num_cols=3)",
+            "--strategy-out",
+            file,
+            "--verify",
+            "--threads",
+            threads,
+        ];
+        if json {
+            args.push("--json");
+        }
+        let o = darkhex(d, &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let bytes = std::fs::read(d.join(file)).unwrap();
+        (stdout(&o), bytes)
+    };
+    let (first, strategy) = run("1", "a.bin", false);
+    assert!(first.contains("states searched  60"), "{first}");
+    assert!(first.contains("(15 information states)"), "{first}");
+    assert!(
+        first.contains("all 13476 endings of 46814 histories"),
+        "{first}"
+    );
+    for (i, threads) in ["2", "1", "2", "4", "2"].iter().enumerate() {
+        let file = format!("b{i}.bin");
+        let (out, bytes) = run(threads, &file, false);
+        assert_eq!(
+            without_timings(&out).replace(&file, "a.bin"),
+            without_timings(&first),
+            "{threads} threads"
+        );
+        assert!(
+            bytes == strategy,
+            "{threads} threads: the strategy file differs"
+        );
+    }
+    let json_of = |threads: &str, file: &str| {
+        let (out, bytes) = run(threads, file, true);
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v.as_object_mut().unwrap().remove("strategy");
+        (v, bytes)
+    };
+    let (one, json_one) = json_of("1", "s1.json");
+    let (two, json_two) = json_of("2", "s2.json");
+    assert_eq!(one, two);
+    assert_eq!(json_one, json_two);
+    assert_eq!(one["states"], 60);
+    assert_eq!(one["verified_histories"], 46814);
+}

@@ -137,13 +137,25 @@ fn a_killed_run_resumes_to_the_same_policy() {
         "--eval-every",
         "500",
     ];
+    // Uninterrupted on one thread; killed and resumed on two.
     let straight = json(&darkhex(
         d,
-        &[&args[..], &["--out", "straight.json", "--json"]].concat(),
+        &[
+            &args[..],
+            &["--threads", "1", "--out", "straight.json", "--json"],
+        ]
+        .concat(),
     ));
     let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
         .args(args)
-        .args(["--checkpoint", "run.ckpt", "--out", "resumed.json"])
+        .args([
+            "--threads",
+            "2",
+            "--checkpoint",
+            "run.ckpt",
+            "--out",
+            "resumed.json",
+        ])
         .current_dir(d)
         .spawn()
         .unwrap();
@@ -163,6 +175,8 @@ fn a_killed_run_resumes_to_the_same_policy() {
         &[
             &args[..],
             &[
+                "--threads",
+                "2",
                 "--checkpoint",
                 "run.ckpt",
                 "--resume",

@@ -5,7 +5,7 @@
 //! engine and the players hold one [`HexAnalyst`] instead, with positions as
 //! plain lists of cells.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -17,9 +17,10 @@ use crate::eval::network::Network;
 use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
 use crate::eval::{NetworkValue, PathSets};
-use crate::hexsolve::inferior::analyse;
+use crate::hexsolve::inferior::{InferiorCells, analyse};
 use crate::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use crate::hexsolve::position::winner;
+use crate::hexsolve::rex;
 use crate::hexsolve::vc::VcSet;
 use crate::hexsolve::{DfpnParams, HexSolver, Position, Progress, Rules, Stats};
 
@@ -134,8 +135,10 @@ pub trait HexAnalyst: Send + Sync {
     ) -> Verdict;
 
     /// The value of every empty cell as a move of `to_move`: `Some(true)`
-    /// when it wins, `None` when the budget ran out first. Inferior cells are
-    /// tried too: a move the rules prune may still win.
+    /// when it wins, `None` when the budget ran out first (the budget's time
+    /// limit holds for all the moves together; moves not started by then
+    /// are left out). Inferior cells are tried too: a move the rules prune
+    /// may still win.
     fn move_values(
         &self,
         stones: &CellLists,
@@ -144,11 +147,13 @@ pub trait HexAnalyst: Send + Sync {
     ) -> (Vec<(usize, Option<bool>)>, Stats);
 
     /// The cells `to_move` must play in to stop the opponent joining next
-    /// move (`None`: no such threat).
+    /// move (`None`: no such threat; always in Rex, where joining loses).
     fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>>;
 
     /// Full and semi connections of `player`: (full, semi) counts, and
-    /// whether the player's sides are fully connected.
+    /// whether the player's sides are fully connected. In Rex they are
+    /// pairing strategies: a full between the sides forces its owner to
+    /// join them, and lose.
     fn connection_counts(&self, stones: &CellLists, player: usize) -> (usize, usize, bool);
 
     /// `player`'s connections between `ends`, built after filling in the
@@ -211,6 +216,16 @@ impl<const W: usize> Engine<W> {
         let geom = Geometry::<W>::new(game.dims()).expect("the cell set holds the board");
         let rules = Rules::for_game(game.is_misere());
         Engine { game, geom, rules }
+    }
+
+    /// The inferior cells of the game's own rules (Hex's or Rex's).
+    fn analyse(&self, stones: &CellLists, to_move: usize) -> InferiorCells<W> {
+        let sets = self.sets(stones);
+        if self.game.is_misere() {
+            rex::analyse(&self.geom, &sets, to_move)
+        } else {
+            analyse(&self.geom, &sets, to_move)
+        }
     }
 
     fn sets(&self, stones: &CellLists) -> [CellSet<W>; 2] {
@@ -297,10 +312,20 @@ impl<const W: usize> HexAnalyst for Engine<W> {
         budget: Budget,
     ) -> (Vec<(usize, Option<bool>)>, Stats) {
         let pos = self.position(stones, to_move);
-        self.solver(budget).move_values(&pos, &|_, _| {})
+        // The budget's time holds for all the moves together.
+        let deadline = budget.time_limit.map(|t| Instant::now() + t);
+        let mut solver = self.solver(Budget {
+            time_limit: None,
+            ..budget
+        });
+        solver.params.deadline = deadline;
+        solver.move_values(&pos, &|_, _| {})
     }
 
     fn mustplay(&self, stones: &CellLists, to_move: usize) -> Option<Vec<usize>> {
+        if self.game.is_misere() {
+            return None;
+        }
         let sets = self.sets(stones);
         let theirs = VcSet::build(&self.geom, &sets, 1 - to_move, self.rules.vc);
         theirs
@@ -320,7 +345,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
         player: usize,
         ends: [ConnectionEnd; 2],
     ) -> Connections {
-        let filled = analyse(&self.geom, &self.sets(stones), player).filled;
+        let filled = self.analyse(stones, player).filled;
         let v = VcSet::build(&self.geom, &filled, player, self.rules.vc);
         let [Some(x), Some(y)] = ends.map(|e| match e {
             ConnectionEnd::Cell(c) if c < self.geom.cells() => v.end_of(c),
@@ -343,7 +368,7 @@ impl<const W: usize> HexAnalyst for Engine<W> {
     }
 
     fn inferior(&self, stones: &CellLists, to_move: usize) -> Inferior {
-        let inf = analyse(&self.geom, &self.sets(stones), to_move);
+        let inf = self.analyse(stones, to_move);
         Inferior {
             fill: inf.fill.map(cells),
             dead: cells(inf.dead),

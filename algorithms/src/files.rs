@@ -347,7 +347,7 @@ impl Write for CrcCounter<'_> {
 
 /// Reads a text file; the error names the path once and the reason plainly.
 pub fn read_text(path: &Path) -> Result<String, FileError> {
-    let bytes = read(path)?;
+    let bytes = read_bytes(path)?;
     String::from_utf8(bytes).map_err(|_| FileError::Malformed {
         path: path.to_path_buf(),
         what: "text",
@@ -355,11 +355,26 @@ pub fn read_text(path: &Path) -> Result<String, FileError> {
     })
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, FileError> {
-    fs::read(path).map_err(|source| FileError::Read {
+/// Reads a whole file; the error names the path once and the reason
+/// plainly. Devices are refused.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, FileError> {
+    let err = |source: std::io::Error| FileError::Read {
         path: path.to_path_buf(),
         source: std::io::Error::new(source.kind(), plain_io_message(&source)),
-    })
+    };
+    // A device (/dev/zero, /dev/urandom) never ends: reading it whole
+    // would take all the memory there is.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = fs::metadata(path).map_err(err)?.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(err(std::io::Error::other(
+                "it is a device, not a file darkhex wrote",
+            )));
+        }
+    }
+    fs::read(path).map_err(err)
 }
 
 /// How a file's bytes are laid out.
@@ -471,7 +486,7 @@ fn identify_bytes(bytes: &[u8]) -> Option<FileKind> {
 /// Reads a document written by [`save`]: refuses files of another kind
 /// (saying which they are), of another version, and damaged ones.
 pub fn load<D: Document>(path: &Path) -> Result<D, FileError> {
-    let bytes = read(path)?;
+    let bytes = read_bytes(path)?;
     let what = D::KIND.what();
     let malformed = |reason: String| FileError::Malformed {
         path: path.to_path_buf(),

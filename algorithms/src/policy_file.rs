@@ -238,19 +238,12 @@ impl PolicyFile {
                             reason: format!("{} is not a decision of the game: {why}", at()),
                         })?;
                 if legal != e.actions {
-                    let names = |a: &[Action]| {
-                        a.iter()
-                            .map(|&x| game.action_name(x))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    };
                     return Err(PolicyError::Mismatch {
                         game: game.game_string(),
                         reason: format!(
-                            "{} lists actions {} where the legal ones are {}",
+                            "{} {}",
                             at(),
-                            names(&e.actions),
-                            names(&legal)
+                            action_differences(game, &e.actions, &legal)
                         ),
                     });
                 }
@@ -317,6 +310,66 @@ impl PolicyFile {
         }
         Ok((policy, missing))
     }
+}
+
+/// How a listed set of actions differs from the legal ones, naming each
+/// wrong action by its id (and its name, where it has one).
+fn action_differences(game: &AnyGame, listed: &[Action], legal: &[Action]) -> String {
+    let names = |a: &[Action]| {
+        a.iter()
+            .map(|&x| game.action_name(x))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let actions = game.num_distinct_actions();
+    let unknown: Vec<String> = listed
+        .iter()
+        .filter(|&&a| usize::from(a) >= actions)
+        .map(|a| a.to_string())
+        .collect();
+    if !unknown.is_empty() {
+        return format!(
+            "lists action id {}, which is no action of the game (its ids run from 0 to {}); the legal actions there are {}",
+            unknown.join(", "),
+            actions.saturating_sub(1),
+            names(legal)
+        );
+    }
+    let extra: Vec<Action> = listed
+        .iter()
+        .copied()
+        .filter(|a| !legal.contains(a))
+        .collect();
+    let lacking: Vec<Action> = legal
+        .iter()
+        .copied()
+        .filter(|a| !listed.contains(a))
+        .collect();
+    let mut parts = Vec::new();
+    if !extra.is_empty() {
+        parts.push(format!(
+            "lists {}, not legal there",
+            described(game, &extra)
+        ));
+    }
+    if !lacking.is_empty() {
+        parts.push(format!("lacks {}", described(game, &lacking)));
+    }
+    format!(
+        "{}: it lists actions {} where the legal ones are {}",
+        parts.join(" and "),
+        names(listed),
+        names(legal)
+    )
+}
+
+/// Actions as "b2 (id 4), c1 (id 2)".
+fn described(game: &AnyGame, actions: &[Action]) -> String {
+    actions
+        .iter()
+        .map(|&a| format!("{} (id {a})", game.action_name(a)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Document for PolicyFile {

@@ -1,10 +1,11 @@
 //! The proof-number solver against plain exhaustive minimax: on random
 //! positions of small boards, with either player to move, the value and the
-//! set of winning moves agree, for Hex with every rule on and for Rex.
+//! set of winning moves agree, for Hex with every rule on (Rex: see
+//! rex_solver.rs).
 
 mod common;
 
-use common::{assert_winners_match_minimax, fill_around, geom, positions};
+use common::{assert_winners_match_minimax, check_board, fill_around, geom, positions};
 use darkhex_algorithms::hexsolve::edge_patterns::{EdgeFrame, EdgePattern, EdgePatterns};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
@@ -13,55 +14,6 @@ use darkhex_games::{CellSet, Geometry};
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
-fn check_board(
-    r: usize,
-    c: usize,
-    rules: Rules,
-    threads: usize,
-    count: usize,
-    max_empty: usize,
-    seed: u64,
-) {
-    let g = geom(r, c);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut m = Minimax::new(&g, rules.misere);
-    let params = DfpnParams {
-        threads,
-        tt_mb: 64,
-        ..DfpnParams::default()
-    };
-    let solver = HexSolver::new(&g, rules, params);
-    for stones in positions(&g, &mut rng, count, max_empty) {
-        for to_move in 0..2 {
-            let pos = Position::new(&g, stones, to_move);
-            let out = solver.solve(&pos, &|_| {});
-            let value = m.wins(&stones, to_move);
-            assert_eq!(
-                out.wins,
-                Some(value),
-                "{r}x{c} {stones:?} to move {to_move}"
-            );
-            if value && let Some(mv) = out.winning_move {
-                let mut next = stones;
-                next[to_move].insert(mv);
-                assert!(!m.wins(&next, 1 - to_move), "{stones:?}: {mv} does not win");
-            }
-            let (values, _) = solver.move_values(&pos, &|_, _| {});
-            let winners: CellSet<1> = values
-                .iter()
-                .filter(|v| v.1 == Some(true))
-                .map(|v| v.0)
-                .collect();
-            assert!(values.iter().all(|v| v.1.is_some()));
-            assert_eq!(
-                winners,
-                m.winning_moves(&stones, to_move),
-                "{r}x{c} {stones:?} to move {to_move}"
-            );
-        }
-    }
-}
 
 #[test]
 fn hex_values_and_winning_moves_match_minimax() {
@@ -132,13 +84,6 @@ fn network_move_order_matches_minimax() {
 fn hex_with_two_threads_matches_minimax() {
     check_board(4, 4, Rules::hex(), 2, 25, 14, 77);
     check_board(5, 5, Rules::hex(), 2, 15, 14, 78);
-}
-
-#[test]
-fn rex_values_match_minimax() {
-    for (i, (r, c)) in [(3, 3), (4, 4), (4, 5)].into_iter().enumerate() {
-        check_board(r, c, Rules::rex(), 1, 20, 12, 100 + i as u64);
-    }
 }
 
 #[test]

@@ -49,14 +49,16 @@ pub trait Game: Clone + Send + Sync + fmt::Debug {
     fn min_utility(&self) -> f64;
     fn max_utility(&self) -> f64;
 
-    /// Reads a move as a user writes it: a cell name such as `b3` for board
-    /// games, an action name such as `bet` for poker, or the action id.
+    /// Reads an action as a user writes it: a cell name such as `b3` for
+    /// board games, an action name such as `bet` for poker. Chance outcomes
+    /// are read at the state they are dealt in: [`crate::parse_move`].
     fn parse_action(&self, text: &str) -> Result<Action, GameError>;
 
     /// The name a user reads and [`Game::parse_action`] accepts back.
     fn action_name(&self, action: Action) -> String;
 
-    /// The name of a chance outcome (a card), which [`Game::parse_action`] accepts back.
+    /// The name of a chance outcome (a card), which [`crate::parse_move`]
+    /// accepts back where chance deals.
     fn chance_outcome_name(&self, action: Action) -> String {
         action.to_string()
     }

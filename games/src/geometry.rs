@@ -1,6 +1,6 @@
 //! One board's geometry over [`CellSet`]s: the sides, neighbourhoods by
-//! word shifts, groups by flood fill, the 180-degree rotation, and Zobrist
-//! keys. Everything that works on sets of cells (the Hex solver, the
+//! word shifts, groups by flood fill, the 180-degree rotation, the
+//! reflection of square boards, and Zobrist keys. Everything that works on sets of cells (the Hex solver, the
 //! evaluations, PONE) shares it.
 
 use crate::board::{BLACK, Dims};
@@ -150,6 +150,19 @@ impl<const W: usize> Geometry<W> {
         s.reversed(self.cells())
     }
 
+    /// The set reflected in the long diagonal (a1 to the far corner), cell
+    /// (r, c) to (c, r): on a square board this keeps the neighbourhoods and
+    /// swaps Black's sides with White's, so a position with the colours
+    /// swapped and reflected is the same game for the other player. `None`
+    /// on a board that is not square.
+    pub fn transpose(&self, s: CellSet<W>) -> Option<CellSet<W>> {
+        let n = self.dims.rows();
+        if self.dims.cols() != n {
+            return None;
+        }
+        Some(s.iter().map(|c| (c % n) * n + c / n).collect())
+    }
+
     /// The Zobrist key of a stone of `player` on `cell`.
     #[inline]
     pub fn zobrist(&self, cell: usize, player: usize) -> u64 {
@@ -229,6 +242,23 @@ mod tests {
             let rot = d.rotate180(cell);
             assert_eq!(g.rotate(g.adjacent(cell)), g.adjacent(rot));
         }
+    }
+
+    #[test]
+    fn transposition_swaps_the_sides_and_keeps_adjacency() {
+        let d = dims(6, 6);
+        let g = Geometry::<1>::new(d).unwrap();
+        let [b0, b1] = g.sides(BLACK);
+        let [w0, w1] = g.sides(WHITE);
+        assert_eq!(g.transpose(b0), Some(w0));
+        assert_eq!(g.transpose(b1), Some(w1));
+        for cell in 0..d.cells() {
+            let one = CellSet::single(cell);
+            let image = g.transpose(one).unwrap();
+            assert_eq!(g.transpose(image), Some(one));
+            assert_eq!(g.transpose(g.adjacent(cell)), Some(g.neighbours(image)));
+        }
+        assert_eq!(Geometry::<1>::new(dims(3, 4)).unwrap().transpose(b0), None);
     }
 
     #[test]

@@ -57,13 +57,16 @@ impl Game for KuhnGame {
                 ("bet", BET),
                 ("call", BET),
             ],
-            &CARDS,
-            3,
         )
     }
 
     fn action_name(&self, action: Action) -> String {
-        if action == PASS { "pass" } else { "bet" }.to_string()
+        match action {
+            PASS => "pass".to_string(),
+            BET => "bet".to_string(),
+            // Not an action of the game (a damaged file can name one).
+            other => format!("action {other}"),
+        }
     }
 
     fn chance_outcome_name(&self, action: Action) -> String {

@@ -72,18 +72,17 @@ impl Game for LeducGame {
                 ("raise", RAISE),
                 ("bet", RAISE),
             ],
-            &CARDS,
-            DECK,
         )
     }
 
     fn action_name(&self, action: Action) -> String {
         match action {
-            FOLD => "fold",
-            CALL => "call",
-            _ => "raise",
+            FOLD => "fold".to_string(),
+            CALL => "call".to_string(),
+            RAISE => "raise".to_string(),
+            // Not an action of the game (a damaged file can name one).
+            other => format!("action {other}"),
         }
-        .to_string()
     }
 
     fn chance_outcome_name(&self, action: Action) -> String {

@@ -29,35 +29,18 @@ pub fn settle(contributions: [u32; NUM_PLAYERS], winner: Option<usize>) -> [f64;
     }
 }
 
-/// Parses a move in a poker game: one of `names` (case-insensitive, or a
-/// unique prefix), a card name, or an action id below `max_id`.
-pub fn parse_named(
-    text: &str,
-    names: &[(&str, u16)],
-    cards: &[&str],
-    max_id: usize,
-) -> Result<u16, crate::GameError> {
+/// Parses an action of a poker game: one of `names` (case-insensitive).
+/// Cards are chance outcomes, read by [`crate::moves::parse_move`] where
+/// chance deals: a card's name is never an action.
+pub fn parse_named(text: &str, names: &[(&str, u16)]) -> Result<u16, crate::GameError> {
     let t = text.trim().to_ascii_lowercase();
     if let Some(&(_, id)) = names.iter().find(|(n, _)| *n == t) {
         return Ok(id);
     }
-    if let Some(i) = cards.iter().position(|c| c.eq_ignore_ascii_case(&t)) {
-        return Ok(i as u16);
-    }
-    if let Ok(id) = t.parse::<usize>()
-        && id < max_id
-    {
-        return Ok(id as u16);
-    }
-    let mut accepted: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-    accepted.extend_from_slice(cards);
+    let accepted: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
     Err(crate::GameError::BadMove {
         text: text.to_string(),
-        expected: format!(
-            "one of {} or an action id from 0 to {}",
-            accepted.join(", "),
-            max_id - 1
-        ),
+        expected: format!("an action: one of {}", accepted.join(", ")),
     })
 }
 

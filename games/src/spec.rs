@@ -17,6 +17,11 @@ impl Spec {
             reason: reason.to_string(),
         };
         let t = text.trim();
+        if nesting(t) > MAX_NESTING {
+            return Err(syntax(&format!(
+                "specs nest at most {MAX_NESTING} deep inside one another"
+            )));
+        }
         let (name, inner) = match t.find('(') {
             None => (t, None),
             Some(open) => {
@@ -172,6 +177,26 @@ fn split_top_level(text: &str) -> Vec<&str> {
     out
 }
 
+/// Specs inside specs (`pone(fallback=solver(fallback=random))`) are
+/// parsed recursively: a bound keeps a hostile one from exhausting the stack.
+const MAX_NESTING: usize = 16;
+
+/// The deepest parenthesis nesting of `text`.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for ch in text.chars() {
+        match ch {
+            '(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Whether every parenthesis closes, in order.
 fn balanced(text: &str) -> bool {
     let mut depth = 0i32;
@@ -237,6 +262,42 @@ mod tests {
             "hex(a=1,a=2)",
         ] {
             assert!(Spec::parse(bad).is_err(), "{bad} was accepted");
+        }
+    }
+
+    /// Specs are parsed recursively: without a bound, a deep one would
+    /// overflow the stack (an abort, not an error).
+    #[test]
+    fn refuses_specs_nested_past_the_bound() {
+        let nest = |depth: usize| {
+            let mut s = "random".to_string();
+            for _ in 0..depth {
+                s = format!("pone(fallback={s})");
+            }
+            s
+        };
+        assert!(Spec::parse(&nest(MAX_NESTING)).is_ok());
+        let e = Spec::parse(&nest(MAX_NESTING + 1)).unwrap_err().to_string();
+        assert!(e.contains("nest at most 16 deep"), "{e}");
+        let deep = format!("{}random{}", "x(a=".repeat(100_000), ")".repeat(100_000));
+        assert!(Spec::parse(&deep).is_err());
+    }
+
+    /// What a user typed is quoted with its line breaks escaped, so every
+    /// message stays one line.
+    #[test]
+    fn errors_quote_line_breaks_escaped() {
+        for bad in [
+            "he\nx",
+            "hex(board_size=\n3,\n)",
+            "hex(a\nb=1)",
+            "hex(a=1,a\n=2)",
+        ] {
+            let e = match Spec::parse(bad) {
+                Err(e) => e.to_string(),
+                Ok(_) => crate::load_game(bad).unwrap_err().to_string(),
+            };
+            assert!(!e.contains('\n') && e.contains("\\n"), "{bad:?}: {e}");
         }
     }
 }

@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::LeagueError;
 
+/// The most games a tournament may hold: its schedule is held in memory
+/// and its log takes a few hundred bytes a game.
+pub const MAX_GAMES: u64 = 1_000_000;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// The name in tables; defaults to the spec.
@@ -79,6 +83,23 @@ impl Match {
             [self.b, self.a]
         }
     }
+}
+
+/// A game of the schedule with its id: the number `league show` takes and
+/// the results log records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Numbered {
+    pub id: u64,
+    pub game: Match,
+}
+
+/// A tournament as it stood before it was extended: its players (names, in
+/// order) and games per pair. A log keeps the stages its league went
+/// through, so that game ids stay what they were when it grew.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    pub players: Vec<String>,
+    pub games_per_pair: u32,
 }
 
 /// SplitMix64: spreads consecutive seeds over the whole range.
@@ -172,7 +193,8 @@ impl Tournament {
         }
     }
 
-    fn validate(&self) -> Result<(), LeagueError> {
+    /// Checks what a tournament file or a log's header may get wrong.
+    pub fn validate(&self) -> Result<(), LeagueError> {
         let bad = |m: String| Err(LeagueError::Definition(m));
         if self.players.len() < 2 {
             return bad(format!(
@@ -183,7 +205,27 @@ impl Tournament {
         if self.games_per_pair == 0 {
             return bad("games_per_pair must be at least 1".into());
         }
+        let n = self.players.len() as u128;
+        let pairs = match self.format {
+            Format::RoundRobin => n * (n - 1) / 2,
+            Format::Gauntlet => n - 1,
+        };
+        let games = pairs * u128::from(self.games_per_pair);
+        if games > MAX_GAMES as u128 {
+            return bad(format!(
+                "{} players and {} games per pair make {games} games: at most {MAX_GAMES} are accepted",
+                self.players.len(),
+                self.games_per_pair
+            ));
+        }
         for (i, p) in self.players.iter().enumerate() {
+            // Names go into one-line messages, CSV and Markdown tables.
+            if p.name.chars().any(char::is_control) {
+                return bad(format!(
+                    "the player name '{}' holds a control character: names are one line of text",
+                    p.name.escape_debug()
+                ));
+            }
             if self.players[..i].iter().any(|q| q.name == p.name) {
                 return bad(format!(
                     "two players are named '{}': give them different names",
@@ -234,6 +276,60 @@ impl Tournament {
             .into_iter()
             .flat_map(|(a, b)| (0..self.games_per_pair).map(move |round| Match { a, b, round }))
             .collect()
+    }
+
+    /// This tournament as a stage of a growing league.
+    pub fn stage(&self) -> Stage {
+        Stage {
+            players: self.players.iter().map(|p| p.name.clone()).collect(),
+            games_per_pair: self.games_per_pair,
+        }
+    }
+
+    /// Every game with its id, by id. Ids depend only on the schedule:
+    /// the games of the first stage are numbered from 1 pair by pair,
+    /// round by round; each later stage (`earlier`, then this tournament)
+    /// numbers the games it added after them, in its own schedule order.
+    /// So two runs, a resumed run and the shards of a run give every game
+    /// the same id, and extending a league keeps the ids it had.
+    pub fn numbered_schedule(&self, earlier: &[Stage]) -> Vec<Numbered> {
+        let key = |m: &Match| {
+            (
+                self.players[m.a].name.as_str(),
+                self.players[m.b].name.as_str(),
+                m.round,
+            )
+        };
+        let mut ids: std::collections::HashMap<(&str, &str, u32), u64> = Default::default();
+        let mut next = 1;
+        for stage in earlier.iter().chain(std::iter::once(&self.stage())) {
+            // The stage's players keep their order in this tournament (a
+            // league that grows may not reorder them), so the stage's
+            // schedule is this one's restricted to them.
+            let present: Vec<bool> = self
+                .players
+                .iter()
+                .map(|p| stage.players.contains(&p.name))
+                .collect();
+            for m in self.schedule() {
+                if present[m.a] && present[m.b] && m.round < stage.games_per_pair {
+                    ids.entry(key(&m)).or_insert_with(|| {
+                        next += 1;
+                        next - 1
+                    });
+                }
+            }
+        }
+        let mut out: Vec<Numbered> = self
+            .schedule()
+            .into_iter()
+            .map(|game| Numbered {
+                id: ids[&key(&game)],
+                game,
+            })
+            .collect();
+        out.sort_by_key(|n| n.id);
+        out
     }
 
     /// The seed of one game: depends on the base seed, the players' names

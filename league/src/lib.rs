@@ -31,7 +31,7 @@ use darkhex_games::GameError;
 use darkhex_players::{PlayerError, SpecError};
 use thiserror::Error;
 
-pub use definition::{Entry, Format, Match, Tournament};
+pub use definition::{Entry, Format, Match, Numbered, Stage, Tournament};
 pub use log::{GameResult, ResultsLog};
 pub use report::Report;
 pub use runner::{LeagueRun, Progress, move_names, run_league};

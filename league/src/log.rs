@@ -1,9 +1,13 @@
 //! The results log: one JSON line per finished game after a header naming
-//! the tournament. Lines are appended as games finish, so a killed run loses
-//! nothing it finished, and a rerun plays only what the log lacks. A
-//! tournament may grow (more games per pair, more players) over an existing
-//! log; a log of a different tournament, or with a damaged line, is reported
-//! with what differs and left alone.
+//! the tournament. Lines are appended as games finish, in the order of
+//! their ids, so a killed run loses (at most) the games that finished
+//! before an earlier one, a rerun plays only what the log lacks, and a run
+//! interrupted and resumed leaves the same log as one that was not. Game
+//! ids are fixed by pair and round (see [`Tournament::numbered_schedule`]).
+//! A tournament may grow (more games per pair, more players) over an
+//! existing log; the header keeps the stages it grew through, so the ids
+//! given before stay. A log of a different tournament, or with a damaged
+//! line, is reported with what differs and left alone.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -14,31 +18,44 @@ use darkhex_algorithms::files::{FileKind, write_atomically};
 use serde::{Deserialize, Serialize};
 
 use crate::LeagueError;
-use crate::definition::Tournament;
+use crate::definition::{Numbered, Stage, Tournament};
 
-pub const LOG_VERSION: u32 = 1;
+/// Version 2 numbers games by pair and round; version 1 numbered them in
+/// the order they finished, and is renumbered when a run opens it.
+pub const LOG_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Header {
     format: String,
     version: u32,
     tournament: Tournament,
+    /// The tournament's earlier stages, oldest first, when it grew.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    earlier: Vec<Stage>,
 }
 
 impl Header {
-    fn new(tournament: &Tournament) -> Header {
+    fn new(tournament: &Tournament, earlier: Vec<Stage>) -> Header {
         Header {
             format: FileKind::LeagueLog.format().into(),
             version: LOG_VERSION,
             tournament: tournament.clone(),
+            earlier,
         }
+    }
+
+    fn line(&self, path: &Path) -> Result<String, LeagueError> {
+        serde_json::to_string(self).map_err(|e| LeagueError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e),
+        })
     }
 }
 
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameResult {
-    /// The game's number in its log, from 1 (`league show ID` replays it).
+    /// The game's id, fixed by its pair and round (`league show ID` replays it).
     #[serde(default)]
     pub id: u64,
     /// The pairing's players, by name, and the game's round in the pairing.
@@ -86,14 +103,15 @@ impl GameResult {
 pub struct ResultsLog {
     path: PathBuf,
     file: File,
-    next_id: u64,
 }
 
 /// What opening a log found.
 pub struct Opened {
     pub log: ResultsLog,
-    /// The finished games, each once.
+    /// The finished games, each once, by id.
     pub done: Vec<GameResult>,
+    /// Every game of the tournament with its id, by id.
+    pub schedule: Vec<Numbered>,
     /// Things the user should hear about (duplicates skipped, a grown tournament).
     pub warnings: Vec<String>,
 }
@@ -139,6 +157,20 @@ fn incompatibility(then: &Tournament, now: &Tournament) -> Option<String> {
             Some(_) => {}
         }
     }
+    let kept: Vec<&str> = now
+        .players
+        .iter()
+        .map(|q| q.name.as_str())
+        .filter(|n| then.players.iter().any(|p| p.name == *n))
+        .collect();
+    let before: Vec<&str> = then.players.iter().map(|p| p.name.as_str()).collect();
+    if kept != before {
+        return Some(format!(
+            "its players come in the order {}, and this run has {}: the order decides who sits first, so new players may be added anywhere but the others must keep their order; {other_out}",
+            before.join(", "),
+            kept.join(", ")
+        ));
+    }
     if now.games_per_pair < then.games_per_pair {
         return Some(format!(
             "it plays {} games per pair and this run {}: a league can grow, not shrink; use --games {} (or games_per_pair = {}) to continue it, {other_out}",
@@ -171,38 +203,52 @@ fn growth(then: &Tournament, now: &Tournament) -> Option<String> {
 
 impl ResultsLog {
     /// Opens or creates the log of `tournament` at `path`, returning the
-    /// games it already holds. A torn last line (a write cut short) is
-    /// dropped: it is not a finished game. An empty file starts afresh.
+    /// games it already holds and the numbered schedule. A torn last line
+    /// (a write cut short) is dropped: it is not a finished game. An empty
+    /// file starts afresh. A version 1 log is renumbered by pair and round.
     pub fn open(path: &Path, tournament: &Tournament) -> Result<Opened, LeagueError> {
         let io = |source| LeagueError::Io {
             path: path.to_path_buf(),
             source,
         };
-        let text = match std::fs::read(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io(e)),
+        let text = if path.exists() {
+            darkhex_algorithms::files::read_bytes(path)?
+        } else {
+            Vec::new()
         };
         let mut warnings = Vec::new();
         let mut done: Vec<GameResult> = Vec::new();
+        let schedule;
         if text.iter().all(u8::is_ascii_whitespace) {
-            let header = serde_json::to_string(&Header::new(tournament))
-                .map_err(|e| io(std::io::Error::other(e)))?;
+            schedule = tournament.numbered_schedule(&[]);
+            let header = Header::new(tournament, Vec::new()).line(path)?;
             write_atomically(path, format!("{header}\n").as_bytes())?;
         } else {
             let foreign = |reason: String| LeagueError::ForeignLog {
                 path: path.to_path_buf(),
                 reason,
             };
+            let malformed = |line: usize, reason: String| LeagueError::MalformedLog {
+                path: path.to_path_buf(),
+                line,
+                reason,
+            };
             let complete = text.ends_with(b"\n");
             let text = String::from_utf8_lossy(&text);
             let lines: Vec<&str> = text.lines().collect();
-            let header: Header = serde_json::from_str(lines[0]).map_err(|_| {
-                foreign(
-                    "its first line is not a darkhex league header; choose another --out".into(),
-                )
-            })?;
-            if header.format != FileKind::LeagueLog.format() || header.version != LOG_VERSION {
+            let header: Header = lines
+                .first()
+                .and_then(|l| serde_json::from_str(l).ok())
+                .ok_or_else(|| {
+                    foreign(
+                        "its first line is not a darkhex league header; choose another --out"
+                            .into(),
+                    )
+                })?;
+            let renumbering = header.version == 1;
+            if header.format != FileKind::LeagueLog.format()
+                || !(renumbering || header.version == LOG_VERSION)
+            {
                 return Err(foreign(format!(
                     "it is a '{} {}' file; choose another --out",
                     header.format, header.version
@@ -211,8 +257,27 @@ impl ResultsLog {
             if let Some(reason) = incompatibility(&header.tournament, tournament) {
                 return Err(foreign(reason));
             }
+            let grown = header.tournament != *tournament;
+            let mut earlier = header.earlier.clone();
+            if grown {
+                earlier.push(header.tournament.stage());
+                warnings.extend(growth(&header.tournament, tournament));
+            }
+            schedule = tournament.numbered_schedule(&earlier);
+            let id_of: HashMap<(&str, &str, u32), u64> = schedule
+                .iter()
+                .map(|n| {
+                    let m = &n.game;
+                    let names = (
+                        &*tournament.players[m.a].name,
+                        &*tournament.players[m.b].name,
+                    );
+                    ((names.0, names.1, m.round), n.id)
+                })
+                .collect();
             let mut kept: Vec<&str> = Vec::new();
             let mut torn = false;
+            let mut renumbered = 0;
             let mut seen: HashMap<(String, String, u32), usize> = HashMap::new();
             for (i, line) in lines.iter().enumerate().skip(1) {
                 let mut r = match serde_json::from_str::<GameResult>(line) {
@@ -222,18 +287,29 @@ impl ResultsLog {
                         torn = true;
                         break;
                     }
-                    Err(e) => {
-                        return Err(LeagueError::MalformedLog {
-                            path: path.to_path_buf(),
-                            line: i + 1,
-                            reason: e.to_string(),
-                        });
-                    }
+                    Err(e) => return Err(malformed(i + 1, e.to_string())),
                 };
-                kept.push(line);
-                if r.id == 0 {
-                    // Logs written before games had ids: number them by line.
-                    r.id = i as u64;
+                let Some(&id) = id_of.get(&r.key()) else {
+                    return Err(malformed(
+                        i + 1,
+                        format!(
+                            "it records {} vs {} round {}, which is not a game of this league",
+                            r.a, r.b, r.round
+                        ),
+                    ));
+                };
+                if r.id != id {
+                    if !renumbering {
+                        return Err(malformed(
+                            i + 1,
+                            format!(
+                                "it numbers {} vs {} round {} as game {} where this league's id is {id}",
+                                r.a, r.b, r.round, r.id
+                            ),
+                        ));
+                    }
+                    r.id = id;
+                    renumbered += 1;
                 }
                 let key = (r.a.clone(), r.b.clone(), r.round);
                 match seen.get(&key) {
@@ -249,34 +325,39 @@ impl ResultsLog {
                         ));
                     }
                     Some(&j) => {
-                        return Err(LeagueError::MalformedLog {
-                            path: path.to_path_buf(),
-                            line: i + 1,
-                            reason: format!(
+                        return Err(malformed(
+                            i + 1,
+                            format!(
                                 "it records {} vs {} round {} differently from game {}",
                                 r.a, r.b, r.round, done[j].id
                             ),
-                        });
+                        ));
                     }
                     None => {
+                        kept.push(line);
                         seen.insert(key, done.len());
                         done.push(r);
                     }
                 }
             }
-            let grown = header.tournament != *tournament;
-            if grown {
-                warnings.extend(growth(&header.tournament, tournament));
+            done.sort_by_key(|r| r.id);
+            if renumbered > 0 {
+                warnings.push(format!(
+                    "{} numbered its games in the order they finished; they are numbered by pair and round now ({renumbered} of {} ids changed: `league show` takes the new ones)",
+                    path.display(),
+                    done.len()
+                ));
             }
-            // Rewrite the log when it grew (a new header) or has a torn tail.
-            if grown || torn || !complete {
-                let header = if grown {
-                    serde_json::to_string(&Header::new(tournament))
-                        .map_err(|e| io(std::io::Error::other(e)))?
-                } else {
-                    lines[0].to_string()
-                };
-                let mut fresh = header + "\n";
+            // Rewrite the log when it grew (a new header), has a torn tail
+            // or is renumbered (every line again, by id).
+            if grown || renumbering {
+                let mut fresh = Header::new(tournament, earlier).line(path)? + "\n";
+                for r in &done {
+                    fresh += &result_line(path, r)?;
+                }
+                write_atomically(path, fresh.as_bytes())?;
+            } else if torn || !complete {
+                let mut fresh = lines[0].to_string() + "\n";
                 for line in kept {
                     fresh.push_str(line);
                     fresh.push('\n');
@@ -285,42 +366,31 @@ impl ResultsLog {
             }
         }
         let file = OpenOptions::new().append(true).open(path).map_err(io)?;
-        let next_id = done.iter().map(|r| r.id).max().unwrap_or(0) + 1;
         Ok(Opened {
             log: ResultsLog {
                 path: path.to_path_buf(),
                 file,
-                next_id,
             },
             done,
+            schedule,
             warnings,
         })
     }
 
-    /// Numbers `result` and appends it with a single write of a whole line.
-    pub fn append(&mut self, result: &mut GameResult) -> Result<(), LeagueError> {
-        result.id = self.next_id;
-        let mut line = serde_json::to_string(result).map_err(|e| LeagueError::Io {
-            path: self.path.clone(),
-            source: std::io::Error::other(e),
-        })?;
-        line.push('\n');
+    /// Appends `result` with a single write of a whole line.
+    pub fn append(&mut self, result: &GameResult) -> Result<(), LeagueError> {
+        let line = result_line(&self.path, result)?;
         self.file
             .write_all(line.as_bytes())
             .map_err(|source| LeagueError::Io {
                 path: self.path.clone(),
                 source,
-            })?;
-        self.next_id += 1;
-        Ok(())
+            })
     }
 
     /// The tournament and games of a log, for reading without running.
     pub fn read(path: &Path) -> Result<(Tournament, Vec<GameResult>), LeagueError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LeagueError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = darkhex_algorithms::files::read_text(path)?;
         let mut lines = text.lines();
         let header: Header = lines
             .next()
@@ -329,17 +399,55 @@ impl ResultsLog {
                 path: path.to_path_buf(),
                 reason: "its first line is not a league header".into(),
             })?;
+        header
+            .tournament
+            .validate()
+            .map_err(|e| LeagueError::ForeignLog {
+                path: path.to_path_buf(),
+                reason: format!("its header is not a tournament darkhex runs: {e}"),
+            })?;
+        // A version 1 log numbered games as they finished: read with the
+        // ids a run gives them when it renumbers the log.
+        let id_of: Option<HashMap<(String, String, u32), u64>> = (header.version == 1).then(|| {
+            let t = &header.tournament;
+            t.numbered_schedule(&header.earlier)
+                .iter()
+                .map(|n| {
+                    let m = &n.game;
+                    let key = (
+                        t.players[m.a].name.clone(),
+                        t.players[m.b].name.clone(),
+                        m.round,
+                    );
+                    (key, n.id)
+                })
+                .collect()
+        });
         let mut games = Vec::new();
-        for (i, line) in lines.enumerate() {
+        for line in lines {
             if let Ok(mut r) = serde_json::from_str::<GameResult>(line) {
-                if r.id == 0 {
-                    r.id = i as u64 + 1;
+                if let Some(&id) = id_of
+                    .as_ref()
+                    .and_then(|ids| ids.get(&(r.a.clone(), r.b.clone(), r.round)))
+                {
+                    r.id = id;
                 }
                 games.push(r);
             }
         }
+        games.sort_by_key(|r| r.id);
         Ok((header.tournament, games))
     }
+}
+
+/// One game as a line of the log.
+fn result_line(path: &Path, result: &GameResult) -> Result<String, LeagueError> {
+    let mut line = serde_json::to_string(result).map_err(|e| LeagueError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    line.push('\n');
+    Ok(line)
 }
 
 /// Two records of one game that agree on everything but their numbering.

@@ -2,16 +2,16 @@
 //! log as it finishes; a rerun of the same tournament plays only the games
 //! the log lacks.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use darkhex_games::{AnyGame, Game, State, Turn, load_game};
 use darkhex_players::{PlayerFactory, play_game, prepare_in};
-use rayon::prelude::*;
 
 use crate::LeagueError;
-use crate::definition::{Match, Tournament, mix};
+use crate::definition::{Numbered, Tournament, mix};
 use crate::log::{GameResult, ResultsLog};
 use crate::report::Report;
 
@@ -25,7 +25,7 @@ pub struct Progress {
 }
 
 pub struct LeagueRun {
-    /// Every finished game, in schedule order (pair by pair, round by round).
+    /// Every finished game, by id.
     pub results: Vec<GameResult>,
     /// Games this run played (the others came from the log).
     pub played: usize,
@@ -39,8 +39,27 @@ pub struct LeagueRun {
 
 struct Shared {
     log: ResultsLog,
+    /// Logged games, by id.
     results: Vec<GameResult>,
     points: Vec<(f64, usize)>,
+    /// Finished games waiting for an earlier one, by their place in the
+    /// list of games to play.
+    waiting: BTreeMap<usize, GameResult>,
+    /// The place of the next game to log.
+    next: usize,
+    failed: Option<LeagueError>,
+}
+
+impl Shared {
+    /// Logs the finished games that no unfinished game precedes.
+    fn write_ready(&mut self) -> Result<(), LeagueError> {
+        while let Some(result) = self.waiting.remove(&self.next) {
+            self.log.append(&result)?;
+            self.results.push(result);
+            self.next += 1;
+        }
+        Ok(())
+    }
 }
 
 /// Adds one game to both players' (points, games): `score` to `a`, the rest to `b`.
@@ -78,8 +97,11 @@ pub fn prepare_players(
 }
 
 /// Plays the games of `t` that `out_dir/results.jsonl` lacks, in parallel,
-/// and writes the reports. `stop` ends the run early (finished games stay
-/// in the log); `on_progress` sees every finished game.
+/// and writes the reports. Games start in the order of their ids and are
+/// logged in that order, so the log is the same however many threads
+/// played it and wherever a run was interrupted. `stop` ends the run early
+/// (no game starts after it; the games under way finish and are logged);
+/// `on_progress` sees every finished game.
 pub fn run_league(
     t: &Tournament,
     out_dir: &Path,
@@ -94,18 +116,16 @@ pub fn run_league(
     // Players first: a spec that fails must not leave a log behind.
     let factories = prepare_players(t, &game)?;
     let opened = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
-    let (log, done) = (opened.log, opened.done);
+    let (log, done, schedule) = (opened.log, opened.done, opened.schedule);
     let mut warnings = opened.warnings;
     warnings.extend(factories.iter().flat_map(|f| f.notes()));
-    let finished: std::collections::HashSet<(&str, &str, u32)> =
-        done.iter().map(GameResult::key).collect();
-    let schedule = t.schedule();
-    let missing: Vec<Match> = schedule
+    let finished: std::collections::HashSet<u64> = done.iter().map(|r| r.id).collect();
+    let missing: Vec<Numbered> = schedule
         .iter()
-        .filter(|m| !finished.contains(&(&*t.players[m.a].name, &*t.players[m.b].name, m.round)))
+        .filter(|n| !finished.contains(&n.id))
         .copied()
         .collect();
-    let already = finished.len();
+    let already = done.len();
     let mut points = vec![(0.0, 0); t.players.len()];
     for r in &done {
         if let (Some(a), Some(b)) = (t.index_of(&r.a), t.index_of(&r.b)) {
@@ -120,57 +140,88 @@ pub fn run_league(
     });
     let shared = Mutex::new(Shared {
         log,
-        results: done.clone(),
+        results: done,
         points,
+        waiting: BTreeMap::new(),
+        next: 0,
+        failed: None,
     });
-    missing
-        .par_iter()
-        .try_for_each(|m| -> Result<(), LeagueError> {
+    let started = AtomicUsize::new(0);
+    let play = |n: &Numbered| -> Result<GameResult, LeagueError> {
+        let m = &n.game;
+        let seed = t.game_seed(m);
+        let seats = m.seats();
+        let mut players = [
+            factories[seats[0]].create(0, mix(seed ^ 1)),
+            factories[seats[1]].create(1, mix(seed ^ 2)),
+        ];
+        let record = play_game(&game, &mut players, seed, |_, _, _| {})?;
+        Ok(GameResult {
+            id: n.id,
+            a: t.players[m.a].name.clone(),
+            b: t.players[m.b].name.clone(),
+            round: m.round,
+            seats: seats.map(|i| t.players[i].name.clone()),
+            returns: record.returns,
+            moves: record.history.len(),
+            history: move_names(&game, &record.history),
+            seed,
+            decisions: record.decisions,
+            uniform_fallbacks: record.uniform_fallbacks,
+        })
+    };
+    // Each worker takes the next game to start; a finished game waits
+    // until every game before it is logged.
+    let worker = || {
+        loop {
             if stop.load(Ordering::SeqCst) {
-                return Ok(());
+                return;
             }
-            let seed = t.game_seed(m);
-            let seats = m.seats();
-            let mut players = [
-                factories[seats[0]].create(0, mix(seed ^ 1)),
-                factories[seats[1]].create(1, mix(seed ^ 2)),
-            ];
-            let record = play_game(&game, &mut players, seed, |_, _, _| {})?;
-            let mut result = GameResult {
-                id: 0,
-                a: t.players[m.a].name.clone(),
-                b: t.players[m.b].name.clone(),
-                round: m.round,
-                seats: seats.map(|i| t.players[i].name.clone()),
-                returns: record.returns,
-                moves: record.history.len(),
-                history: move_names(&game, &record.history),
-                seed,
-                decisions: record.decisions,
-                uniform_fallbacks: record.uniform_fallbacks,
+            let i = started.fetch_add(1, Ordering::SeqCst);
+            let Some(n) = missing.get(i) else {
+                return;
             };
+            let played = play(n);
             let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
-            s.log.append(&mut result)?;
-            credit(&mut s.points, m.a, m.b, result.score_a());
-            s.results.push(result);
-            on_progress(&Progress {
-                done: s.results.len(),
-                total,
-                leader: leader(t, &s.points),
-            });
-            Ok(())
-        })?;
-    let mut results = shared
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .results;
-    // Games finish in any order; the report must not depend on it.
-    let order: std::collections::HashMap<(&str, &str, u32), usize> = schedule
-        .iter()
-        .enumerate()
-        .map(|(i, m)| ((&*t.players[m.a].name, &*t.players[m.b].name, m.round), i))
-        .collect();
-    results.sort_by_key(|r| order.get(&r.key()).copied().unwrap_or(usize::MAX));
+            if s.failed.is_some() {
+                return;
+            }
+            match played {
+                Ok(result) => {
+                    credit(&mut s.points, n.game.a, n.game.b, result.score_a());
+                    s.waiting.insert(i, result);
+                    if let Err(e) = s.write_ready() {
+                        s.failed = Some(e);
+                        stop.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    on_progress(&Progress {
+                        done: s.results.len() + s.waiting.len(),
+                        total,
+                        leader: leader(t, &s.points),
+                    });
+                }
+                Err(e) => {
+                    s.failed = Some(e);
+                    // Nothing starts after a failed game.
+                    started.fetch_add(missing.len(), Ordering::SeqCst);
+                    return;
+                }
+            }
+        }
+    };
+    let threads = rayon::current_num_threads().clamp(1, missing.len().max(1));
+    rayon::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|_| worker());
+        }
+    });
+    let shared = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = shared.failed {
+        return Err(e);
+    }
+    let mut results = shared.results;
+    results.sort_by_key(|r| r.id);
     let report = Report::new(t, &results);
     report.write(out_dir)?;
     Ok(LeagueRun {

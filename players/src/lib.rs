@@ -21,6 +21,6 @@ pub mod search_players;
 pub use human::HumanPlayer;
 pub use player::{Player, PlayerError, PlayerView};
 pub use random::RandomPlayer;
-pub use referee::{GameRecord, play_game, sample_chance};
+pub use referee::{GameRecord, play_game, play_game_from, sample_chance};
 pub use registry::{PLAYER_NAMES, PlayerFactory, SpecError, prepare, prepare_in};
 pub use rollout::random_playout;

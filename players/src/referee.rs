@@ -34,10 +34,21 @@ pub fn play_game<G: Game>(
     game: &G,
     players: &mut [Box<dyn Player + '_>; NUM_PLAYERS],
     seed: u64,
-    mut on_move: impl FnMut(&G::State, Turn, Action),
+    on_move: impl FnMut(&G::State, Turn, Action),
+) -> Result<GameRecord, PlayerError> {
+    play_game_from(game.new_initial_state(), players, seed, on_move)
+}
+
+/// [`play_game`] from `state` on (moves already made, as `play --moves`
+/// gives them): the record holds the whole history, and decisions count
+/// from `state`.
+pub fn play_game_from<S: State>(
+    mut state: S,
+    players: &mut [Box<dyn Player + '_>; NUM_PLAYERS],
+    seed: u64,
+    mut on_move: impl FnMut(&S, Turn, Action),
 ) -> Result<GameRecord, PlayerError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut state = game.new_initial_state();
     let mut legal = Vec::new();
     let mut decisions = [0; NUM_PLAYERS];
     loop {

@@ -52,7 +52,9 @@ const DEFAULT_EXPLORATION: f64 = 1.4;
 pub enum SpecError {
     #[error(transparent)]
     Syntax(#[from] GameError),
-    #[error("unknown player '{0}': accepted players are {names}", names = PLAYER_NAMES.join(", "))]
+    #[error("malformed player spec '{}': {}", .text.escape_debug(), .reason.escape_debug())]
+    Malformed { text: String, reason: String },
+    #[error("unknown player '{}': accepted players are {names}", .0.escape_debug(), names = PLAYER_NAMES.join(", "))]
     UnknownPlayer(String),
     #[error("{player} cannot play {game}: {reason}")]
     Unsupported {
@@ -308,8 +310,11 @@ pub fn prepare_in(
     game: &AnyGame,
     base: &Path,
 ) -> Result<Arc<dyn PlayerFactory>, SpecError> {
-    let s = Spec::parse(spec)?;
-    let label = spec.trim().to_string();
+    let s = Spec::parse(spec).map_err(|e| match e {
+        GameError::Syntax { text, reason } => SpecError::Malformed { text, reason },
+        e => SpecError::Syntax(e),
+    })?;
+    let label = spec.trim().escape_debug().to_string();
     let unsupported = |reason: &str| SpecError::Unsupported {
         player: label.clone(),
         game: game.to_string(),

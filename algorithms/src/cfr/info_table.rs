@@ -113,12 +113,51 @@ impl InfoTable {
         }
     }
 
-    /// Rebuilds the hash index (after deserialising).
-    pub fn reindex(&mut self) {
+    /// Checks that a table read from a file holds together (each infoset's
+    /// actions, regrets and weights where its offsets say, each key once),
+    /// then rebuilds the hash index; the error says what is wrong.
+    pub fn restore(&mut self) -> Result<(), String> {
+        let n = self.actions.len();
+        if self.action_start.len() != self.keys.len() {
+            return Err(format!(
+                "{} information states with {} action offsets",
+                self.keys.len(),
+                self.action_start.len()
+            ));
+        }
+        let mut previous = 0;
+        for &end in &self.action_start {
+            if end as usize <= previous || end as usize > n {
+                return Err(format!(
+                    "action offsets {previous} then {end} over {n} actions"
+                ));
+            }
+            previous = end as usize;
+        }
+        if previous != n || self.regrets.len() != n || self.average.len() != n {
+            return Err(format!(
+                "{n} actions, {} regrets and {} average weights",
+                self.regrets.len(),
+                self.average.len()
+            ));
+        }
+        self.reindex();
+        if self.index.len() != self.keys.len() {
+            return Err("an information state appears twice".into());
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the hash index.
+    fn reindex(&mut self) {
         let keys = &self.keys;
         let mut index = HashTable::with_capacity(keys.len());
         for (i, k) in keys.iter().enumerate() {
-            index.insert_unique(key_hash(k), i as u32, |&j| key_hash(&keys[j as usize]));
+            let hash = key_hash(k);
+            // A repeated key keeps its first place (and `restore` refuses it).
+            if index.find(hash, |&j| keys[j as usize] == *k).is_none() {
+                index.insert_unique(hash, i as u32, |&j| key_hash(&keys[j as usize]));
+            }
         }
         self.index = index;
     }

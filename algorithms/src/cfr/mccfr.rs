@@ -86,11 +86,38 @@ impl McState {
             .all(|t| t.regrets.iter().chain(&t.average).all(|x| x.is_finite()))
     }
 
-    /// Rebuilds indexes after deserialising.
-    pub fn reindex(&mut self) {
-        for t in &mut self.tables {
-            t.reindex();
+    /// Checks the tables read from a file and rebuilds their indexes.
+    pub fn restore(&mut self) -> Result<(), String> {
+        for (p, t) in self.tables.iter_mut().enumerate() {
+            t.restore()
+                .map_err(|e| format!("player {p}'s table: {e}"))?;
         }
+        Ok(())
+    }
+
+    /// Why the tables cannot be `game`'s: an information state the game
+    /// does not have, or other actions than the game's there.
+    pub fn misfit<G: Game>(&self, game: &G) -> Option<String> {
+        for (p, t) in self.tables.iter().enumerate() {
+            for i in 0..t.len() {
+                let key = t.key(i);
+                match game.info_state_actions(p, key) {
+                    Ok(legal) if legal == t.actions(i) => {}
+                    Ok(_) => {
+                        return Some(format!(
+                            "player {p} at {} has other actions than the game",
+                            game.describe_info_state(key)
+                        ));
+                    }
+                    Err(why) => {
+                        return Some(format!(
+                            "player {p} has an information state the game does not ({why})"
+                        ));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The average policy at every infoset met so far.

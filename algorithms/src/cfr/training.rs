@@ -100,6 +100,8 @@ pub enum TrainError {
     WrongShape(String),
     #[error("the checkpoint's arrays do not fit {0}'s information-state tables")]
     WrongTables(String),
+    #[error("the checkpoint does not fit {game}: {reason}")]
+    Misfit { game: String, reason: String },
     #[error("the checkpoint was made by {found} training; it resumes only that way ({hint})")]
     WrongBackend {
         found: &'static str,
@@ -358,7 +360,11 @@ impl Checkpoint {
             });
         }
         if let SolverState::MonteCarlo(s) = &mut c.solver {
-            s.reindex();
+            s.restore().map_err(|reason| FileError::Malformed {
+                path: path.to_path_buf(),
+                what: "training checkpoint",
+                reason,
+            })?;
         }
         Ok(c)
     }
@@ -575,7 +581,12 @@ impl<'t> Trainer<'t> {
                     CfrSolver::with_state(tree, state).ok_or(TrainError::WrongShape(ours))?,
                 )
             }
-            SolverState::MonteCarlo(state) => Engine::MonteCarlo(McSolver::new(game, *state)),
+            SolverState::MonteCarlo(state) => {
+                if let Some(reason) = state.misfit(&game) {
+                    return Err(TrainError::Misfit { game: ours, reason });
+                }
+                Engine::MonteCarlo(McSolver::new(game, *state))
+            }
             SolverState::Regression(state) => {
                 let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
                 Engine::Regression(Box::new(

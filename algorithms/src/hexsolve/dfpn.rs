@@ -43,6 +43,10 @@ pub struct DfpnParams {
     /// Transposition-table memory, in megabytes.
     pub tt_mb: usize,
     pub time_limit: Option<Duration>,
+    /// A moment no search goes past, whatever its own time limit: the limit
+    /// of a command that runs several searches (GTP's find-winning). Once
+    /// it has passed, [`HexSolver::solve_each`] starts no more searches.
+    pub deadline: Option<Instant>,
     /// The ε of the 1+ε trick.
     pub epsilon: f64,
     /// Focus: the best `base + factor × live moves` moves set phi.
@@ -56,6 +60,7 @@ impl Default for DfpnParams {
             threads: 1,
             tt_mb: 256,
             time_limit: None,
+            deadline: None,
             epsilon: 0.25,
             widening_base: 1,
             widening_factor: 0.25,
@@ -233,7 +238,8 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         let queue: Mutex<(usize, Vec<Arc<Running<W>>>)> = Mutex::new((0, Vec::new()));
         let next_job = || -> Job<W> {
             let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
-            if q.0 < positions.len() && !self.stop.load(Ordering::Relaxed) {
+            let past_deadline = self.params.deadline.is_some_and(|d| Instant::now() >= d);
+            if q.0 < positions.len() && !self.stop.load(Ordering::Relaxed) && !past_deadline {
                 let index = q.0;
                 q.0 += 1;
                 let running = Arc::new(Running {
@@ -314,7 +320,13 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             done: AtomicBool::new(false),
             root: *pos,
             index,
-            deadline: self.params.time_limit.map(|t| start + t),
+            deadline: match (
+                self.params.time_limit.map(|t| start + t),
+                self.params.deadline,
+            ) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             start,
             expansions: AtomicU64::new(0),
             // Virtual losses only matter between threads.
@@ -458,6 +470,39 @@ impl<const W: usize> Search<'_, '_, W> {
         }
     }
 
+    /// The position with `fill` played, when the table may share its
+    /// value with the position: the fill-in changes no value (so the two
+    /// are worth the same, and a move winning one wins the other), but a
+    /// proof set of one is not one of the other, so only without proof
+    /// sets. Positions reached by different moves often have one filled
+    /// form (a captured pair filled in here, played there).
+    fn filled_form(&self, pos: &Position<W>, fill: [CellSet<W>; 2]) -> Option<Position<W>> {
+        if self.rules.proof_sets || (fill[0].is_empty() && fill[1].is_empty()) {
+            return None;
+        }
+        let stones = [pos.played[0] | fill[0], pos.played[1] | fill[1]];
+        Some(Position::new(self.geom, stones, pos.to_move))
+    }
+
+    /// The bounds of `form` when the table holds it solved, with its best
+    /// move in the orientation `turn` of the position it stands for.
+    fn solved_form(&self, form: &Position<W>, turn: Turn) -> Option<(Bounds, u16)> {
+        let e = self.tt.get(form.key())?;
+        if !e.bounds.is_solved() {
+            return None;
+        }
+        let there = Turn {
+            rotated: form.stored_rotated(),
+            n: self.geom.cells(),
+        };
+        let best = if e.best == u16::MAX {
+            e.best
+        } else {
+            turn.cell(there.cell(e.best))
+        };
+        Some((e.bounds, best))
+    }
+
     /// The virtual-loss counter of a position, when threads share the search.
     fn busy_slot(&self, key: u64) -> Option<&AtomicU32> {
         (!self.busy.is_empty()).then(|| &self.busy[(key as usize) % BUSY_SLOTS])
@@ -475,7 +520,10 @@ impl<const W: usize> Search<'_, '_, W> {
         local: &mut Local<W>,
     ) -> (Bounds, CellSet<W>) {
         local.visits += 1;
-        if local.visits.is_multiple_of(256) {
+        // A visit on a large board takes milliseconds (H-search of a new
+        // position): the clock is read often enough that a time limit is
+        // kept to within a few of them.
+        if local.visits.is_multiple_of(16) {
             if let Some(d) = self.deadline
                 && Instant::now() >= d
             {
@@ -522,18 +570,28 @@ impl<const W: usize> Search<'_, '_, W> {
                         self.store(key, Bounds::LOSS, 1, u16::MAX, proof, None);
                         return (Bounds::LOSS, grounds.proof);
                     }
-                    (Node::Open { children, fill }, g) => Arc::new(Expansion {
-                        children: children.iter().map(|&c| turn.cell(c)).collect(),
-                        fill: turn.fill(geom, fill),
-                        dominated: g
-                            .dominated
-                            .iter()
-                            .map(|&(c, by)| (turn.cell(c), turn.cell(by)))
-                            .collect(),
-                        semis: g.semis.iter().map(|&c| turn.set(geom, c)).collect(),
-                        mirrored: turn.set(geom, g.mirrored),
-                        dead: turn.set(geom, g.dead),
-                    }),
+                    (Node::Open { children, fill }, g) => {
+                        let filled_form = self.filled_form(pos, fill);
+                        if let Some(known) = filled_form.and_then(|f| self.solved_form(&f, turn)) {
+                            local.rules.solved_by_filled_form += 1;
+                            let (bounds, best) = known;
+                            self.store(key, bounds, 1, best, geom.all(), None);
+                            return (bounds, geom.all());
+                        }
+                        Arc::new(Expansion {
+                            filled_form: filled_form.map(|f| (f.key(), f.stored_rotated())),
+                            children: children.iter().map(|&c| turn.cell(c)).collect(),
+                            fill: turn.fill(geom, fill),
+                            dominated: g
+                                .dominated
+                                .iter()
+                                .map(|&(c, by)| (turn.cell(c), turn.cell(by)))
+                                .collect(),
+                            semis: g.semis.iter().map(|&c| turn.set(geom, c)).collect(),
+                            mirrored: turn.set(geom, g.mirrored),
+                            dead: turn.set(geom, g.dead),
+                        })
+                    }
                 }
             }
         };
@@ -590,6 +648,20 @@ impl<const W: usize> Search<'_, '_, W> {
                     let (b, p) = self.proof(&expansion, &bounds, &proofs, pos.to_move, node);
                     best = b.unwrap_or(best);
                     proof = p;
+                    if let Some((filled_key, rotated)) = expansion.filled_form {
+                        // The same value, and the same winning move (the
+                        // fill-in still holds after it), for the filled form.
+                        let there = Turn {
+                            rotated,
+                            n: geom.cells(),
+                        };
+                        let best = if best == u16::MAX {
+                            best
+                        } else {
+                            there.cell(turn.cell(best))
+                        };
+                        self.store(filled_key, node, work, best, proof, None);
+                    }
                 }
                 self.store(key, node, work, best, proof, Some(expansion.clone()));
                 return (node, turn.set(geom, proof));

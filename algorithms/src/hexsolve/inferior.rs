@@ -280,6 +280,87 @@ fn block_of_edge(adj: &Adjacency, s: usize, t: usize) -> Vec<bool> {
     live
 }
 
+/// Rule (Björnsson et al., dead cell analysis: clique cutsets): in one
+/// player's graph, a region cut off from the player's sides by a clique (two
+/// or three mutually adjacent vertices: empty cells, one group or side) is
+/// on no induced side-to-side path, since such a path would enter and leave
+/// the region through two vertices of the clique, which are adjacent; so its
+/// cells are on no minimal connector, and dead. This finds the pockets that
+/// [`off_every_path`] misses, those with two ways in that touch each other.
+/// Returns the dead cells found this way for either player.
+pub fn clique_cutset_dead<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> CellSet<W> {
+    /// A vertex of a player's graph: an empty cell or a group (0 and 1
+    /// are the sides).
+    #[derive(Clone, Copy, PartialEq)]
+    enum Vertex {
+        Cell(usize),
+        Group(usize),
+    }
+    let empty = geom.all() - stones[0] - stones[1];
+    let mut dead = CellSet::EMPTY;
+    for p in [BLACK, WHITE] {
+        let groups = GroupMap::new(geom, stones, p);
+        if groups.joined {
+            return empty;
+        }
+        let sides = geom.sides(p);
+        let open = empty | stones[p];
+        let adjacent = |u: Vertex, v: Vertex| match (u, v) {
+            (Vertex::Cell(a), Vertex::Cell(b)) => geom.adjacent(a).contains(b),
+            (Vertex::Cell(a), Vertex::Group(l)) | (Vertex::Group(l), Vertex::Cell(a)) => {
+                groups.reach[l].contains(a)
+            }
+            // Two groups of one player never touch.
+            (Vertex::Group(_), Vertex::Group(_)) => false,
+        };
+        // The empty cells no side reaches once `clique` is taken out.
+        let cut_off = |clique: &[Vertex]| -> CellSet<W> {
+            let mut within = open;
+            let mut from = [true, true];
+            for &v in clique {
+                match v {
+                    Vertex::Cell(c) => within.remove(c),
+                    Vertex::Group(l) => {
+                        within -= groups.cells[l];
+                        if l < 2 {
+                            from[l] = false;
+                        }
+                    }
+                }
+            }
+            let mut reached = CellSet::EMPTY;
+            for i in 0..2 {
+                if from[i] {
+                    reached |= geom.flood(sides[i] & within, within);
+                }
+            }
+            (within - reached) & empty
+        };
+        // Every clique of two or three vertices holds an empty cell (two
+        // groups never touch): take each empty cell a with one neighbour, or
+        // two that touch each other.
+        for a in empty.iter() {
+            let mut near: Vec<Vertex> = (geom.adjacent(a) & empty)
+                .iter()
+                .filter(|&b| b > a)
+                .map(Vertex::Cell)
+                .collect();
+            near.extend(
+                (0..groups.cells.len())
+                    .filter(|&l| groups.reach[l].contains(a))
+                    .map(Vertex::Group),
+            );
+            for (i, &v) in near.iter().enumerate() {
+                dead |= cut_off(&[Vertex::Cell(a), v]);
+                for &w in near[i + 1..].iter().filter(|&&w| adjacent(v, w)) {
+                    dead |= cut_off(&[Vertex::Cell(a), v, w]);
+                }
+            }
+        }
+    }
+    dead
+}
+
 /// Dead cells: simplicial or off every side-to-side path for either player.
 pub fn dead_cells<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> CellSet<W> {
     let empty = geom.all() - stones[0] - stones[1];
@@ -372,8 +453,13 @@ pub fn captured_pair<const W: usize>(
 }
 
 /// For every empty cell y, the cells `player`'s stone on y kills, in a
-/// position without dead cells.
-fn kills<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, player: usize) -> Vec<CellSet<W>> {
+/// position without dead cells (with some, a few kills may be missed;
+/// every kill reported holds).
+pub(crate) fn kills<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+) -> Vec<CellSet<W>> {
     let empty = geom.all() - stones[0] - stones[1];
     let others = GroupMap::new(geom, stones, 1 - player);
     let mut own = GroupMap::new(geom, stones, player);
@@ -528,12 +614,14 @@ pub fn analyse_cached<const W: usize>(
 
 /// Rule (capture-domination through a captured pair): the cells of a pair
 /// next to `y` that `player`'s stone on `y` makes captured, as it does with
-/// an edge bridge. Then S + P[y] is S + P[y] with the pair filled for P, which
+/// an edge bridge: `player`'s stone on either cell kills the other. (Rex
+/// reads the same pairs through its own theorem: see
+/// [`super::rex::preferences`].) Then S + P[y] is S + P[y] with the pair filled for P, which
 /// P-dominates S + P[x] for either cell x of the pair (an extra stone never
 /// hurts its owner). Only pairs with another end besides `y` (the
 /// player's side, or a stone of the player touching both cells) can be
 /// captured, which keeps the kill tests rare.
-fn captured_around<const W: usize>(
+pub(crate) fn captured_around<const W: usize>(
     geom: &Geometry<W>,
     stones: &Stones<W>,
     player: usize,
@@ -619,7 +707,10 @@ fn acute_corner_arcs<const W: usize>(
 /// pruned, each with a kept cell that dominates it. Kept: the lowest cell
 /// of each sink strongly connected component; every other cell reaches one
 /// of those along arcs, and domination is transitive.
-fn prune_dominated<const W: usize>(arcs: &[Vec<usize>], cells: CellSet<W>) -> Vec<(usize, usize)> {
+pub(crate) fn prune_dominated<const W: usize>(
+    arcs: &[Vec<usize>],
+    cells: CellSet<W>,
+) -> Vec<(usize, usize)> {
     let n = arcs.len();
     let comp = strongly_connected(arcs, cells);
     let mut sink = vec![true; n];

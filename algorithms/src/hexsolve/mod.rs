@@ -1,7 +1,8 @@
 //! Solving Hex and Rex positions: virtual connections ([`vc`]), inferior
 //! cells ([`inferior`]), and depth-first proof-number search ([`dfpn`]) over
 //! a transposition table ([`tt`]), with plain minimax ([`minimax`]) as the
-//! reference the tests hold them to.
+//! reference the tests hold them to. Rex has a rule set of its own
+//! ([`rex`]); the search, the table and the geometry are shared.
 //!
 //! ```
 //! use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
@@ -35,6 +36,7 @@ pub mod ladder_patterns;
 pub mod minimax;
 pub mod node;
 pub mod position;
+pub mod rex;
 pub mod tt;
 pub mod vc;
 

@@ -15,14 +15,16 @@ use super::edge_search::{EdgeLearner, LEARN_DEPTH};
 use super::inferior::analyse_cached;
 use super::ladder_patterns::PlacedLadders;
 use super::position::{Position, Stones, joined};
+use super::rex::RexRules;
 use super::vc::{End, VcParams, VcSet};
 use crate::eval::network::Network;
 use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
 
 /// Which rules the solver applies; each can be switched off to measure
-/// what it saves (all on by default for Hex; Rex uses none of them, since
-/// they are theorems about Hex).
+/// what it saves (all on by default). The Hex rules are theorems about Hex
+/// and Rex uses none of them; Rex has its own ([`RexRules`]), with the
+/// 180-degree symmetry and the resistance order shared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
     /// Rex: the player who joins their sides loses.
@@ -65,6 +67,8 @@ pub struct Rules {
     /// ([`super::ladder_patterns`]), added to H-search's.
     pub ladder_patterns: bool,
     pub vc: VcParams,
+    /// Rex's rules, applied when `misere` (and only then).
+    pub rex: RexRules,
 }
 
 impl Rules {
@@ -86,6 +90,7 @@ impl Rules {
             learn_edges: false,
             ladder_patterns: true,
             vc: VcParams::default(),
+            rex: RexRules::all(),
         }
     }
 
@@ -94,7 +99,9 @@ impl Rules {
         if misere { Rules::rex() } else { Rules::hex() }
     }
 
-    /// Rex: plain search (the Hex theorems do not hold for Rex).
+    /// Rex: the Solrex rules ([`super::rex`]), the 180-degree symmetry and
+    /// the resistance order; none of the Hex theorems, which do not hold
+    /// for Rex.
     pub fn rex() -> Self {
         Rules {
             misere: true,
@@ -105,13 +112,14 @@ impl Rules {
             vulnerable: false,
             dominated: false,
             symmetry: true,
-            resistance_order: false,
+            resistance_order: true,
             network_order: None,
             proof_sets: false,
             edge_patterns: false,
             learn_edges: false,
             ladder_patterns: false,
-            vc: VcParams::default(),
+            vc: VcParams::pairings(),
+            rex: RexRules::all(),
         }
     }
 }
@@ -151,6 +159,13 @@ pub struct RuleStats {
     pub edge_learnt: u64,
     /// Ladder connections matched.
     pub ladder_matched: u64,
+    /// Rex: moves shown to lose and left out (the player's own pre-join
+    /// keys, moves into a colour-symmetric position won by the opponent).
+    pub losing_moves_pruned: u64,
+    /// Rex: positions decided by colour symmetry.
+    pub decided_by_colour_symmetry: u64,
+    /// Positions whose value the table held for their filled form.
+    pub solved_by_filled_form: u64,
 }
 
 impl RuleStats {
@@ -166,13 +181,16 @@ impl RuleStats {
         self.edge_searched += other.edge_searched;
         self.edge_learnt += other.edge_learnt;
         self.ladder_matched += other.ladder_matched;
+        self.losing_moves_pruned += other.losing_moves_pruned;
+        self.decided_by_colour_symmetry += other.decided_by_colour_symmetry;
+        self.solved_by_filled_form += other.solved_by_filled_form;
     }
 }
 
 /// Memory one search thread reuses from position to position.
 pub struct Workspace<const W: usize> {
     /// Each colour's connections.
-    vcs: [VcSet<W>; 2],
+    pub(crate) vcs: [VcSet<W>; 2],
     /// Template carriers already searched for capture.
     captures: CaptureCache<W>,
     /// The built-in edge patterns on this board.
@@ -263,6 +281,9 @@ pub fn examine_with_grounds<const W: usize>(
     stats: &mut RuleStats,
     ws: &mut Workspace<W>,
 ) -> (Node<W>, Grounds<W>) {
+    if rules.misere {
+        return super::rex::examine(geom, pos, fill, dead, rules, stats, ws);
+    }
     let p = pos.to_move;
     let mut grounds = Grounds {
         dead,

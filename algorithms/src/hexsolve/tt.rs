@@ -51,6 +51,9 @@ pub struct Expansion<const W: usize> {
     pub semis: Box<[CellSet<W>]>,
     pub mirrored: CellSet<W>,
     pub dead: CellSet<W>,
+    /// The key of the position with its fill-in played, and whether the
+    /// table holds that one turned (see `HexSolver`'s filled forms).
+    pub filled_form: Option<(u64, bool)>,
 }
 
 #[derive(Clone, Debug)]
@@ -71,8 +74,11 @@ const BUCKET: usize = 4;
 const SHARDS: usize = 64;
 /// Buckets of one page. Pages are allocated when first written, so a short
 /// solve with a large table touches little memory (whole shards cost
-/// milliseconds each to clear).
-const PAGE_BUCKETS: usize = 512;
+/// milliseconds each to clear). A page is about one memory page: positions
+/// land on pages at random, and with pages of 512 buckets a solve of 20,000
+/// positions wrote to nearly every page of a 1 GB table, zeroing all of it
+/// (a third of the time of such a solve).
+const PAGE_BUCKETS: usize = 16;
 
 type Page<const W: usize> = Box<[Option<Entry<W>>]>;
 

@@ -43,6 +43,13 @@ pub struct VcParams {
     pub max_ors: usize,
     /// Stop as soon as the two sides are fully connected.
     pub stop_at_edge_full: bool,
+    /// Rex's OR rule (Solrex, section 4): exactly two semis with disjoint
+    /// carriers make a full, their keys a pair. Every full is then a
+    /// pairing strategy (the player who colours one cell of each pair of
+    /// its carrier joins its ends), which is what Rex's theorems need; the
+    /// OR of three or more semis, and of a whole list, proves a Hex
+    /// connection but no pairing.
+    pub pairings: bool,
 }
 
 impl Default for VcParams {
@@ -52,6 +59,19 @@ impl Default for VcParams {
             max_semis: 50,
             max_ors: 4,
             stop_at_edge_full: true,
+            pairings: false,
+        }
+    }
+}
+
+impl VcParams {
+    /// Rex's H-search: fulls are pairing strategies (see
+    /// [`VcParams::pairings`]).
+    pub fn pairings() -> Self {
+        VcParams {
+            max_ors: 2,
+            pairings: true,
+            ..VcParams::default()
         }
     }
 }
@@ -583,9 +603,10 @@ impl<const W: usize> VcSet<W> {
         semis.clear();
         semis.extend_from_slice(self.semi_list(p));
         new_fulls.clear();
-        // The whole list: its greedy union when the intersection is empty.
+        // The whole list: its greedy union when the intersection is empty
+        // (no pairing when it takes more than two).
         let all = semis.iter().fold(CellSet::<W>::FULL, |acc, s| acc & *s);
-        if all.is_empty() {
+        if all.is_empty() && !self.params.pairings {
             new_fulls.push(greedy_union(&semis));
         }
         // Each new semi with up to max_ors - 1 others.
@@ -639,7 +660,12 @@ impl<const W: usize> VcSet<W> {
         used: usize,
         out: &mut Vec<CellSet<W>>,
     ) {
-        if used >= self.params.max_ors {
+        let max_ors = if self.params.pairings {
+            2
+        } else {
+            self.params.max_ors
+        };
+        if used >= max_ors {
             return;
         }
         for j in from..semis.len() {
@@ -657,7 +683,7 @@ impl<const W: usize> VcSet<W> {
             let u = union | semis[j];
             if next.is_empty() {
                 out.push(u);
-            } else if used + 1 < self.params.max_ors {
+            } else if used + 1 < max_ors {
                 self.or_search(semis, tails, skip, next, u, first, j + 1, used + 1, out);
             }
         }

@@ -45,7 +45,7 @@ pub struct PoneResult {
     pub wins: bool,
     /// Every first move that keeps a probability-one win, ascending.
     pub winning_moves: Vec<usize>,
-    /// Knowledge states evaluated.
+    /// Distinct knowledge states evaluated (a state and its rotation once).
     pub states: u64,
     pub seconds: f64,
 }

@@ -12,15 +12,20 @@
 //! - An OR node stops at its first winning move and an AND node at its
 //!   first losing branch; move order changes only the time taken.
 //! - A state no hidden configuration fits cannot arise and is won vacuously.
+//!
+//! The answer, the strategy and the count of states do not depend on the
+//! threads: a state is always solved in its table orientation, so the
+//! winning move kept for it is the first in the fixed move order whichever
+//! thread (and whichever orientation) met it first, and the states
+//! searched are counted as table entries.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
 use super::knowledge::{Heard, Hearing, Knowledge, Rules, Worlds};
 
-/// A state's answer, moves in the table's own orientation.
+/// A state's answer, moves in the table key's orientation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entry {
     Won(u8),
@@ -35,7 +40,6 @@ const SHARDS: usize = 64;
 pub struct Search {
     pub rules: Rules,
     shards: Vec<Mutex<FxHashMap<Knowledge, Entry>>>,
-    nodes: AtomicU64,
     order: Vec<u8>,
 }
 
@@ -57,14 +61,19 @@ impl Search {
             shards: (0..SHARDS)
                 .map(|_| Mutex::new(FxHashMap::default()))
                 .collect(),
-            nodes: AtomicU64::new(0),
             order,
         }
     }
 
-    /// Knowledge states evaluated so far.
+    /// Distinct knowledge states evaluated so far (a state and its
+    /// rotation count once). Counted from the table, not from the calls of
+    /// the search: threads that meet a state at the same time both solve
+    /// it, and that must not change the figure a run reports.
     pub fn states(&self) -> u64 {
-        self.nodes.load(Ordering::Relaxed)
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len() as u64)
+            .sum()
     }
 
     fn shard(&self, k: &Knowledge) -> &Mutex<FxHashMap<Knowledge, Entry>> {
@@ -93,18 +102,22 @@ impl Search {
             }
             e => e,
         };
-        match known {
-            Some(e) => turn(e),
+        let stored = match known {
+            Some(e) => e,
             None => {
-                let found = self.solve(k);
-                // Stored in the key's orientation (rotation is its own inverse).
+                // The key is solved, never `k` itself: which of a state and
+                // its rotation a thread meets first must not decide which
+                // winning move is kept (the move order is not symmetric).
+                let found = self.solve(&key);
                 self.shard(&key)
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .insert(key, turn(found));
+                    .insert(key, found);
                 found
             }
-        }
+        };
+        // Rotation is its own inverse.
+        turn(stored)
     }
 
     /// The winning move from `k`, if the owner wins with probability one.
@@ -121,7 +134,6 @@ impl Search {
     }
 
     fn solve(&self, k: &Knowledge) -> Entry {
-        self.nodes.fetch_add(1, Ordering::Relaxed);
         let worlds = k.worlds(&self.rules);
         if worlds.sets.is_empty() {
             return Entry::Impossible;

@@ -6,10 +6,10 @@
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::node::RuleStats;
 use darkhex_algorithms::hexsolve::position::joined;
-use darkhex_algorithms::hexsolve::{HexSolver, Position};
+use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 pub fn geom(r: usize, c: usize) -> Geometry<1> {
@@ -102,6 +102,59 @@ pub fn assert_winners_match_minimax(
         );
     }
     rules
+}
+
+/// Solves `count` random positions of an `r`x`c` board (at most
+/// `max_empty` cells empty, either player to move) with `rules` on
+/// `threads` threads, and asserts that the value, the winning move and
+/// the set of winning moves equal plain minimax's.
+pub fn check_board(
+    r: usize,
+    c: usize,
+    rules: Rules,
+    threads: usize,
+    count: usize,
+    max_empty: usize,
+    seed: u64,
+) {
+    let g = geom(r, c);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut m = Minimax::new(&g, rules.misere);
+    let params = DfpnParams {
+        threads,
+        tt_mb: 64,
+        ..DfpnParams::default()
+    };
+    let solver = HexSolver::new(&g, rules, params);
+    for stones in positions(&g, &mut rng, count, max_empty) {
+        for to_move in 0..2 {
+            let pos = Position::new(&g, stones, to_move);
+            let out = solver.solve(&pos, &|_| {});
+            let value = m.wins(&stones, to_move);
+            assert_eq!(
+                out.wins,
+                Some(value),
+                "{r}x{c} {stones:?} to move {to_move}"
+            );
+            if value && let Some(mv) = out.winning_move {
+                let mut next = stones;
+                next[to_move].insert(mv);
+                assert!(!m.wins(&next, 1 - to_move), "{stones:?}: {mv} does not win");
+            }
+            let (values, _) = solver.move_values(&pos, &|_, _| {});
+            let winners: CellSet<1> = values
+                .iter()
+                .filter(|v| v.1 == Some(true))
+                .map(|v| v.0)
+                .collect();
+            assert!(values.iter().all(|v| v.1.is_some()));
+            assert_eq!(
+                winners,
+                m.winning_moves(&stones, to_move),
+                "{r}x{c} {stones:?} to move {to_move}"
+            );
+        }
+    }
 }
 
 /// Every Dark Hex variant on a board: gameversion x disclosure x obstype.

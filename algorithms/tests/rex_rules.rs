@@ -1,0 +1,384 @@
+//! Each Rex rule alone against plain exhaustive minimax on small
+//! positions: a filled-in set changes no value, a move left out is never
+//! the only winner, a claimed pairing strategy holds by exhaustive play, a
+//! position or move the rules decide has that value. Each test also counts
+//! how often its rule fired, so that it cannot pass by never firing.
+
+mod common;
+
+use common::{geom, positions};
+use darkhex_algorithms::hexsolve::inferior::{clique_cutset_dead, dead_cells, killed_by};
+use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_algorithms::hexsolve::node::{Node, RuleStats, Workspace, examine};
+use darkhex_algorithms::hexsolve::position::{Stones, joined};
+use darkhex_algorithms::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
+use darkhex_algorithms::hexsolve::rex::fill_in::{captured_pair_fill, even_dead_fill};
+use darkhex_algorithms::hexsolve::rex::mover_is_last;
+use darkhex_algorithms::hexsolve::rex::pairing::{find_join_pairing, is_join_pairing};
+use darkhex_algorithms::hexsolve::rex::preferences::{
+    capturee_over_capturer, victim_over_killer, vulnerable_over_opponent_killer,
+};
+use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
+use darkhex_algorithms::hexsolve::{Position, Rules};
+use darkhex_games::{CellSet, Geometry};
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Boards and how many random positions of each, with at most 14 empty
+/// cells (minimax on 5x5 stays quick).
+const BOARDS: [(usize, usize, usize); 5] =
+    [(3, 3, 40), (3, 4, 40), (4, 4, 60), (4, 5, 40), (5, 5, 30)];
+
+/// Runs `check` on random Rex positions of every board, with a minimax
+/// for that board.
+fn each_position(seed: u64, mut check: impl FnMut(&Geometry<1>, &mut Minimax<1>, Stones<1>)) {
+    for (i, &(r, c, count)) in BOARDS.iter().enumerate() {
+        let g = geom(r, c);
+        let mut m = Minimax::new(&g, true);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed + i as u64);
+        for stones in positions(&g, &mut rng, count, 14) {
+            check(&g, &mut m, stones);
+        }
+    }
+}
+
+fn kills_of(g: &Geometry<1>, stones: &Stones<1>, player: usize) -> Vec<CellSet<1>> {
+    let empty = g.all() - stones[0] - stones[1];
+    let mut k = vec![CellSet::EMPTY; g.cells()];
+    for y in empty.iter() {
+        k[y] = killed_by(g, stones, player, y);
+    }
+    k
+}
+
+#[test]
+fn an_even_set_of_dead_cells_filled_either_colour_changes_no_value() {
+    let mut filled = 0;
+    each_position(1, |g, m, stones| {
+        let dead = dead_cells(g, &stones);
+        let even = even_dead_fill(dead);
+        assert_eq!(even.count() % 2, 0);
+        assert!(even.is_subset(&dead) && dead.count() - even.count() <= 1);
+        if even.is_empty() {
+            return;
+        }
+        filled += 1;
+        for colour in 0..2 {
+            let mut after = stones;
+            after[colour] |= even;
+            for to_move in 0..2 {
+                assert_eq!(
+                    m.wins(&after, to_move),
+                    m.wins(&stones, to_move),
+                    "{stones:?} with {even:?} for {colour}, {to_move} to move"
+                );
+            }
+        }
+    });
+    assert!(filled > 20, "dead cells filled in {filled} positions");
+}
+
+#[test]
+fn cells_cut_off_by_a_clique_are_dead() {
+    // A dead cell's colour changes no value: coloured either way, with the
+    // same player to move, the winner is the same.
+    let mut found = 0;
+    each_position(6, |g, m, stones| {
+        let dead = clique_cutset_dead(g, &stones);
+        found += (dead - dead_cells(g, &stones)).count();
+        for d in dead.iter() {
+            let (mut black, mut white) = (stones, stones);
+            black[0].insert(d);
+            white[1].insert(d);
+            for to_move in 0..2 {
+                assert_eq!(
+                    m.wins(&black, to_move),
+                    m.wins(&white, to_move),
+                    "{stones:?}: {d}"
+                );
+            }
+        }
+    });
+    // Cells the plain dead-cell rules miss, so the rule adds something.
+    assert!(found > 20, "{found} cells found dead only behind a clique");
+}
+
+#[test]
+fn a_dead_cell_is_a_winning_move_whenever_there_is_one() {
+    let mut seen = 0;
+    each_position(2, |g, m, stones| {
+        let dead = dead_cells(g, &stones);
+        if dead.is_empty() {
+            return;
+        }
+        for to_move in 0..2 {
+            let wins = m.winning_moves(&stones, to_move);
+            seen += 1;
+            if !wins.is_empty() {
+                assert!(
+                    dead.is_subset(&wins),
+                    "{stones:?}, {to_move} to move: {dead:?} not all in {wins:?}"
+                );
+            }
+        }
+    });
+    assert!(seen > 40, "{seen} positions with a dead cell");
+}
+
+#[test]
+fn a_captured_pair_filled_for_its_captor_changes_no_value() {
+    let (mut filled, mut wrong_colour) = (0, 0);
+    each_position(3, |g, m, stones| {
+        let empty = g.all() - stones[0] - stones[1];
+        // A position whose dead cells are filled, as the solver sees them.
+        if !dead_cells(g, &stones).is_empty() {
+            return;
+        }
+        for captor in 0..2 {
+            let Some(pair) = captured_pair_fill(empty, &kills_of(g, &stones, captor)) else {
+                continue;
+            };
+            filled += 1;
+            let mut after = stones;
+            after[captor] |= pair;
+            let mut other = stones;
+            other[1 - captor] |= pair;
+            for to_move in 0..2 {
+                assert_eq!(
+                    m.wins(&after, to_move),
+                    m.wins(&stones, to_move),
+                    "{stones:?}: {pair:?} for {captor}, {to_move} to move"
+                );
+                if m.wins(&other, to_move) != m.wins(&stones, to_move) {
+                    wrong_colour += 1;
+                }
+            }
+        }
+    });
+    assert!(filled > 20, "captured pairs filled in {filled} positions");
+    // Filled for the other player, the pair would change values: the
+    // check tells the colours apart.
+    assert!(wrong_colour > 0);
+}
+
+/// Each preference arc x -> y: whenever x wins, y wins. Returns the
+/// arcs checked and how many of them Hex's order (y -> x) gets wrong.
+fn check_arcs(arcs: &[Vec<usize>], wins: CellSet<1>, what: &str, stones: &Stones<1>) -> [usize; 2] {
+    let mut n = [0, 0];
+    for (x, ys) in arcs.iter().enumerate() {
+        for &y in ys {
+            n[0] += 1;
+            assert!(
+                !wins.contains(x) || wins.contains(y),
+                "{what}: {x} wins and {y} does not in {stones:?}"
+            );
+            if wins.contains(y) && !wins.contains(x) {
+                n[1] += 1;
+            }
+        }
+    }
+    n
+}
+
+fn add(total: &mut [usize; 2], n: [usize; 2]) {
+    total[0] += n[0];
+    total[1] += n[1];
+}
+
+#[test]
+fn preferred_moves_win_whenever_the_moves_they_beat_win() {
+    let mut counted = [[0; 2]; 3];
+    each_position(4, |g, m, stones| {
+        if !dead_cells(g, &stones).is_empty() {
+            return;
+        }
+        let empty = g.all() - stones[0] - stones[1];
+        for p in 0..2 {
+            let wins = m.winning_moves(&stones, p);
+            let mut arcs = vec![Vec::new(); g.cells()];
+            victim_over_killer(&kills_of(g, &stones, p), empty, &mut arcs);
+            add(
+                &mut counted[0],
+                check_arcs(&arcs, wins, "victim over killer", &stones),
+            );
+            let mut arcs = vec![Vec::new(); g.cells()];
+            vulnerable_over_opponent_killer(&kills_of(g, &stones, 1 - p), empty, &mut arcs);
+            add(
+                &mut counted[1],
+                check_arcs(&arcs, wins, "vulnerable over opponent killer", &stones),
+            );
+            let mut arcs = vec![Vec::new(); g.cells()];
+            capturee_over_capturer(g, &stones, p, empty, &mut arcs);
+            add(
+                &mut counted[2],
+                check_arcs(&arcs, wins, "capturee over capturer", &stones),
+            );
+        }
+    });
+    // Every rule fired, and Hex's order (killer, capturer first) would have
+    // pruned the only winning moves somewhere: the check can fail.
+    assert!(
+        counted.iter().all(|n| n[0] > 20 && n[1] > 0),
+        "arcs checked, and wrong the Hex way: {counted:?}"
+    );
+}
+
+#[test]
+fn pairing_strategies_found_by_h_search_hold() {
+    let (mut fulls, mut semis) = (0, 0);
+    each_position(5, |g, m, stones| {
+        for player in 0..2 {
+            let vcs = VcSet::build(g, &stones, player, VcParams::pairings());
+            if let Some(carrier) = vcs.smallest_edge_full() {
+                fulls += 1;
+                // The pairing exists inside the carrier, and the player
+                // loses whoever moves (theorem 4.1).
+                let pairs = find_join_pairing(g, &stones, player, carrier);
+                assert!(
+                    pairs.is_some(),
+                    "{stones:?}: no join pairing of {player} in {carrier:?}"
+                );
+                for to_move in 0..2 {
+                    assert_eq!(m.wins(&stones, to_move), to_move != player, "{stones:?}");
+                }
+                continue;
+            }
+            for (carrier, key) in vcs.edge_semis() {
+                semis += 1;
+                let mut after = stones;
+                after[player].insert(key);
+                let pairs = find_join_pairing(g, &after, player, carrier.without(key));
+                assert!(
+                    pairs.is_some(),
+                    "{stones:?}: key {key}, no pairing in {carrier:?}"
+                );
+                // The key loses for the player (theorem 4.1 one move on).
+                if joined(g, &after).is_none() {
+                    assert!(
+                        m.wins(&after, 1 - player),
+                        "{stones:?}: key {key} of {player}"
+                    );
+                    assert!(!m.wins(&after, player), "{stones:?}: key {key} of {player}");
+                }
+            }
+            // Theorem 4.2: with a pre-join pairing, the player loses when
+            // Last (the mover is Last when an odd number of cells is empty).
+            if vcs.edge_semis().next().is_some() {
+                let empty_odd = (g.all() - stones[0] - stones[1]).count() % 2 == 1;
+                for to_move in 0..2 {
+                    if (to_move == player) == empty_odd {
+                        assert_eq!(m.wins(&stones, to_move), to_move != player, "{stones:?}");
+                    }
+                }
+            }
+        }
+    });
+    assert!(
+        fulls > 10 && semis > 40,
+        "{fulls} join pairings, {semis} pre-join pairings"
+    );
+}
+
+#[test]
+fn pairings_are_checked_cell_by_cell() {
+    let g = geom(2, 2);
+    let empty = [CellSet::EMPTY; 2];
+    // Pairs {a1, b1} and {a2, b2}: Black with a1 and b2 is not joined
+    // (they do not touch), so this is no join pairing.
+    assert!(!is_join_pairing(&g, &empty, 0, &[(0, 1), (2, 3)]));
+    // Pairs {a1, a2} and {b1, b2}: one of a1, a2 and one of b1, b2; a1
+    // with b2 leaves Black apart, so not a join pairing either.
+    assert!(!is_join_pairing(&g, &empty, 0, &[(0, 2), (1, 3)]));
+    // With Black on b1 and a2 (joined), any pairing of the rest joins.
+    let mut s = empty;
+    s[0].insert(1);
+    s[0].insert(2);
+    assert!(is_join_pairing(&g, &s, 0, &[(0, 3)]));
+}
+
+#[test]
+fn colour_symmetric_positions_are_won_by_notlast() {
+    let mut seen = 0;
+    for n in 2..=4 {
+        let g = geom(n, n);
+        let mut m = Minimax::new(&g, true);
+        let mut rng = ChaCha8Rng::seed_from_u64(50 + n as u64);
+        // Random White stones off the diagonal, Black's their reflection
+        // (in one diagonal or the other).
+        for _ in 0..60 {
+            let mut white = CellSet::<1>::EMPTY;
+            for c in 0..g.cells() {
+                let (r, col) = (c / n, c % n);
+                if r != col && r + col != n - 1 && rng.random_bool(0.3) {
+                    white.insert(c);
+                }
+            }
+            let t = g.transpose(white).unwrap();
+            let black = if rng.random_bool(0.5) { t } else { g.rotate(t) };
+            if black.intersects(&white) {
+                continue;
+            }
+            let stones = [black, white];
+            if joined(&g, &stones).is_some() {
+                continue;
+            }
+            assert!(is_colour_symmetric(&g, &stones));
+            for to_move in 0..2 {
+                let last = mover_is_last(&g, &stones);
+                seen += 1;
+                assert_eq!(
+                    m.wins(&stones, to_move),
+                    !last,
+                    "{n}x{n} {stones:?}, {to_move} to move"
+                );
+            }
+        }
+    }
+    assert!(seen > 100, "{seen} symmetric positions");
+}
+
+#[test]
+fn moves_into_colour_symmetry_win_exactly_for_notlast() {
+    let mut seen = 0;
+    for n in 3..=4 {
+        let g = geom(n, n);
+        let mut m = Minimax::new(&g, true);
+        let mut rng = ChaCha8Rng::seed_from_u64(70 + n as u64);
+        for stones in positions(&g, &mut rng, 3000, 14) {
+            for to_move in 0..2 {
+                let moves = symmetric_moves(&g, &stones, to_move);
+                for c in moves.iter() {
+                    seen += 1;
+                    let mut after = stones;
+                    after[to_move].insert(c);
+                    assert!(is_colour_symmetric(&g, &after));
+                    let wins = joined(&g, &after).is_none() && !m.wins(&after, 1 - to_move);
+                    assert_eq!(wins, !mover_is_last(&g, &stones), "{stones:?}: {c}");
+                }
+            }
+        }
+    }
+    assert!(seen > 10, "{seen} moves into symmetry");
+}
+
+/// Colour symmetry decides even where a lone dead cell would otherwise be
+/// the only move searched: after 1.b1 on 7x7 the corner a1 is dead for
+/// both players, and 2.a2 (b1's image in the a1 diagonal) wins at once,
+/// since Black is then Last with 47 cells empty. With the dead cell
+/// searched first, playing it would break the symmetry.
+#[test]
+fn colour_symmetry_decides_before_a_lone_dead_cell() {
+    let g = geom(7, 7);
+    let cell = |c: &str| g.dims().parse_cell(c).unwrap();
+    let rules = Rules::rex();
+    let mut ws = Workspace::new(&g, &rules);
+    let mut stats = RuleStats::default();
+    let mut node_of =
+        |pos: &Position<1>| examine(&g, pos, [CellSet::EMPTY; 2], &rules, &mut stats, &mut ws);
+    let after_b1 = Position::empty(&g).play(&g, cell("b1"));
+    let played = [CellSet::single(cell("b1")), CellSet::EMPTY];
+    assert!(dead_cells(&g, &played).contains(cell("a1")));
+    assert_eq!(node_of(&after_b1), Node::Won(Some(cell("a2") as u16)));
+    assert_eq!(node_of(&after_b1.play(&g, cell("a2"))), Node::Lost);
+}
