@@ -9,9 +9,14 @@ def record(game, key, n, value):
     out.setdefault(game, {}).setdefault(key, {})[str(n)] = value
     print(game, key, n, value, flush=True)
 
+# Abrupt 2x3 and 3x2: boards where adding up regret contributions in
+# OpenSpiel's order leaves residues that regret matching plays from the
+# second iteration on (see algorithms/src/cfr/tabular.rs).
 for game_name, iters in [("leduc_poker", [10, 100, 1000]),
                          ("dark_hex(num_rows=2,num_cols=2,gameversion=adh)", [10, 100, 1000]),
-                         ("dark_hex(num_rows=2,num_cols=2)", [10, 100, 1000])]:
+                         ("dark_hex(num_rows=2,num_cols=2)", [10, 100, 1000]),
+                         ("dark_hex(num_rows=2,num_cols=3,gameversion=adh)", [2, 10]),
+                         ("dark_hex(num_rows=3,num_cols=2,gameversion=adh)", [10])]:
     game = pyspiel.load_game(game_name)
     for key, cls in [("cfr_exploitability_at", pyspiel.CFRSolver), ("cfrplus_exploitability_at", pyspiel.CFRPlusSolver)]:
         solver, done = cls(game), 0

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
+use darkhex_algorithms::shard::Shard;
 use darkhex_games::load_game;
 use darkhex_games::spec::split_list;
-use darkhex_league::{ResultsLog, Tournament, run_league};
+use darkhex_league::{LeagueRun, ResultsLog, Tournament, merge_shards, run_league_part};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::set_threads;
@@ -22,6 +23,8 @@ use crate::output::outln;
         "darkhex league --game 'dark_hex(num_rows=3,num_cols=3)' --players 'random,ismcts(sims=1000)' --games 100 --out league-dh33",
         "darkhex league tournament.toml --out league-adh      (rerun to resume, or to extend with more games or players)",
         "darkhex league show 17 --out league-dh33             (replay game 17 of the log)",
+        "darkhex league tournament.toml --shard 2/8 --out part-2   (one of 8 parts, e.g. a Slurm array task)",
+        "darkhex league merge part-1 part-2 ... part-8 --out league-adh   (the parts joined: the run in one piece)",
     ], &[help::TOURNAMENT, help::PLAYERS, help::GAMES])
 )]
 pub struct LeagueArgs {
@@ -35,6 +38,19 @@ pub struct LeagueArgs {
 enum LeagueCommand {
     /// Replay one game of a league's results log, move by move
     Show(ShowArgs),
+    /// Join the logs of every `--shard I/N` run of one league into its log
+    /// and reports, as a run in one piece on one thread writes them
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// Every shard's --out directory (or its results.jsonl), in any order
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Directory for the merged results log and the reports
+    #[arg(long, default_value = "league-results")]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -72,6 +88,10 @@ struct RunArgs {
     /// Worker threads (default: all cores)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
+    /// Play only part I of N of the schedule (games I, I+N, I+2N, ...),
+    /// for clusters; `darkhex league merge` joins the parts' logs
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
 }
 
 fn tournament(args: &RunArgs) -> Result<Tournament> {
@@ -92,6 +112,7 @@ fn tournament(args: &RunArgs) -> Result<Tournament> {
 pub fn run(args: LeagueArgs) -> Result<()> {
     match args.command {
         Some(LeagueCommand::Show(show_args)) => show(&show_args),
+        Some(LeagueCommand::Merge(merge_args)) => merge(&merge_args),
         None => run_tournament(&args.run),
     }
 }
@@ -117,19 +138,17 @@ fn run_tournament(args: &RunArgs) -> Result<()> {
             bar.set_message(format!("leader {name} ({score:.2})"));
         }
     };
-    let run = run_league(&t, &args.out, &progress, &stop)?;
+    let run = run_league_part(&t, args.shard, &args.out, &progress, &stop)?;
     bar.finish_and_clear();
     for w in &run.warnings {
         eprintln!("note: {w}");
     }
-    outln!("{}", run.report.markdown());
-    outln!(
-        "{} games ({} played now); results and reports in {}; `darkhex league show ID --out {}` replays a game",
-        run.results.len(),
-        run.played,
-        args.out.display(),
-        args.out.display()
-    );
+    print_run(&run, &args.out)?;
+    if let Some(shard) = args.shard {
+        outln!(
+            "this is shard {shard} of the league: once every shard has run, `darkhex league merge DIR... --out DIR` joins them"
+        );
+    }
     if run.stopped {
         return Err(Interrupted(
             "interrupted before the end: the games played are in the log; rerun the same command to play the missing ones".into(),
@@ -137,6 +156,23 @@ fn run_tournament(args: &RunArgs) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+fn print_run(run: &LeagueRun, out: &std::path::Path) -> Result<()> {
+    outln!("{}", run.report.markdown());
+    outln!(
+        "{} games ({} played now); results and reports in {}; `darkhex league show ID --out {}` replays a game",
+        run.results.len(),
+        run.played,
+        out.display(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn merge(args: &MergeArgs) -> Result<()> {
+    let run = merge_shards(&args.shards, &args.out)?;
+    print_run(&run, &args.out)
 }
 
 fn show(args: &ShowArgs) -> Result<()> {

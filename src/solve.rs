@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use clap::Args;
+use clap::{Args, Subcommand};
 use darkhex_algorithms::files::FileKind;
 use darkhex_algorithms::lp::normal_form::{
     DEFAULT_MAX_STRATEGIES, NormalForm, normal_form, solve_normal_form,
@@ -28,11 +28,15 @@ use crate::progress::{compile, default_policy_path, spinner};
     "darkhex solve 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'      (dark games and poker: LP)",
     "darkhex solve kuhn_poker --json",
     "darkhex solve 'dark_hex(num_rows=2,num_cols=2,gameversion=adh)' --method nf-lp --matrix",
-], &[help::GAMES]))]
+    "darkhex solve 'hex(board_size=8)' --openings --shard 3/16 --out openings-3.jsonl   (one of 16 parts)",
+    "darkhex solve merge openings-*.jsonl                  (the parts joined: the table of every opening)",
+], &[help::GAMES]), args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SolveArgs {
+    #[command(subcommand)]
+    command: Option<SolveCommand>,
     /// Game string, e.g. 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'
-    #[arg(value_parser = crate::parse_game)]
-    game: AnyGame,
+    #[arg(value_parser = crate::parse_game, required = true)]
+    game: Option<AnyGame>,
     /// lp: sequence-form LP (the default); nf-lp: the normal form as a
     /// matrix game (tiny games)
     #[arg(long, value_parser = ["lp", "nf-lp"])]
@@ -43,7 +47,9 @@ pub struct SolveArgs {
     /// Solve the full sequence-form LPs, not restricted supports
     #[arg(long)]
     full: bool,
-    /// Policy file to write (default: policies/<game>-<method>.json)
+    /// Policy file to write (default: policies/<game>-<method>.json); Hex
+    /// and Rex with --openings: the log of solved openings, written as each
+    /// is solved (rerunning the command resumes it; required with --shard)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print one JSON object
@@ -61,6 +67,13 @@ pub struct SolveArgs {
     max_memory_gb: Option<f64>,
     #[command(flatten)]
     hex: crate::solve_hex::HexSolveArgs,
+}
+
+#[derive(Subcommand)]
+enum SolveCommand {
+    /// Join the logs of every `solve --openings --shard I/N` run of one
+    /// board into the table of every opening
+    Merge(crate::solve_hex::MergeArgs),
 }
 
 /// A close simple fraction, when there is one: exact values of small games
@@ -143,24 +156,30 @@ impl SolveArgs {
 }
 
 pub fn run(args: SolveArgs) -> Result<()> {
-    if let AnyGame::Hex(hex) = &args.game {
-        if let Some(option) = args.lp_options().first() {
+    let game = match (&args.command, args.game) {
+        (Some(SolveCommand::Merge(merge)), _) => return crate::solve_hex::merge(merge),
+        (None, Some(game)) => game,
+        (None, None) => bail!("give a game string, e.g. 'hex(board_size=5)'"),
+    };
+    if let AnyGame::Hex(hex) = &game {
+        // --out names the log of --openings too.
+        let lp_only = args.lp_options().into_iter().find(|o| *o != "--out");
+        if let Some(option) = lp_only {
             bail!(
                 "{option} is an option of the LP, which solves dark games and poker; {} is solved by proof-number search, which takes {}",
-                args.game,
+                game,
                 crate::solve_hex::OPTIONS.join(", ")
             );
         }
-        return crate::solve_hex::run(hex, &args.hex, args.json);
+        return crate::solve_hex::run(hex, &args.hex, args.out.as_deref(), args.json);
     }
     if let Some(option) = args.hex.given().first() {
         bail!(
             "{option} is an option of the Hex and Rex solver; {} is solved by LP, which takes --method, --backend, --full, --out, --matrix, --max-strategies, --max-memory-gb",
-            args.game
+            game
         );
     }
     let method = args.method.clone().unwrap_or_else(|| "lp".into());
-    let game = args.game;
     let backend = args
         .backend
         .as_deref()

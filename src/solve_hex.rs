@@ -10,10 +10,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::files::write_atomically;
+use darkhex_algorithms::files::{FileKind, write_atomically};
+use darkhex_algorithms::hexsolve::openings::{
+    OpeningValue, OpeningsLog, merge_openings, opening_cells,
+};
 use darkhex_algorithms::hexsolve::{
     DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
 };
+use darkhex_algorithms::shard::Shard;
 use darkhex_games::board::{Dims, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
@@ -104,10 +108,25 @@ pub struct HexSolveArgs {
     /// when it exists, written when the solve ends)
     #[arg(long, value_name = "FILE")]
     learn_edges: Option<PathBuf>,
+    /// Hex/Rex with --openings: solve only part I of N of the openings
+    /// (the I-th, (I+N)-th, ... of the table), logged to --out; `darkhex
+    /// solve merge` joins the parts
+    #[arg(long, value_name = "I/N", requires = "openings")]
+    pub shard: Option<Shard>,
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Every shard's log (the --out of each `--openings --shard I/N` run)
+    #[arg(required = true)]
+    logs: Vec<PathBuf>,
+    /// Print one JSON object, as `solve --openings --json` does
+    #[arg(long)]
+    json: bool,
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 12] = [
+pub const OPTIONS: [&str; 13] = [
     "--moves",
     "--black",
     "--white",
@@ -120,6 +139,7 @@ pub const OPTIONS: [&str; 12] = [
     "--order",
     "--without",
     "--learn-edges",
+    "--shard",
 ];
 
 impl HexSolveArgs {
@@ -138,6 +158,7 @@ impl HexSolveArgs {
             self.order.is_some(),
             self.without.is_some(),
             self.learn_edges.is_some(),
+            self.shard.is_some(),
         ];
         OPTIONS
             .into_iter()
@@ -249,9 +270,9 @@ fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn run(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
+pub fn run(game: &HexGame, args: &HexSolveArgs, out: Option<&Path>, json: bool) -> Result<()> {
     let dims = game.dims();
-    with_cell_words!(dims.cells(), W => run_width::<W>(game, args, json))
+    with_cell_words!(dims.cells(), W => run_width::<W>(game, args, out, json))
 }
 
 fn player_name(p: usize) -> String {
@@ -262,7 +283,12 @@ fn player_name(p: usize) -> String {
     )
 }
 
-fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) -> Result<()> {
+fn run_width<const W: usize>(
+    game: &HexGame,
+    args: &HexSolveArgs,
+    out: Option<&Path>,
+    json: bool,
+) -> Result<()> {
     let geom =
         Geometry::<W>::new(game.dims()).ok_or_else(|| anyhow::anyhow!("the board is too large"))?;
     let threads = crate::args::thread_count(args.threads);
@@ -274,15 +300,25 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     };
     let order = args.order.as_deref().unwrap_or("resistance");
     let mut rules = rules(game, &args.without, order)?;
-    if let Some(path) = &args.learn_edges {
+    if args.learn_edges.is_some() {
         if game.is_misere() {
             bail!("--learn-edges is for Hex: edge connections are not Rex's");
         }
         rules.learn_edges = true;
-        Files::new()
-            .writes("--learn-edges", Some(path), Holds::EdgePatterns)
-            .check()?;
     }
+    if out.is_some() && !args.openings {
+        bail!(
+            "--out is the log of --openings (rerunning resumes it); the solve of one position writes no file"
+        );
+    }
+    Files::new()
+        .writes(
+            "--learn-edges",
+            args.learn_edges.as_deref(),
+            Holds::EdgePatterns,
+        )
+        .writes("--out", out, Holds::Document(FileKind::OpeningsLog))
+        .check()?;
     let solver = HexSolver::new(&geom, rules, params);
     if let Some(path) = &args.learn_edges
         && path.exists()
@@ -296,7 +332,14 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
     crate::interrupt::watch(solver.stop_flag());
     let learn_into = args.learn_edges.as_deref();
     if args.openings {
-        return openings(game, &solver, json, learn_into);
+        let log = match (args.shard, out) {
+            (shard, Some(path)) => Some(OpeningsLog::open(path, &game.game_string(), shard)?),
+            (Some(_), None) => bail!(
+                "--shard writes the shard's solved openings to a log: give it with --out FILE"
+            ),
+            (None, None) => None,
+        };
+        return openings(game, &solver, args.shard, log, json, learn_into);
     }
     let pos = position(game, &geom, args)?;
     let bar = spinner(json);
@@ -358,7 +401,10 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
         outln!("{json}");
     } else {
         outln!("game             {}", game.game_string());
-        outln!("position\n{}", value_board(dims, &pos, &[]));
+        outln!(
+            "position\n{}",
+            value_board(dims, |c| stone_at(&pos, c), &[])
+        );
         outln!("to move          {}", player_name(to_move));
         match (winner, out.wins) {
             (Some(w), Some(true)) => outln!(
@@ -387,7 +433,7 @@ fn run_width<const W: usize>(game: &HexGame, args: &HexSolveArgs, json: bool) ->
             );
             outln!(
                 "move values      (W wins, L loses, ? unknown)\n{}",
-                value_board(dims, &pos, v)
+                value_board(dims, |c| stone_at(&pos, c), v)
             );
         }
         outln!(
@@ -489,9 +535,9 @@ fn progress_line(p: &Progress) -> String {
 }
 
 /// The position, with each solved move's value on its cell.
-fn value_board<const W: usize>(
+fn value_board(
     dims: Dims,
-    pos: &Position<W>,
+    stone: impl Fn(usize) -> Option<usize>,
     values: &[(usize, Option<bool>)],
 ) -> String {
     dims.render(|c| {
@@ -501,24 +547,29 @@ fn value_board<const W: usize>(
                 Some(false) => 'L',
                 None => '?',
             }
-        } else if pos.played[0].contains(c) {
-            stone_glyph(0)
-        } else if pos.played[1].contains(c) {
-            stone_glyph(1)
         } else {
-            '.'
+            stone(c).map_or('.', stone_glyph)
         }
     })
+}
+
+/// Who holds `cell` in `pos`.
+fn stone_at<const W: usize>(pos: &Position<W>, cell: usize) -> Option<usize> {
+    (0..2).find(|&p| pos.played[p].contains(cell))
 }
 
 /// An opening, Black's value, seconds and positions (none for an image).
 type OpeningRow = (usize, Option<bool>, f64, u64);
 
-/// Every opening of the empty board, one of each pair of 180-degree images
-/// solved (they have the same value), with the time of each.
+/// The openings of the empty board (one of each pair of 180-degree images:
+/// they have the same value), or a shard's part of them, with the time of
+/// each; the log (--out, a shard's or the whole run's) keeps every solved
+/// one as it is solved, and a rerun skips those.
 fn openings<const W: usize>(
     game: &HexGame,
     solver: &HexSolver<W>,
+    shard: Option<Shard>,
+    log: Option<(OpeningsLog, Vec<OpeningValue>)>,
     json: bool,
     learn_into: Option<&Path>,
 ) -> Result<()> {
@@ -526,7 +577,33 @@ fn openings<const W: usize>(
     let dims = game.dims();
     let n = dims.cells();
     let empty = Position::empty(geom);
-    let cells: Vec<usize> = (0..n).filter(|&c| c <= n - 1 - c).collect();
+    let (log, logged) = match log {
+        Some((log, logged)) => (Some(log), logged),
+        None => (None, Vec::new()),
+    };
+    let ours: Vec<usize> = opening_cells(dims)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.is_none_or(|s| s.holds(*i)))
+        .map(|(_, c)| c)
+        .collect();
+    let mut rows: Vec<OpeningRow> = Vec::new();
+    for v in &logged {
+        if let Ok(cell) = dims.parse_cell(&v.opening) {
+            push_opening(
+                &mut rows,
+                n,
+                cell,
+                Some(v.black_wins),
+                v.seconds,
+                v.expansions,
+            );
+        }
+    }
+    let cells: Vec<usize> = ours
+        .into_iter()
+        .filter(|c| !rows.iter().any(|r| r.0 == *c))
+        .collect();
     let bar = if json {
         ProgressBar::hidden()
     } else {
@@ -540,7 +617,10 @@ fn openings<const W: usize>(
     );
     let start = Instant::now();
     let children: Vec<Position<W>> = cells.iter().map(|&c| empty.play(geom, c)).collect();
-    let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::default();
+    let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::new((rows, Stats::default()));
+    let logging = log.is_some();
+    let log = Mutex::new(log);
+    let log_error: Mutex<Option<anyhow::Error>> = Mutex::default();
     // The searches running side by side, each on a line of its own.
     let running: Mutex<BTreeMap<usize, String>> = Mutex::default();
     let show = |running: &BTreeMap<usize, String>| {
@@ -564,12 +644,35 @@ fn openings<const W: usize>(
         let cell = cells[i];
         let black_wins = out.wins.map(|white_wins| !white_wins);
         let secs = out.stats.seconds;
+        if let (Some(log), Some(black_wins)) = (
+            log.lock().unwrap_or_else(|e| e.into_inner()).as_mut(),
+            black_wins,
+        ) {
+            let value = OpeningValue {
+                opening: dims.cell_name(cell),
+                black_wins,
+                seconds: secs,
+                expansions: out.stats.expansions,
+            };
+            if let Err(e) = log.append(&value) {
+                // The search goes on; the run fails at the end, saying why.
+                log_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e.into());
+                solver.stop_flag().store(true, Ordering::SeqCst);
+            }
+        }
         let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
         found.1.add(&out.stats);
-        found.0.push((cell, black_wins, secs, out.stats.expansions));
-        if n - 1 - cell != cell {
-            found.0.push((n - 1 - cell, black_wins, 0.0, 0));
-        }
+        push_opening(
+            &mut found.0,
+            n,
+            cell,
+            black_wins,
+            secs,
+            out.stats.expansions,
+        );
         // Without a terminal there is no bar: a line per opening instead,
         // so a long run's log shows how far it got.
         if !json && !std::io::stderr().is_terminal() {
@@ -583,11 +686,59 @@ fn openings<const W: usize>(
         bar.inc(1);
     };
     solver.solve_each(&children, &report, &done);
-    let (mut rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
     bar.finish_and_clear();
     save_learnt(solver, learn_into)?;
+    if let Some(e) = log_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e.context("the log of solved openings could not be written; rerun to go on"));
+    }
+    print_openings(
+        game,
+        rows,
+        total.expansions,
+        start.elapsed().as_secs_f64(),
+        Some(solver.params.threads),
+        json,
+    )?;
+    if solver.stop_flag().load(Ordering::SeqCst) {
+        if logging {
+            bail!(
+                "stopped by Ctrl-C after the openings above; rerun the command to go on from its --out"
+            );
+        }
+        bail!("stopped by Ctrl-C after the openings above");
+    }
+    Ok(())
+}
+
+/// Adds an opening's row, and its image's (same value, no search) when it
+/// is another cell.
+fn push_opening(
+    rows: &mut Vec<OpeningRow>,
+    n: usize,
+    cell: usize,
+    black_wins: Option<bool>,
+    secs: f64,
+    expansions: u64,
+) {
+    rows.push((cell, black_wins, secs, expansions));
+    if n - 1 - cell != cell {
+        rows.push((n - 1 - cell, black_wins, 0.0, 0));
+    }
+}
+
+/// The table of openings, as text or one JSON object.
+fn print_openings(
+    game: &HexGame,
+    mut rows: Vec<OpeningRow>,
+    expansions: u64,
+    seconds: f64,
+    threads: Option<usize>,
+    json: bool,
+) -> Result<()> {
+    let dims = game.dims();
+    let n = dims.cells();
     rows.sort_by_key(|r| r.0);
-    let seconds = start.elapsed().as_secs_f64();
     if json {
         let list: Vec<serde_json::Value> = rows
             .iter()
@@ -599,36 +750,61 @@ fn openings<const W: usize>(
             "game": game.game_string(),
             "openings": list,
             "seconds": seconds,
-            "expansions": total.expansions,
-            "threads": solver.params.threads,
+            "expansions": expansions,
+            "threads": threads,
         });
         outln!("{json}");
-    } else {
-        outln!("game             {}", game.game_string());
-        outln!("openings         W: Black's opening wins, L: it loses (White to move)");
-        let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
-        outln!("{}", value_board(dims, &Position::empty(geom), &values));
-        for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
-            let verdict = verdict(*w);
-            let image = n - 1 - c;
-            let pair = if image != *c {
-                format!(" (and {})", dims.cell_name(image))
-            } else {
-                String::new()
-            };
-            outln!(
-                "  {}{pair}: Black {verdict}, {s:.3} s, {e} positions",
-                dims.cell_name(*c)
-            );
-        }
+        return Ok(());
+    }
+    outln!("game             {}", game.game_string());
+    outln!("openings         W: Black's opening wins, L: it loses (White to move)");
+    let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
+    outln!("{}", value_board(dims, |_| None, &values));
+    for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
+        let verdict = verdict(*w);
+        let image = n - 1 - c;
+        let pair = if image != *c {
+            format!(" (and {})", dims.cell_name(image))
+        } else {
+            String::new()
+        };
         outln!(
-            "total            {seconds:.2} s, {} positions, {} thread(s)",
-            total.expansions,
-            solver.params.threads
+            "  {}{pair}: Black {verdict}, {s:.3} s, {e} positions",
+            dims.cell_name(*c)
         );
     }
-    if solver.stop_flag().load(Ordering::SeqCst) {
-        bail!("stopped by Ctrl-C after the openings above");
+    match threads {
+        Some(threads) => {
+            outln!("total            {seconds:.2} s, {expansions} positions, {threads} thread(s)")
+        }
+        None => {
+            outln!("total            {seconds:.2} s of search, {expansions} positions, in shards")
+        }
     }
     Ok(())
+}
+
+/// `darkhex solve merge`: the table of openings from every shard's log.
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    let (game, values) = merge_openings(&args.logs)?;
+    let game = match darkhex_games::load_game(&game)? {
+        darkhex_games::AnyGame::Hex(g) => g,
+        other => bail!("{other} is not a Hex or Rex board"),
+    };
+    let n = game.dims().cells();
+    let mut rows = Vec::new();
+    let (mut seconds, mut expansions) = (0.0, 0);
+    for (cell, v) in values {
+        push_opening(
+            &mut rows,
+            n,
+            cell,
+            Some(v.black_wins),
+            v.seconds,
+            v.expansions,
+        );
+        seconds += v.seconds;
+        expansions += v.expansions;
+    }
+    print_openings(&game, rows, expansions, seconds, None, args.json)
 }

@@ -18,8 +18,8 @@ use darkhex_algorithms::stream::{
 };
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
-    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, Exploitability, GameTree, TrainError,
-    Trainer, TreeError,
+    Algorithm, AlgorithmParams, CfrVariant, Checkpoint, Exploitability, GameTree, SumOrder,
+    TrainError, Trainer, TreeError,
 };
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
@@ -147,6 +147,13 @@ pub struct TrainArgs {
     /// (half the memory) or f64 (default; a resumed run keeps its checkpoint's)
     #[arg(long, value_parser = PRECISION_NAMES)]
     precision: Option<String>,
+    /// Full width: add up each information state's regret contributions
+    /// exactly, whatever their order (exact, the default: the compiled tree
+    /// and --stream then give the same bits), or one by one in depth-first
+    /// order as OpenSpiel's CFRSolver does (openspiel, compiled tree only:
+    /// OpenSpiel's figures to 1e-14). A resumed run keeps its checkpoint's
+    #[arg(long, value_parser = SumOrder::NAMES)]
+    sum_order: Option<String>,
     /// os-mccfr and es-mccfr: sample on the State API with tables keyed by
     /// information-state tokens instead of over the information-state
     /// tables (the default wherever those can be built: faster iterations,
@@ -295,6 +302,17 @@ pub fn run(args: TrainArgs) -> Result<()> {
             }
         }
     }
+    // Refused before any table is built (the trainer would refuse it after).
+    let sum_order = args.sum_order.as_deref().and_then(SumOrder::parse);
+    match sum_order {
+        Some(_) if !algorithm.needs_tree() => {
+            return Err(TrainError::UnusedParameter(algorithm.name(), "--sum-order").into());
+        }
+        Some(SumOrder::OpenSpiel) if streaming => {
+            return Err(TrainError::StreamSumsExactly(SumOrder::OpenSpiel.name()).into());
+        }
+        _ => {}
+    }
     let sample_on_tables = match (algorithm, &checkpoint) {
         (Algorithm::Tabular(_) | Algorithm::Regression(_), _) => {
             if args.keyed {
@@ -389,6 +407,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
             Trainer::sampling_over_tables(game, tree.as_deref(), t, sampling, args.seed, workers)?
         }
     };
+    if let Some(order) = sum_order {
+        trainer.use_sum_order(order)?;
+    }
     let target = args.iterations;
     let batch = trainer.batch_size();
     // Without a tree, a sampler's evaluation is a pass over every history,
@@ -749,6 +770,7 @@ fn report(
             "seconds": trainer.seconds(),
             "threads": trainer.workers(),
             "precision": trainer.precision().map(Precision::name),
+            "sum_order": trainer.sum_order().map(SumOrder::name),
             "over_tables": trainer.uses_tables(),
             "policy": path.display().to_string(),
             "history": trainer.history(),
@@ -773,6 +795,8 @@ fn report(
             "method           streaming passes over every history, {} arrays",
             p.name()
         );
+    } else if trainer.sum_order() == Some(SumOrder::OpenSpiel) {
+        outln!("method           compiled tree, regrets summed in OpenSpiel's order");
     } else if trainer.workers().is_some() {
         outln!(
             "method           {}",

@@ -2,31 +2,13 @@
 
 mod common;
 
-use common::{json, ok, stderr, stdout};
-use std::io::Write;
+use common::{darkhex_with_input, json, ok, stderr, stdout};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// Runs `darkhex args` where the tests run: these commands write no files.
 fn darkhex(args: &[&str]) -> Output {
     common::darkhex(Path::new("."), args)
-}
-
-fn darkhex_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the darkhex binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// A failure is a non-zero exit with an error of at most two lines (what

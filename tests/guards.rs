@@ -6,9 +6,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use common::{darkhex, json, ok, stderr};
+use common::{darkhex, darkhex_with_input, json, ok, stderr};
 
 /// Fails unless `args` fails (status 1) with an error mentioning every
 /// needle and none of `absent`.
@@ -351,26 +350,12 @@ fn numbers_outside_their_range_are_refused_with_the_range() {
     refused(
         d,
         &["solve", hex, "--out", "x.json"],
-        &["--out is an option of the LP"],
+        &["--out is the log of --openings"],
     );
 }
 
 fn gtp(input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .arg("gtp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = darkhex_with_input(&["gtp"], input);
     assert!(o.status.success());
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -3,10 +3,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-use common::{darkhex, json, ok, stderr, stdout};
+use common::{darkhex, darkhex_with_input, json, ok, stderr, stdout};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
@@ -190,21 +187,7 @@ fn learning_edge_patterns_keeps_them_in_a_file() {
 
 /// Runs a GTP session and returns the responses, one per command.
 fn gtp(args: &[&str], script: &str) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .arg("gtp")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = darkhex_with_input(&[&["gtp"], args].concat(), script);
     assert!(
         out.status.success(),
         "{}",

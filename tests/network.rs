@@ -4,10 +4,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-use common::{darkhex, json, ok, stderr};
+use common::{darkhex, darkhex_with_input, json, ok, stderr};
 
 fn analyze(args: &[&str]) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
@@ -187,26 +184,16 @@ fn network_players_play_and_league_and_gtp() {
     );
     assert!(stderr(&o).contains("Rex"), "{}", stderr(&o));
     // GTP: genmove by E_k once no proven win is found in the time given.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
-        .args([
+    let o = darkhex_with_input(
+        &[
             "gtp",
             "--move-time",
             "0.001",
             "--eval",
             "network(eval=ek,k=1)",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"boardsize 9\nparam_player\ngenmove b\nparam_player eval network(eval=q)\nparam_player eval resistance\ngenmove w\n")
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+        ],
+        "boardsize 9\nparam_player\ngenmove b\nparam_player eval network(eval=q)\nparam_player eval resistance\ngenmove w\n",
+    );
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     let replies: Vec<&str> = text.split("\n\n").collect();
     assert!(

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_refused, darkhex, json, stderr};
+use common::{assert_refused, darkhex, json, ok, stderr};
 use std::process::Command;
 use std::time::Duration;
 
@@ -337,6 +337,99 @@ fn streaming_training_resumes_and_refuses_what_it_cannot_do() {
         (
             vec!["train", game, "--stream", "--max-memory-gb", "0.001"],
             "1.0 MB",
+        ),
+    ] {
+        assert_refused(d, &bad, says);
+    }
+}
+
+/// Full width, `train` and `train --stream` run the same algorithm to the
+/// same bits, abrupt boards (where regrets cancel) included, and a
+/// checkpoint resumes in its own order of sums; `--sum-order openspiel`
+/// reproduces OpenSpiel's CFRSolver on the compiled tree instead.
+#[test]
+fn compiled_and_streamed_training_give_the_same_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let train = |extra: &[&str], out: &str| {
+        let args = ["train", game, "--algo", "cfr", "--iterations", "10"];
+        json(&darkhex(
+            d,
+            &[&args[..], extra, &["--out", out, "--json"]].concat(),
+        ))
+    };
+    let compiled = train(&[], "compiled.json");
+    let streamed = train(&["--stream"], "streamed.json");
+    assert_eq!(compiled["sum_order"], "exact");
+    assert_eq!(streamed["sum_order"], "exact");
+    let (a, b) = (
+        compiled["exploitability"].as_f64().unwrap(),
+        streamed["exploitability"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-12, "compiled {a}, streamed {b}");
+    // The same probabilities: `exploit` gives both files the same bits.
+    let exploit = |file: &str| json(&darkhex(d, &["exploit", game, file, "--json"]));
+    assert_eq!(
+        exploit("compiled.json")["best_response_values"],
+        exploit("streamed.json")["best_response_values"]
+    );
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("../reference/openspiel.json")).unwrap();
+    let want = reference["games"][game]["cfr_exploitability_at"]["10"]
+        .as_f64()
+        .unwrap();
+    let openspiel = train(&["--sum-order", "openspiel"], "openspiel.json");
+    let e = openspiel["exploitability"].as_f64().unwrap();
+    assert!((e - want).abs() < 1e-14, "OpenSpiel's {want}, ours {e}");
+    assert!(
+        (e - a).abs() > 1e-3,
+        "the orders of sums give different runs"
+    );
+    ok(&darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "cfr",
+            "--iterations",
+            "4",
+            "--sum-order",
+            "openspiel",
+            "--checkpoint",
+            "os.ckpt",
+            "--out",
+            "os4.json",
+        ],
+    ));
+    let resumed = [
+        "train",
+        game,
+        "--iterations",
+        "10",
+        "--checkpoint",
+        "os.ckpt",
+        "--resume",
+    ];
+    let v = json(&darkhex(
+        d,
+        &[&resumed[..], &["--out", "os10.json", "--json"]].concat(),
+    ));
+    assert_eq!(v["sum_order"], "openspiel");
+    assert_eq!(v["exploitability"].as_f64().unwrap(), e);
+    for (bad, says) in [
+        (
+            [&resumed[..], &["--sum-order", "exact"]].concat(),
+            "resumes only that way",
+        ),
+        (
+            vec!["train", game, "--stream", "--sum-order", "openspiel"],
+            "sum regrets only exactly",
+        ),
+        (
+            vec!["train", game, "--algo", "os-mccfr", "--sum-order", "exact"],
+            "does not take --sum-order",
         ),
     ] {
         assert_refused(d, &bad, says);

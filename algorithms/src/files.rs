@@ -22,14 +22,16 @@ pub enum FileKind {
     Checkpoint,
     PoneStrategy,
     LeagueLog,
+    OpeningsLog,
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 4] = [
+    pub const ALL: [FileKind; 5] = [
         FileKind::Policy,
         FileKind::Checkpoint,
         FileKind::PoneStrategy,
         FileKind::LeagueLog,
+        FileKind::OpeningsLog,
     ];
 
     /// The `format` field that names the kind.
@@ -39,6 +41,7 @@ impl FileKind {
             FileKind::Checkpoint => "darkhex-checkpoint",
             FileKind::PoneStrategy => "darkhex-pone-strategy",
             FileKind::LeagueLog => "darkhex-league-log",
+            FileKind::OpeningsLog => "darkhex-openings-log",
         }
     }
 
@@ -53,6 +56,7 @@ impl FileKind {
             FileKind::Checkpoint => "training checkpoint",
             FileKind::PoneStrategy => "PONE strategy",
             FileKind::LeagueLog => "league results log",
+            FileKind::OpeningsLog => "log of solved openings",
         }
     }
 
@@ -70,6 +74,9 @@ impl FileKind {
             }
             FileKind::LeagueLog => {
                 "`darkhex league --out DIR` resumes it and `darkhex league show` replays its games"
+            }
+            FileKind::OpeningsLog => {
+                "`darkhex solve GAME --openings --shard I/N --out FILE` resumes it and `darkhex solve merge` joins the shards"
             }
         }
     }

@@ -28,6 +28,7 @@ pub mod lp;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
+pub mod shard;
 pub mod stream;
 pub mod tree;
 
@@ -36,7 +37,7 @@ pub use best_response::{
 };
 pub use cfr::{
     Algorithm, AlgorithmParams, CfrSolver, CfrState, CfrVariant, Checkpoint, EvalPoint, McSolver,
-    McState, Sampling, TableMcSolver, TableMcState, TrainError, Trainer,
+    McState, Sampling, SumOrder, TableMcSolver, TableMcState, TrainError, Trainer,
 };
 pub use lp::{LpBackend, LpError, LpOptions, LpSolution, solve_sequence_form};
 pub use policy::TreePolicy;

@@ -1,9 +1,12 @@
 //! The streaming tables and best response against the compiled tree: the
 //! same information states, the same counts, and the same best-response
-//! values, exploitability and expected value for random policies.
+//! values, exploitability and expected value for random policies, whether
+//! those are read from a JSON or a binary policy file.
 
 mod common;
-use common::variants;
+use common::{hex_and_rex_variants, variants};
+
+use std::path::Path;
 
 use std::collections::HashMap;
 
@@ -89,17 +92,56 @@ fn check_tables(name: &str, tree: &GameTree, tables: &InfoStateTables) {
     }
 }
 
-/// The streaming numbers equal the tree's for two random profiles.
-fn check_best_response(name: &str, game: &AnyGame, tree: &GameTree, tables: &InfoStateTables) {
+/// The streaming numbers equal the tree's for two random profiles (to
+/// 1e-12: the two add up the same products of probabilities and utilities
+/// of size at most 1 in different orders), and each profile written as JSON
+/// and as a binary file and read back gives the same numbers, bit for bit,
+/// both ways.
+fn check_best_response(
+    name: &str,
+    game: &AnyGame,
+    tree: &GameTree,
+    tables: &InfoStateTables,
+    dir: &Path,
+) {
     for seed in [1, 2] {
         let tree_policy = random_policy(tree, seed);
         let want = exploitability(tree, &tree_policy);
         let file = PolicyFile::from_tree(tree, &tree_policy, Provenance::default());
-        let (policy, missing) = RowPolicy::from_file(tables, &file).unwrap();
-        assert_eq!(missing, [0, 0]);
-        let got = stream_exploitability(game, tables, &policy, &PassOptions::default())
-            .unwrap()
-            .exploitability;
+        let mut read_back = Vec::new();
+        for path in [dir.join("p.json"), dir.join("p.bin")] {
+            file.save(&path).unwrap();
+            let loaded = PolicyFile::load_for(&path, game).unwrap();
+            let (on_tree, missing) = loaded.to_tree_policy(tree).unwrap();
+            assert_eq!(missing, 0, "{name} {}", path.display());
+            let (on_rows, missing) = RowPolicy::from_file(tables, &loaded).unwrap();
+            assert_eq!(missing, [0, 0]);
+            let streamed = stream_exploitability(game, tables, &on_rows, &PassOptions::default())
+                .unwrap()
+                .exploitability;
+            read_back.push((exploitability(tree, &on_tree), streamed));
+        }
+        let bits = |e: &darkhex_algorithms::Exploitability| {
+            [
+                e.best_response_values[0],
+                e.best_response_values[1],
+                e.value_p0,
+            ]
+            .map(f64::to_bits)
+        };
+        let (json, binary) = (&read_back[0], &read_back[1]);
+        assert_eq!(
+            bits(&json.0),
+            bits(&binary.0),
+            "{name} seed {seed}: compiled"
+        );
+        assert_eq!(
+            bits(&json.1),
+            bits(&binary.1),
+            "{name} seed {seed}: streamed"
+        );
+        assert_eq!(bits(&json.0), bits(&want), "{name} seed {seed}: read back");
+        let got = json.1;
         for (g, w, what) in [
             (
                 got.best_response_values[0],
@@ -127,31 +169,43 @@ fn compile(game: &AnyGame) -> GameTree {
     GameTree::build(game, &CompileOptions::default()).unwrap()
 }
 
-#[test]
-fn dark_hex_tables_and_best_responses_equal_the_compiled_trees() {
-    let mut names = Vec::new();
-    for (r, c) in [(2, 2), (2, 3), (3, 2)] {
-        names.extend(variants(r, c));
-    }
-    names.push("dark_rex(num_rows=2,num_cols=3,gameversion=adh,disclosure=flash)".to_string());
-    for name in &names {
+/// Every Dark Hex and Dark Rex variant of a board.
+fn check_board(rows: usize, cols: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    for name in &hex_and_rex_variants(rows, cols) {
         let game = load_game(name).unwrap();
         let tree = compile(&game);
         let tables = build_tables(&game, &BuildOptions::default()).unwrap();
         check_tables(name, &tree, &tables);
-        check_best_response(name, &game, &tree, &tables);
+        check_best_response(name, &game, &tree, &tables, dir.path());
     }
+}
+
+#[test]
+fn tables_and_best_responses_equal_the_compiled_trees_on_2x2() {
+    check_board(2, 2);
+}
+
+#[test]
+fn tables_and_best_responses_equal_the_compiled_trees_on_2x3() {
+    check_board(2, 3);
+}
+
+#[test]
+fn tables_and_best_responses_equal_the_compiled_trees_on_3x2() {
+    check_board(3, 2);
 }
 
 #[test]
 fn poker_tables_and_best_responses_equal_the_compiled_trees() {
     let r = reference();
+    let dir = tempfile::tempdir().unwrap();
     for name in ["kuhn_poker", "leduc_poker"] {
         let game = load_game(name).unwrap();
         let tree = compile(&game);
         let tables = build_tables(&game, &BuildOptions::default()).unwrap();
         check_tables(name, &tree, &tables);
-        check_best_response(name, &game, &tree, &tables);
+        check_best_response(name, &game, &tree, &tables, dir.path());
         let facts = &r["games"][name];
         for p in 0..2 {
             let want = facts["infosets"][p].as_u64().unwrap() as usize;

@@ -3,7 +3,13 @@
 //! regrets, average weights and policy, bit for bit; thread counts do not
 //! matter; a resumed run equals an uninterrupted one.
 
+mod common;
+use common::hex_and_rex_variants;
+
 use std::collections::BTreeMap;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use darkhex_algorithms::cfr::AnyTableMc;
 use darkhex_algorithms::stream::{
@@ -134,6 +140,39 @@ fn table_sampling_equals_keyed_sampling_bit_for_bit() {
                     "{label}: the policies differ"
                 );
             }
+        }
+    }
+}
+
+/// On every 2x2, 2x3 and 3x2 Dark Hex and Dark Rex variant, a sampler, a
+/// worker count and an iteration count drawn at random (seeded) give the
+/// same run both ways.
+#[test]
+fn table_sampling_equals_keyed_sampling_on_every_small_variant() {
+    let mut rng = ChaCha8Rng::seed_from_u64(30);
+    for (rows, cols) in [(2, 2), (2, 3), (3, 2)] {
+        for name in hex_and_rex_variants(rows, cols) {
+            let (game, tables) = game_and_tables(&name);
+            let sampling = if rng.random_bool(0.5) {
+                Sampling::External
+            } else {
+                Sampling::Outcome {
+                    exploration: rng.random_range(0.05..0.95),
+                }
+            };
+            let workers = rng.random_range(1..=3);
+            let iterations = rng.random_range(20..120);
+            let seed = rng.random();
+            let label = format!("{name} {sampling:?} {workers} workers {iterations} iterations");
+            let mut keyed = McSolver::new(game, McState::new(sampling, seed, workers));
+            keyed.run(iterations);
+            let rows = run_tables(&game, &tables, sampling, seed, workers, iterations);
+            assert_same_run(&label, &tables, keyed.state(), &rows);
+            assert!(
+                by_key(&keyed.state().average_policy(&name, Default::default()))
+                    == by_key(&rows.policy_file(&tables, Default::default())),
+                "{label}: the policies differ"
+            );
         }
     }
 }

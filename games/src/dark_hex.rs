@@ -461,3 +461,103 @@ impl fmt::Display for DarkHexState {
         f.write_str(&self.board.render())
     }
 }
+
+impl DarkHexGame {
+    /// Columns of one observation slot in the information-state tensor.
+    fn token_columns(&self) -> usize {
+        let n = self.dims.cells();
+        2 * n
+            + if self.disclosure == Disclosure::Flash {
+                n
+            } else {
+                0
+            }
+            + usize::from(self.disclosure == Disclosure::Noise)
+            + usize::from(self.obstype == ObsType::RevealNumTurns)
+    }
+
+    /// Observation slots: a player's own attempts name each cell at most
+    /// once; anything else they observe comes at most once a turn.
+    fn token_slots(&self) -> usize {
+        if self.token_columns() == 2 * self.dims.cells() {
+            self.dims.cells()
+        } else {
+            self.max_game_length()
+        }
+    }
+
+    /// The column of `t` within its slot.
+    fn token_column(&self, t: Token) -> usize {
+        let n = self.dims.cells();
+        let cell = (t & token::CELL_MASK) as usize;
+        let flash = if self.disclosure == Disclosure::Flash {
+            n
+        } else {
+            0
+        };
+        let noise = usize::from(self.disclosure == Disclosure::Noise);
+        match t & token::KIND_MASK {
+            token::PLACED => cell,
+            token::COLLIDED => n + cell,
+            token::FLASH => 2 * n + cell,
+            token::NOISE => 2 * n + flash,
+            _ => 2 * n + flash + noise,
+        }
+    }
+}
+
+impl crate::tensor::Tensors for DarkHexGame {
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        vec![3 * self.dims.cells() + self.token_slots() * self.token_columns()]
+    }
+
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        let n = self.dims.cells();
+        let mut len = 3 * n;
+        if self.obstype == ObsType::RevealNumTurns {
+            len += self.max_game_length() + 1;
+        }
+        match self.disclosure {
+            Disclosure::Flash => len += n,
+            Disclosure::Noise => len += n + 1,
+            Disclosure::None => {}
+        }
+        vec![len]
+    }
+
+    fn information_state_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
+        let n = self.dims.cells();
+        crate::tensor::board_planes(n, out, |c| state.view(player, c));
+        let width = self.token_columns();
+        for (slot, &t) in state.logs[player].iter().enumerate() {
+            out[3 * n + slot * width + self.token_column(t)] = 1.0;
+        }
+    }
+
+    fn observation_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
+        let n = self.dims.cells();
+        crate::tensor::board_planes(n, out, |c| state.view(player, c));
+        let mut at = 3 * n;
+        if self.obstype == ObsType::RevealNumTurns {
+            out[at + state.history.len()] = 1.0;
+            at += self.max_game_length() + 1;
+        }
+        match self.disclosure {
+            Disclosure::Flash => {
+                for c in 0..n {
+                    if state.board.stone(c) == Some(player) && state.board.is_revealed(c) {
+                        out[at + c] = 1.0;
+                    }
+                }
+            }
+            Disclosure::Noise => {
+                let heard = state.logs[player]
+                    .iter()
+                    .filter(|&&t| t & token::KIND_MASK == token::NOISE)
+                    .count();
+                out[at + heard] = 1.0;
+            }
+            Disclosure::None => {}
+        }
+    }
+}

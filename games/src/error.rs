@@ -7,17 +7,17 @@ use thiserror::Error;
 /// characters escaped, so that a line break in it cannot break the line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GameError {
-    #[error("unknown game '{}': accepted games are {accepted}", .name.escape_debug())]
+    #[error("unknown game '{}': accepted games are {accepted}", one_line(.name))]
     UnknownGame { name: String, accepted: String },
 
-    #[error("'{game}' has no parameter '{}': accepted parameters are {accepted}", .param.escape_debug())]
+    #[error("'{game}' has no parameter '{}': accepted parameters are {accepted}", one_line(.param))]
     UnknownParameter {
         game: String,
         param: String,
         accepted: String,
     },
 
-    #[error("parameter '{param}' of '{game}' cannot be '{}': accepted values are {accepted}", .value.escape_debug())]
+    #[error("parameter '{param}' of '{game}' cannot be '{}': accepted values are {accepted}", one_line(.value))]
     BadValue {
         game: String,
         param: String,
@@ -25,13 +25,13 @@ pub enum GameError {
         accepted: String,
     },
 
-    #[error("parameter '{}' is given twice in '{}'", .param.escape_debug(), .text.escape_debug())]
+    #[error("parameter '{}' is given twice in '{}'", one_line(.param), one_line(.text))]
     DuplicateParameter { param: String, text: String },
 
-    #[error("malformed game string '{}': {}", .text.escape_debug(), .reason.escape_debug())]
+    #[error("malformed game string '{}': {}", one_line(.text), one_line(.reason))]
     Syntax { text: String, reason: String },
 
-    #[error("cannot read move '{}': {expected}", .text.escape_debug())]
+    #[error("cannot read move '{}': {expected}", one_line(.text))]
     BadMove { text: String, expected: String },
 
     #[error("move {name} is not legal here: {reason}")]
@@ -39,4 +39,19 @@ pub enum GameError {
 
     #[error("the game is over: no more moves can be played")]
     GameOver,
+}
+
+/// `text` as quoted in a one-line message: control characters (a line
+/// break above all) escaped, everything else as typed (quotes included,
+/// which `escape_debug` would backslash).
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

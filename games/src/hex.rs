@@ -236,3 +236,21 @@ impl fmt::Display for HexState {
         f.write_str(&self.board.render())
     }
 }
+
+impl crate::tensor::Tensors for HexGame {
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        self.observation_tensor_shape()
+    }
+
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        vec![3, self.dims.rows(), self.dims.cols()]
+    }
+
+    fn information_state_tensor(&self, state: &HexState, player: usize, out: &mut [f32]) {
+        self.observation_tensor(state, player, out);
+    }
+
+    fn observation_tensor(&self, state: &HexState, _player: usize, out: &mut [f32]) {
+        crate::tensor::board_planes(self.dims.cells(), out, |c| state.board.stone(c));
+    }
+}

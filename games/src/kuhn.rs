@@ -222,3 +222,41 @@ impl fmt::Display for KuhnState {
         )
     }
 }
+
+/// OpenSpiel's layouts: the player, their card, then the bets (information
+/// state) or each player's chips in the pot (observation).
+impl crate::tensor::Tensors for KuhnGame {
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        vec![NUM_PLAYERS + CARDS.len() + 3 * 2]
+    }
+
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        vec![NUM_PLAYERS + CARDS.len() + NUM_PLAYERS]
+    }
+
+    fn information_state_tensor(&self, state: &KuhnState, player: usize, out: &mut [f32]) {
+        self.player_and_card(state, player, out);
+        let bets = NUM_PLAYERS + CARDS.len();
+        for (i, &b) in state.bets.iter().enumerate() {
+            out[bets + 2 * i + b as usize] = 1.0;
+        }
+    }
+
+    fn observation_tensor(&self, state: &KuhnState, player: usize, out: &mut [f32]) {
+        self.player_and_card(state, player, out);
+        let pot = NUM_PLAYERS + CARDS.len();
+        for (p, c) in state.contributions().into_iter().enumerate() {
+            out[pot + p] = c as f32;
+        }
+    }
+}
+
+impl KuhnGame {
+    fn player_and_card(&self, state: &KuhnState, player: usize, out: &mut [f32]) {
+        out[player] = 1.0;
+        let card = state.cards[player] as usize;
+        if card < CARDS.len() {
+            out[NUM_PLAYERS + card] = 1.0;
+        }
+    }
+}

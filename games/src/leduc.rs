@@ -392,3 +392,57 @@ impl fmt::Display for LeducState {
         )
     }
 }
+
+/// Bets a round can hold: call, raise, raise, call.
+const ROUND_SLOTS: usize = 4;
+
+/// OpenSpiel's layouts: the player, their card, the public card, then the
+/// bets of each round (information state) or each player's chips in the pot
+/// (observation).
+impl crate::tensor::Tensors for LeducGame {
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        vec![NUM_PLAYERS + 2 * DECK + 2 * ROUND_SLOTS * 2]
+    }
+
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        vec![NUM_PLAYERS + 2 * DECK + NUM_PLAYERS]
+    }
+
+    fn information_state_tensor(&self, state: &LeducState, player: usize, out: &mut [f32]) {
+        self.player_and_cards(state, player, out);
+        let bets = NUM_PLAYERS + 2 * DECK;
+        let (mut round, mut slot) = (0, 0);
+        for &t in &state.logs[player] {
+            if t >= PUBLIC_CARD {
+                (round, slot) = (1, 0);
+            } else if t < PRIVATE_CARD {
+                // A fold ends the hand and has no column, as in OpenSpiel.
+                if t != FOLD {
+                    out[bets + (round * ROUND_SLOTS + slot) * 2 + t as usize - 1] = 1.0;
+                }
+                slot += 1;
+            }
+        }
+    }
+
+    fn observation_tensor(&self, state: &LeducState, player: usize, out: &mut [f32]) {
+        self.player_and_cards(state, player, out);
+        let pot = NUM_PLAYERS + 2 * DECK;
+        for (p, &c) in state.hand.contributions.iter().enumerate() {
+            out[pot + p] = f32::from(c);
+        }
+    }
+}
+
+impl LeducGame {
+    fn player_and_cards(&self, state: &LeducState, player: usize, out: &mut [f32]) {
+        out[player] = 1.0;
+        let (own, public) = (state.hand.private[player], state.hand.public);
+        if (own as usize) < DECK {
+            out[NUM_PLAYERS + own as usize] = 1.0;
+        }
+        if (public as usize) < DECK {
+            out[NUM_PLAYERS + DECK + public as usize] = 1.0;
+        }
+    }
+}

@@ -28,10 +28,12 @@ pub mod moves;
 mod poker;
 mod registry;
 pub mod spec;
+pub mod tensor;
 
 pub use cellset::CellSet;
-pub use error::GameError;
+pub use error::{GameError, one_line};
 pub use game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
 pub use geometry::Geometry;
 pub use moves::parse_move;
 pub use registry::{AnyGame, AnyState, EXAMPLE_GAME_STRINGS, GAME_NAMES, load_game};
+pub use tensor::Tensors;

@@ -270,6 +270,40 @@ impl fmt::Display for AnyState {
     }
 }
 
+/// Each game's own tensors; a state of another game than `self` (which no
+/// caller builds) leaves `out` as it is.
+impl crate::tensor::Tensors for AnyGame {
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        with_game!(self, g => g.information_state_tensor_shape())
+    }
+
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        with_game!(self, g => g.observation_tensor_shape())
+    }
+
+    fn information_state_tensor(&self, state: &AnyState, player: usize, out: &mut [f32]) {
+        match (self, state) {
+            (AnyGame::Hex(g), AnyState::Hex(s)) => g.information_state_tensor(s, player, out),
+            (AnyGame::DarkHex(g), AnyState::DarkHex(s)) => {
+                g.information_state_tensor(s, player, out)
+            }
+            (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.information_state_tensor(s, player, out),
+            (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.information_state_tensor(s, player, out),
+            _ => {}
+        }
+    }
+
+    fn observation_tensor(&self, state: &AnyState, player: usize, out: &mut [f32]) {
+        match (self, state) {
+            (AnyGame::Hex(g), AnyState::Hex(s)) => g.observation_tensor(s, player, out),
+            (AnyGame::DarkHex(g), AnyState::DarkHex(s)) => g.observation_tensor(s, player, out),
+            (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.observation_tensor(s, player, out),
+            (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.observation_tensor(s, player, out),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

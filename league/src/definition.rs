@@ -129,6 +129,16 @@ impl Tournament {
         Ok(t)
     }
 
+    /// The same definition as [`Tournament::from_toml`] reads, written as a
+    /// JSON object (a Python dict, say).
+    pub fn from_json(text: &str) -> Result<Tournament, LeagueError> {
+        let mut t: Tournament =
+            serde_json::from_str(text).map_err(|e| LeagueError::Definition(e.to_string()))?;
+        t.fill_names();
+        t.validate()?;
+        Ok(t)
+    }
+
     pub fn new(
         game: &str,
         specs: &[String],
@@ -223,7 +233,7 @@ impl Tournament {
             if p.name.chars().any(char::is_control) {
                 return bad(format!(
                     "the player name '{}' holds a control character: names are one line of text",
-                    p.name.escape_debug()
+                    darkhex_games::one_line(&p.name)
                 ));
             }
             if self.players[..i].iter().any(|q| q.name == p.name) {

@@ -20,6 +20,7 @@
 
 pub mod definition;
 pub mod log;
+pub mod merge;
 pub mod ratings;
 pub mod report;
 pub mod runner;
@@ -27,14 +28,16 @@ pub mod runner;
 use std::path::PathBuf;
 
 use darkhex_algorithms::files::FileError;
+use darkhex_algorithms::shard::ShardError;
 use darkhex_games::GameError;
 use darkhex_players::{PlayerError, SpecError};
 use thiserror::Error;
 
 pub use definition::{Entry, Format, Match, Numbered, Stage, Tournament};
 pub use log::{GameResult, ResultsLog};
+pub use merge::{merge_shards, write_league};
 pub use report::Report;
-pub use runner::{LeagueRun, Progress, move_names, run_league};
+pub use runner::{LeagueRun, Progress, move_names, play_match, run_league, run_league_part};
 
 #[derive(Debug, Error)]
 pub enum LeagueError {
@@ -64,4 +67,8 @@ pub enum LeagueError {
     },
     #[error("a game failed: {0}")]
     Play(#[from] PlayerError),
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    #[error("{0}")]
+    Merge(String),
 }

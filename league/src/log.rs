@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use darkhex_algorithms::files::{FileKind, write_atomically};
+use darkhex_algorithms::shard::Shard;
 use serde::{Deserialize, Serialize};
 
 use crate::LeagueError;
@@ -32,15 +33,19 @@ struct Header {
     /// The tournament's earlier stages, oldest first, when it grew.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     earlier: Vec<Stage>,
+    /// The part of the schedule a `--shard` run plays; none for a whole league.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<Shard>,
 }
 
 impl Header {
-    fn new(tournament: &Tournament, earlier: Vec<Stage>) -> Header {
+    fn new(tournament: &Tournament, earlier: Vec<Stage>, shard: Option<Shard>) -> Header {
         Header {
             format: FileKind::LeagueLog.format().into(),
             version: LOG_VERSION,
             tournament: tournament.clone(),
             earlier,
+            shard,
         }
     }
 
@@ -50,6 +55,13 @@ impl Header {
             source: std::io::Error::other(e),
         })
     }
+}
+
+/// What a log holds: the tournament, the shard it plays (if a part), its games.
+pub struct LogContents {
+    pub tournament: Tournament,
+    pub shard: Option<Shard>,
+    pub games: Vec<GameResult>,
 }
 
 /// One finished game.
@@ -119,7 +131,7 @@ pub struct Opened {
 /// Why `now` cannot continue a log of `then`, or `None` when it can: the
 /// same game, seed and format, and every logged player with the same spec;
 /// games per pair and players may only be added.
-fn incompatibility(then: &Tournament, now: &Tournament) -> Option<String> {
+pub(crate) fn incompatibility(then: &Tournament, now: &Tournament) -> Option<String> {
     let other_out = "or choose another --out for a new league";
     if then.game != now.game {
         return Some(format!(
@@ -207,6 +219,16 @@ impl ResultsLog {
     /// (a write cut short) is dropped: it is not a finished game. An empty
     /// file starts afresh. A version 1 log is renumbered by pair and round.
     pub fn open(path: &Path, tournament: &Tournament) -> Result<Opened, LeagueError> {
+        Self::open_part(path, tournament, None)
+    }
+
+    /// [`ResultsLog::open`] for the log of one shard of the tournament
+    /// (`None`: the whole of it); a log of another shard is refused.
+    pub fn open_part(
+        path: &Path,
+        tournament: &Tournament,
+        shard: Option<Shard>,
+    ) -> Result<Opened, LeagueError> {
         let io = |source| LeagueError::Io {
             path: path.to_path_buf(),
             source,
@@ -221,8 +243,7 @@ impl ResultsLog {
         let schedule;
         if text.iter().all(u8::is_ascii_whitespace) {
             schedule = tournament.numbered_schedule(&[]);
-            let header = Header::new(tournament, Vec::new()).line(path)?;
-            write_atomically(path, format!("{header}\n").as_bytes())?;
+            write_log(path, &Header::new(tournament, Vec::new(), shard), &[])?;
         } else {
             let foreign = |reason: String| LeagueError::ForeignLog {
                 path: path.to_path_buf(),
@@ -256,6 +277,17 @@ impl ResultsLog {
             }
             if let Some(reason) = incompatibility(&header.tournament, tournament) {
                 return Err(foreign(reason));
+            }
+            if header.shard != shard {
+                let part = |s: Option<Shard>| match s {
+                    Some(s) => format!("shard {s} of the league"),
+                    None => "the whole league".to_string(),
+                };
+                return Err(foreign(format!(
+                    "it holds {} and this run plays {}; give each shard an --out of its own, and join them with `darkhex league merge`",
+                    part(header.shard),
+                    part(shard)
+                )));
             }
             let grown = header.tournament != *tournament;
             let mut earlier = header.earlier.clone();
@@ -351,11 +383,7 @@ impl ResultsLog {
             // Rewrite the log when it grew (a new header), has a torn tail
             // or is renumbered (every line again, by id).
             if grown || renumbering {
-                let mut fresh = Header::new(tournament, earlier).line(path)? + "\n";
-                for r in &done {
-                    fresh += &result_line(path, r)?;
-                }
-                write_atomically(path, fresh.as_bytes())?;
+                write_log(path, &Header::new(tournament, earlier, shard), &done)?;
             } else if torn || !complete {
                 let mut fresh = lines[0].to_string() + "\n";
                 for line in kept {
@@ -388,13 +416,30 @@ impl ResultsLog {
             })
     }
 
+    /// Writes, replacing any file at `path` at once, the log of `tournament`
+    /// holding `games` in the given order.
+    pub fn write_whole(
+        path: &Path,
+        tournament: &Tournament,
+        games: &[GameResult],
+    ) -> Result<(), LeagueError> {
+        write_log(path, &Header::new(tournament, Vec::new(), None), games)
+    }
+
     /// The tournament and games of a log, for reading without running.
     pub fn read(path: &Path) -> Result<(Tournament, Vec<GameResult>), LeagueError> {
+        let contents = Self::read_contents(path)?;
+        Ok((contents.tournament, contents.games))
+    }
+
+    /// [`ResultsLog::read`], with the shard the log plays.
+    pub fn read_contents(path: &Path) -> Result<LogContents, LeagueError> {
         let text = darkhex_algorithms::files::read_text(path)?;
         let mut lines = text.lines();
         let header: Header = lines
             .next()
             .and_then(|l| serde_json::from_str(l).ok())
+            .filter(|h: &Header| h.format == FileKind::LeagueLog.format())
             .ok_or_else(|| LeagueError::ForeignLog {
                 path: path.to_path_buf(),
                 reason: "its first line is not a league header".into(),
@@ -436,11 +481,26 @@ impl ResultsLog {
             }
         }
         games.sort_by_key(|r| r.id);
-        Ok((header.tournament, games))
+        Ok(LogContents {
+            tournament: header.tournament,
+            shard: header.shard,
+            games,
+        })
     }
 }
 
 /// One game as a line of the log.
+/// Writes, replacing any file at `path` at once, a log of `header` and
+/// `games` in the given order.
+fn write_log(path: &Path, header: &Header, games: &[GameResult]) -> Result<(), LeagueError> {
+    let mut text = header.line(path)? + "\n";
+    for g in games {
+        text += &result_line(path, g)?;
+    }
+    write_atomically(path, text.as_bytes())?;
+    Ok(())
+}
+
 fn result_line(path: &Path, result: &GameResult) -> Result<String, LeagueError> {
     let mut line = serde_json::to_string(result).map_err(|e| LeagueError::Io {
         path: path.to_path_buf(),

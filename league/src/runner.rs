@@ -4,14 +4,15 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
+use darkhex_algorithms::shard::Shard;
 use darkhex_games::{AnyGame, Game, State, Turn, load_game};
 use darkhex_players::{PlayerFactory, play_game, prepare_in};
 
 use crate::LeagueError;
-use crate::definition::{Numbered, Tournament, mix};
+use crate::definition::{Match, Numbered, Tournament, mix};
 use crate::log::{GameResult, ResultsLog};
 use crate::report::Report;
 
@@ -84,7 +85,7 @@ fn leader(t: &Tournament, points: &[(f64, usize)]) -> Option<(String, f64)> {
 pub fn prepare_players(
     t: &Tournament,
     game: &AnyGame,
-) -> Result<Vec<std::sync::Arc<dyn PlayerFactory>>, LeagueError> {
+) -> Result<Vec<Arc<dyn PlayerFactory>>, LeagueError> {
     t.players
         .iter()
         .map(|p| {
@@ -108,6 +109,19 @@ pub fn run_league(
     on_progress: &(dyn Fn(&Progress) + Sync),
     stop: &AtomicBool,
 ) -> Result<LeagueRun, LeagueError> {
+    run_league_part(t, None, out_dir, on_progress, stop)
+}
+
+/// [`run_league`] for one shard of the schedule (`None`: all of it): the
+/// log in `out_dir` holds that shard's games only, for
+/// [`crate::merge::merge_shards`] to join with the others'.
+pub fn run_league_part(
+    t: &Tournament,
+    shard: Option<Shard>,
+    out_dir: &Path,
+    on_progress: &(dyn Fn(&Progress) + Sync),
+    stop: &AtomicBool,
+) -> Result<LeagueRun, LeagueError> {
     let game = load_game(&t.game)?;
     std::fs::create_dir_all(out_dir).map_err(|source| LeagueError::Io {
         path: out_dir.to_path_buf(),
@@ -115,12 +129,19 @@ pub fn run_league(
     })?;
     // Players first: a spec that fails must not leave a log behind.
     let factories = prepare_players(t, &game)?;
-    let opened = ResultsLog::open(&out_dir.join("results.jsonl"), t)?;
+    let opened = ResultsLog::open_part(&out_dir.join("results.jsonl"), t, shard)?;
     let (log, done, schedule) = (opened.log, opened.done, opened.schedule);
     let mut warnings = opened.warnings;
     warnings.extend(factories.iter().flat_map(|f| f.notes()));
     let finished: std::collections::HashSet<u64> = done.iter().map(|r| r.id).collect();
-    let missing: Vec<Numbered> = schedule
+    // A shard's games are chosen by their place in the schedule.
+    let part: Vec<Numbered> = schedule
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| shard.is_none_or(|s| s.holds(*i)))
+        .map(|(_, n)| *n)
+        .collect();
+    let missing: Vec<Numbered> = part
         .iter()
         .filter(|n| !finished.contains(&n.id))
         .copied()
@@ -132,7 +153,7 @@ pub fn run_league(
             credit(&mut points, a, b, r.score_a());
         }
     }
-    let total = schedule.len();
+    let total = part.len();
     on_progress(&Progress {
         done: done.len(),
         total,
@@ -147,28 +168,8 @@ pub fn run_league(
         failed: None,
     });
     let started = AtomicUsize::new(0);
-    let play = |n: &Numbered| -> Result<GameResult, LeagueError> {
-        let m = &n.game;
-        let seed = t.game_seed(m);
-        let seats = m.seats();
-        let mut players = [
-            factories[seats[0]].create(0, mix(seed ^ 1)),
-            factories[seats[1]].create(1, mix(seed ^ 2)),
-        ];
-        let record = play_game(&game, &mut players, seed, |_, _, _| {})?;
-        Ok(GameResult {
-            id: n.id,
-            a: t.players[m.a].name.clone(),
-            b: t.players[m.b].name.clone(),
-            round: m.round,
-            seats: seats.map(|i| t.players[i].name.clone()),
-            returns: record.returns,
-            moves: record.history.len(),
-            history: move_names(&game, &record.history),
-            seed,
-            decisions: record.decisions,
-            uniform_fallbacks: record.uniform_fallbacks,
-        })
+    let play = |n: &Numbered| {
+        play_match(t, &game, &factories, &n.game).map(|r| GameResult { id: n.id, ..r })
     };
     // Each worker takes the next game to start; a finished game waits
     // until every game before it is logged.
@@ -230,6 +231,37 @@ pub fn run_league(
         results,
         report,
         warnings,
+    })
+}
+
+/// Plays one game of the schedule with the prepared players; its id is
+/// left 0 for the log to number. The seeds come from the game's place in
+/// the tournament, so the result is the same on any thread or machine.
+pub fn play_match(
+    t: &Tournament,
+    game: &AnyGame,
+    factories: &[Arc<dyn PlayerFactory>],
+    m: &Match,
+) -> Result<GameResult, LeagueError> {
+    let seed = t.game_seed(m);
+    let seats = m.seats();
+    let mut players = [
+        factories[seats[0]].create(0, mix(seed ^ 1)),
+        factories[seats[1]].create(1, mix(seed ^ 2)),
+    ];
+    let record = play_game(game, &mut players, seed, |_, _, _| {})?;
+    Ok(GameResult {
+        id: 0,
+        a: t.players[m.a].name.clone(),
+        b: t.players[m.b].name.clone(),
+        round: m.round,
+        seats: seats.map(|i| t.players[i].name.clone()),
+        returns: record.returns,
+        moves: record.history.len(),
+        history: move_names(game, &record.history),
+        seed,
+        decisions: record.decisions,
+        uniform_fallbacks: record.uniform_fallbacks,
     })
 }
 

@@ -52,9 +52,9 @@ const DEFAULT_EXPLORATION: f64 = 1.4;
 pub enum SpecError {
     #[error(transparent)]
     Syntax(#[from] GameError),
-    #[error("malformed player spec '{}': {}", .text.escape_debug(), .reason.escape_debug())]
+    #[error("malformed player spec '{}': {}", darkhex_games::one_line(.text), darkhex_games::one_line(.reason))]
     Malformed { text: String, reason: String },
-    #[error("unknown player '{}': accepted players are {names}", .0.escape_debug(), names = PLAYER_NAMES.join(", "))]
+    #[error("unknown player '{}': accepted players are {names}", darkhex_games::one_line(.0), names = PLAYER_NAMES.join(", "))]
     UnknownPlayer(String),
     #[error("{player} cannot play {game}: {reason}")]
     Unsupported {
@@ -314,7 +314,7 @@ pub fn prepare_in(
         GameError::Syntax { text, reason } => SpecError::Malformed { text, reason },
         e => SpecError::Syntax(e),
     })?;
-    let label = spec.trim().escape_debug().to_string();
+    let label = darkhex_games::one_line(spec.trim());
     let unsupported = |reason: &str| SpecError::Unsupported {
         player: label.clone(),
         game: game.to_string(),

@@ -3,8 +3,9 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// Runs `darkhex args` in `dir`, where it reads and writes its files.
 pub fn darkhex(dir: &Path, args: &[&str]) -> Output {
@@ -13,6 +14,25 @@ pub fn darkhex(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .output()
         .expect("the darkhex binary runs")
+}
+
+/// Runs `darkhex args` where the tests run, with `input` on its standard
+/// input (a GTP session, answers to `play`).
+pub fn darkhex_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the darkhex binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -23,5 +23,5 @@ pub mod training;
 pub use mccfr::{McSolver, McState, Sampling};
 pub use rcfr::{Link, RcfrSettings, RcfrSolver, RcfrState};
 pub use table_mccfr::{AnyTableMc, TableMcSolver, TableMcState};
-pub use tabular::{CfrSolver, CfrState, CfrVariant};
+pub use tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};

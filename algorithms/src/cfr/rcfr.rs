@@ -27,7 +27,7 @@ use thiserror::Error;
 
 use darkhex_games::{AnyGame, NUM_PLAYERS};
 
-use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant};
+use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 use crate::fa::features::{FeatureKind, FeatureMap, table_pairs};
 use crate::fa::regress::{Design, LeastSquares, RegressError, Regressor};
 use crate::policy::{TreePolicy, regret_matching};
@@ -281,6 +281,24 @@ impl<'t> RcfrSolver<'t> {
 
     pub fn iteration(&self) -> u64 {
         self.cfr.iteration()
+    }
+
+    /// How the CFR passes add up regrets ([`SumOrder`]).
+    pub fn sum_order(&self) -> SumOrder {
+        self.cfr.sum_order()
+    }
+
+    /// Sums regrets in `order` from now on; only before the first
+    /// iteration (`false` after it, when the run keeps its order).
+    pub fn use_sum_order(&mut self, order: SumOrder) -> bool {
+        if self.cfr.sum_order() == order {
+            return true;
+        }
+        if self.cfr.iteration() > 0 {
+            return false;
+        }
+        self.cfr = CfrSolver::with_sum_order(self.cfr.tree(), self.settings.variant(), order);
+        true
     }
 
     pub fn tree(&self) -> &GameTree {

@@ -14,18 +14,46 @@
 //!
 //! Each pass is split into a fixed set of subtrees (independent of the number
 //! of threads) that run in parallel and write only their own nodes' slots of a
-//! scratch array; regrets are then summed per infoset in node order. Every sum
-//! is thus taken in the same order whatever the thread count, so results are
-//! bitwise identical with 1 or N threads.
+//! scratch array; regrets are then summed per infoset. Every sum is thus
+//! taken the same way whatever the thread count, so results are bitwise
+//! identical with 1 or N threads.
 //!
-//! Where an infoset's contributions cancel, that order leaves rounding
-//! residue (multiples of an ulp of the larger terms), and regret matching,
-//! discontinuous at zero, turns residue into policy: the order is part of
-//! the algorithm, and OpenSpiel's is kept so that results agree with it.
-//! [`CfrSolver::with_exact_sums`] sums each infoset's contributions exactly
-//! instead (fixed point), as the streaming solver
-//! ([`crate::stream::stream_cfr`]) must, its parallel sums having no node
-//! order: the two then agree bitwise.
+//! How an infoset's contributions are added up is part of the algorithm
+//! ([`SumOrder`]). Where they cancel (in abrupt Dark Hex, for instance, at
+//! infosets where every action is worth the same), a floating-point sum
+//! leaves a residue of a few ulps of the terms, and regret matching,
+//! discontinuous at zero, plays that residue as a regret. On abrupt 2x3,
+//! adding the contributions one by one in node order, as OpenSpiel does,
+//! leaves 364 of player 0's 4,033 infosets after the first iteration with
+//! a policy that exact rational CFR does not play; summing them exactly
+//! leaves none there, and 5 of 5,811 on abrupt 3x2 where OpenSpiel's order
+//! leaves 342: the rounding of the terms themselves still decides a few
+//! ties, as in any floating-point CFR (algorithms/tests/cfr_exact.rs).
+//! By default each infoset's contributions are therefore summed exactly
+//! (fixed point), so that the sum does not depend on their order, and the
+//! streaming solver ([`crate::stream::stream_cfr`]), whose parallel passes
+//! visit histories in no fixed order, computes the same sums: the two give
+//! the same bits. [`SumOrder::OpenSpiel`] runs OpenSpiel's CFRSolver's
+//! arithmetic instead (algorithms/tests/cfr_reference.rs).
+//!
+//! What is equal, then: with exact sums, this solver and the streaming one
+//! give the same regrets, average weights and policies, bit for bit, for
+//! every variant (algorithms/tests/stream_cfr.rs); in OpenSpiel's order,
+//! this solver gives OpenSpiel's exploitability to within 4e-15. The two
+//! orders give runs that part ways wherever a residue decides a policy,
+//! from the second iteration on abrupt boards (abrupt 2x3, CFR after 2
+//! iterations: 0.2350962 exact, 0.2333041 OpenSpiel's). Elsewhere they
+//! differ in the last bits only, but CFR+ amplifies any difference of
+//! rounding: its clipping holds regrets at or near zero, where the sign
+//! of a last-bit difference decides whether an action is played. On
+//! Leduc its runs in the two orders agree to 1e-15 for about 30
+//! iterations, their average policies are 5e-10 apart at 100 and 2.5e-2
+//! at 200, and after 1000 the exploitability is 2.414400e-4 exact against
+//! 2.571516e-4 in OpenSpiel's order (OpenSpiel's figure); one ulp moved
+//! in one regret after the first iteration gives 2.542940e-4 in
+//! OpenSpiel's order: a floating-point CFR+ run on Leduc is only that
+//! precise there, whatever the order. (`sum_orders` in the benches prints
+//! these figures; docs/guide/train.md.)
 //!
 //! The average policy weights each infoset by the player's own reach
 //! probability of it. OpenSpiel adds the same weight once per history of the
@@ -161,10 +189,53 @@ pub fn match_with_prediction(
     }
 }
 
+/// How a pass adds up each infoset's regret contributions (see the module
+/// notes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SumOrder {
+    /// Exactly, in fixed point: the sum of the rounded contributions,
+    /// whatever their order, as the streaming solver computes it: the
+    /// default, so that `train` and `train --stream` give the same bits.
+    #[default]
+    Exact,
+    /// One by one in depth-first node order, into the cumulative regret
+    /// itself (predictive variants: into the instantaneous regret), as
+    /// OpenSpiel's CFRSolver does: its numbers to the last bit.
+    OpenSpiel,
+}
+
+impl SumOrder {
+    /// Names the `train` command accepts, in the order of the variants.
+    pub const NAMES: [&str; 2] = ["exact", "openspiel"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SumOrder::Exact => Self::NAMES[0],
+            SumOrder::OpenSpiel => Self::NAMES[1],
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<SumOrder> {
+        match name {
+            "exact" => Some(SumOrder::Exact),
+            "openspiel" => Some(SumOrder::OpenSpiel),
+            _ => None,
+        }
+    }
+
+    /// What checkpoints written before the order was recorded used.
+    fn before_it_was_recorded() -> SumOrder {
+        SumOrder::OpenSpiel
+    }
+}
+
 /// The state a solver needs to continue: what a checkpoint holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CfrState {
     pub variant: CfrVariant,
+    /// Part of the algorithm: a resumed run keeps it.
+    #[serde(default = "SumOrder::before_it_was_recorded")]
+    pub sum_order: SumOrder,
     pub iteration: u64,
     pub regrets: [Vec<f64>; NUM_PLAYERS],
     pub cumulative: [Vec<f64>; NUM_PLAYERS],
@@ -467,14 +538,24 @@ pub struct CfrSolver<'t> {
     contrib: Vec<f64>,
     visited: Vec<AtomicU64>,
     seq_reach: Vec<f64>,
-    exact_sums: bool,
 }
 
 impl<'t> CfrSolver<'t> {
+    /// A solver summing regrets in the default order ([`SumOrder::Exact`]),
+    /// as the streaming solver does.
     pub fn new(tree: &'t GameTree, variant: CfrVariant) -> CfrSolver<'t> {
+        Self::with_sum_order(tree, variant, SumOrder::default())
+    }
+
+    pub fn with_sum_order(
+        tree: &'t GameTree,
+        variant: CfrVariant,
+        sum_order: SumOrder,
+    ) -> CfrSolver<'t> {
         let zeros = |p: usize| vec![0.0; tree.infosets(p).num_slots()];
         let state = CfrState {
             variant,
+            sum_order,
             iteration: 0,
             regrets: std::array::from_fn(zeros),
             cumulative: std::array::from_fn(zeros),
@@ -508,7 +589,6 @@ impl<'t> CfrSolver<'t> {
             contrib: Vec::new(),
             visited: Vec::new(),
             seq_reach: Vec::new(),
-            exact_sums: false,
             state,
         };
         if solver.state.iteration > 0 {
@@ -519,20 +599,16 @@ impl<'t> CfrSolver<'t> {
         Some(solver)
     }
 
-    /// Sums each infoset's regret contributions exactly rather than one by
-    /// one in node order, as the streaming solver does (see the module
-    /// notes): the results then equal its bits, and no longer OpenSpiel's.
-    pub fn with_exact_sums(mut self) -> Self {
-        self.exact_sums = true;
-        self
-    }
-
     pub fn iteration(&self) -> u64 {
         self.state.iteration
     }
 
     pub fn variant(&self) -> CfrVariant {
         self.state.variant
+    }
+
+    pub fn sum_order(&self) -> SumOrder {
+        self.state.sum_order
     }
 
     pub fn state(&self) -> &CfrState {
@@ -690,8 +766,8 @@ impl<'t> CfrSolver<'t> {
     }
 
     /// Sums the pass's contributions into player `p`'s regrets, infoset by
-    /// infoset in node order, then discounts or clips them and updates the
-    /// current policy by regret matching.
+    /// infoset in the [`SumOrder`], then discounts or clips them and updates
+    /// the current policy by regret matching.
     fn finish_pass(&mut self, p: usize) {
         let tree = self.tree;
         let table = tree.infosets(p);
@@ -719,7 +795,7 @@ impl<'t> CfrSolver<'t> {
         } else {
             chunks.iter().map(|_| &mut [][..]).collect()
         };
-        let exact = self.exact_sums;
+        let exact = self.state.sum_order == SumOrder::Exact;
         let finish = |(((&(a, b), regrets), current), predictions): ChunkWork| {
             let base = table.action_start[a] as usize;
             let (mut sums, mut instant, mut scratch) = (Vec::new(), Vec::new(), Vec::new());

@@ -15,7 +15,7 @@ use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState};
 use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState, exact_exploitability};
 use crate::cfr::table_mccfr::{AnyTableMc, TableMcState};
-use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant};
+use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 use crate::fa::features::FeatureKind;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
@@ -109,6 +109,17 @@ pub enum TrainError {
     },
     #[error("{0} trains on the compiled tree or by sampling, not over the streaming tables")]
     NotStreamable(&'static str),
+    #[error(
+        "the streaming passes sum regrets only exactly (--sum-order exact); the order {0} needs the compiled tree"
+    )]
+    StreamSumsExactly(&'static str),
+    #[error(
+        "the checkpoint sums regrets in the order {found}; it resumes only that way, not {requested}"
+    )]
+    WrongSumOrder {
+        found: &'static str,
+        requested: &'static str,
+    },
     #[error(transparent)]
     Stream(#[from] StreamError),
     #[error(transparent)]
@@ -615,6 +626,47 @@ impl<'t> Trainer<'t> {
 
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
+    }
+
+    /// How full-width training adds up regrets ([`SumOrder`]); `None` for
+    /// the samplers.
+    pub fn sum_order(&self) -> Option<SumOrder> {
+        match &self.engine {
+            Engine::Tabular(s) => Some(s.sum_order()),
+            Engine::Stream(_) => Some(SumOrder::Exact),
+            Engine::Regression(s) => Some(s.sum_order()),
+            Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) => None,
+        }
+    }
+
+    /// Sums regrets in `order` from now on: full-width training on the
+    /// compiled tree before its first iteration (a resumed run keeps its
+    /// checkpoint's order and only accepts that one; the streaming passes
+    /// sum only exactly).
+    pub fn use_sum_order(&mut self, order: SumOrder) -> Result<(), TrainError> {
+        match &mut self.engine {
+            Engine::Tabular(s) if s.sum_order() == order => Ok(()),
+            Engine::Tabular(s) if s.iteration() == 0 => {
+                *s = CfrSolver::with_sum_order(s.tree(), s.variant(), order);
+                Ok(())
+            }
+            Engine::Tabular(s) => Err(TrainError::WrongSumOrder {
+                found: s.sum_order().name(),
+                requested: order.name(),
+            }),
+            Engine::Regression(s) => match s.use_sum_order(order) {
+                true => Ok(()),
+                false => Err(TrainError::WrongSumOrder {
+                    found: s.sum_order().name(),
+                    requested: order.name(),
+                }),
+            },
+            Engine::Stream(_) if order == SumOrder::Exact => Ok(()),
+            Engine::Stream(_) => Err(TrainError::StreamSumsExactly(order.name())),
+            Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) => Err(
+                TrainError::UnusedParameter(self.algorithm.name(), "--sum-order"),
+            ),
+        }
     }
 
     /// Runs stop only at multiples of this (Monte Carlo batches) for a

@@ -35,6 +35,7 @@ pub mod inferior;
 pub mod ladder_patterns;
 pub mod minimax;
 pub mod node;
+pub mod openings;
 pub mod position;
 pub mod rex;
 pub mod tt;

@@ -18,10 +18,11 @@
 //! `cf_reach * (v(child) - v(node))` is added to its slot, so the slot sums
 //! are the instantaneous counterfactual regrets; subtrees the opponent or
 //! chance does not reach are skipped. Its arithmetic per history is the
-//! compiled solver's ([`crate::cfr::tabular`]), so a regret that cancels to
-//! exactly zero there (or not) does here too: regret matching is
-//! discontinuous at zero, and sequence payoffs swept bottom up would round
-//! differently and let the two solvers part ways at the first tie.
+//! compiled solver's ([`crate::cfr::tabular`]) and its slot sums are exact,
+//! as that solver's are by default, so a regret that cancels to exactly
+//! zero there (or not) does here too: regret matching is discontinuous at
+//! zero, and sequence payoffs swept bottom up would round differently and
+//! let the two solvers part ways at the first tie.
 //!
 //! The top of the tree is cut at a fixed depth into subtrees that rayon
 //! walks in parallel; slot sums are exact fixed-point integers (see

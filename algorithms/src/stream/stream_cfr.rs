@@ -12,7 +12,11 @@
 //! compiled solver and OpenSpiel.
 //!
 //! The sums of the pass are exact and the sweep is sequential, so results
-//! have the same bits whatever the thread count.
+//! have the same bits whatever the thread count, and the same bits as the
+//! compiled solver's, which sums each information state's contributions
+//! exactly too by default ([`crate::cfr::tabular::SumOrder`]); OpenSpiel's
+//! order of sums, which the compiled solver offers for comparison with
+//! OpenSpiel, is not one a parallel pass over histories can follow.
 
 use serde::{Deserialize, Serialize};
 

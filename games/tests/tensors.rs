@@ -1,0 +1,148 @@
+//! The tensors of learning code tell information states apart exactly as
+//! the information-state keys do, and their decision-point counts are
+//! OpenSpiel's (reference/openspiel.json, its tensor partition for dark_hex).
+
+use std::collections::HashMap;
+
+use darkhex_games::{AnyGame, AnyState, Game, State, Tensors, Token, Turn, load_game};
+
+/// Receives a player, their information-state key and tensor (as bits),
+/// and whether they move there.
+type Visit<'a> = dyn FnMut(usize, &[Token], Vec<u32>, bool) + 'a;
+
+/// Every history's two information states.
+fn every_information_state(game: &AnyGame, mut visit: impl FnMut(usize, &[Token], Vec<u32>, bool)) {
+    fn go(game: &AnyGame, state: &AnyState, visit: &mut Visit) {
+        let turn = state.current_player();
+        if turn == Turn::Terminal {
+            return;
+        }
+        for p in 0..2 {
+            let mut tensor = vec![0.0; game.information_state_tensor_size()];
+            game.information_state_tensor(state, p, &mut tensor);
+            assert!(
+                tensor.iter().all(|&x| x == 0.0 || x == 1.0),
+                "{game}: every entry of an information-state tensor is 0 or 1"
+            );
+            let bits = tensor.iter().map(|x| x.to_bits()).collect();
+            visit(p, state.info_key(p), bits, turn == Turn::Player(p));
+        }
+        let children: Vec<_> = match turn {
+            Turn::Chance => state
+                .chance_outcomes()
+                .into_iter()
+                .map(|(a, _)| a)
+                .collect(),
+            _ => state.legal_actions(),
+        };
+        for a in children {
+            let mut child = state.clone();
+            child.apply(a);
+            go(game, &child, visit);
+        }
+    }
+    go(game, &game.new_initial_state(), &mut visit);
+}
+
+fn reference_infosets(name: &str) -> Option<[u64; 2]> {
+    let text = include_str!("../../reference/openspiel.json");
+    let r: serde_json::Value = serde_json::from_str(text).unwrap();
+    let facts = r["games"].get(name)?;
+    let counts = facts["infosets"].as_array()?;
+    Some([counts[0].as_u64()?, counts[1].as_u64()?])
+}
+
+#[test]
+fn information_state_tensors_split_histories_as_the_keys_do() {
+    let games = [
+        "dark_hex(num_rows=2,num_cols=2)",
+        "dark_hex(num_rows=2,num_cols=3)",
+        "dark_hex(num_rows=3,num_cols=2)",
+        "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+        "dark_hex(num_rows=3,num_cols=2,gameversion=adh)",
+        "dark_hex(num_rows=2,num_cols=3,obstype=reveal-numturns)",
+        "dark_hex(num_rows=2,num_cols=3,disclosure=noise)",
+        "dark_hex(num_rows=2,num_cols=3,gameversion=adh,disclosure=flash)",
+        "dark_hex(num_rows=2,num_cols=2,disclosure=flash,obstype=reveal-numturns)",
+        "dark_rex(num_rows=2,num_cols=3,disclosure=noise,obstype=reveal-numturns)",
+        "kuhn_poker",
+        "leduc_poker",
+    ];
+    let mut compared = 0;
+    for name in games {
+        let game = load_game(name).unwrap();
+        let mut by_key: HashMap<(usize, Vec<Token>), Vec<u32>> = HashMap::new();
+        let mut by_tensor: HashMap<(usize, Vec<u32>), Vec<Token>> = HashMap::new();
+        let mut decisions: [std::collections::HashSet<Vec<u32>>; 2] = Default::default();
+        every_information_state(&game, |p, key, tensor, moves| {
+            let old = by_key.insert((p, key.to_vec()), tensor.clone());
+            assert!(
+                old.is_none_or(|t| t == tensor),
+                "{name}: one information state of player {p}, two tensors"
+            );
+            let old = by_tensor.insert((p, tensor.clone()), key.to_vec());
+            if let Some(old) = old {
+                assert_eq!(
+                    old,
+                    key,
+                    "{name}: one tensor of player {p} for {} and {}",
+                    game.describe_info_state(&old),
+                    game.describe_info_state(key)
+                );
+            }
+            if moves {
+                decisions[p].insert(tensor);
+            }
+        });
+        if let Some(reference) = reference_infosets(name) {
+            assert_eq!(
+                [decisions[0].len() as u64, decisions[1].len() as u64],
+                reference,
+                "{name}: decision points told apart by the tensor"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 5, "only {compared} games had reference counts");
+}
+
+#[test]
+fn hex_tensors_are_the_board_in_three_planes() {
+    let game = load_game("hex(num_rows=2,num_cols=3)").unwrap();
+    assert_eq!(game.observation_tensor_shape(), vec![3, 2, 3]);
+    let mut state = game.new_initial_state();
+    for cell in ["b1", "a2", "c1"] {
+        state.apply(game.parse_action(cell).unwrap());
+    }
+    let mut t = vec![0.0; 18];
+    game.observation_tensor(&state, 1, &mut t);
+    let plane = |k: usize| -> Vec<f32> { t[6 * k..6 * k + 6].to_vec() };
+    assert_eq!(plane(0), [1., 0., 0., 0., 1., 1.]);
+    assert_eq!(plane(1), [0., 1., 1., 0., 0., 0.]);
+    assert_eq!(plane(2), [0., 0., 0., 1., 0., 0.]);
+}
+
+#[test]
+fn dark_hex_observations_show_the_view_and_the_variant_extras() {
+    let game =
+        load_game("dark_hex(num_rows=2,num_cols=2,obstype=reveal-numturns,disclosure=noise)")
+            .unwrap();
+    // 12 view columns, 8 turn counts (0 to 7), 5 noise counts (0 to 4).
+    assert_eq!(game.observation_tensor_shape(), vec![12 + 8 + 5]);
+    let mut state = game.new_initial_state();
+    // Black a1, White hits a1 (Black hears a noise; classic: White goes on), White b1.
+    for cell in ["a1", "a1", "b1"] {
+        state.apply(game.parse_action(cell).unwrap());
+    }
+    let mut t = vec![0.0; 25];
+    game.observation_tensor(&state, 0, &mut t);
+    assert_eq!(&t[..12], &[0., 1., 1., 1., 1., 0., 0., 0., 0., 0., 0., 0.]);
+    assert_eq!(t[12 + 3], 1.0, "three turns so far");
+    assert_eq!(t[20 + 1], 1.0, "one noise heard");
+    assert_eq!(t.iter().sum::<f32>(), 6.0);
+    let mut t = vec![0.0; 25];
+    game.observation_tensor(&state, 1, &mut t);
+    // White sees its b1 and the Black stone it found on a1.
+    assert_eq!(&t[..12], &[0., 0., 1., 1., 1., 0., 0., 0., 0., 1., 0., 0.]);
+    assert_eq!(t[20], 1.0, "White heard no noise");
+}

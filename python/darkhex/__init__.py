@@ -1,0 +1,60 @@
+"""darkhex: Hex, Rex and Dark Hex from Python.
+
+Games with OpenSpiel's names (`load_game`, `Game`, `State`), the solvers
+(`train`, `exploitability`, `solve_lp`, `pone`, `solve_hex`), leagues
+(`league`), a vector environment for learning code (`VectorEnv`), and two
+optional layers: `darkhex.openspiel` (darkhex games as `pyspiel` games) and
+`darkhex.ray` (leagues and solves as Ray tasks). Every algorithm runs in the
+Rust crates; long calls release the GIL and Ctrl-C stops them.
+
+>>> import darkhex
+>>> game = darkhex.load_game("dark_hex(num_rows=2,num_cols=2)")
+>>> round(darkhex.solve_lp(game).value, 6)   # the first player wins
+1.0
+"""
+
+from darkhex._darkhex import (
+    CHANCE_PLAYER_ID,
+    TERMINAL_PLAYER_ID,
+    Game,
+    HexResult,
+    LeagueResult,
+    LpResult,
+    Policy,
+    PoneResult,
+    State,
+    TrainResult,
+    VectorEnv,
+    exploitability,
+    league,
+    load_game,
+    load_policy,
+    opening_cells,
+    pone,
+    solve_hex,
+    solve_lp,
+    train,
+)
+
+__all__ = [
+    "CHANCE_PLAYER_ID",
+    "TERMINAL_PLAYER_ID",
+    "Game",
+    "HexResult",
+    "LeagueResult",
+    "LpResult",
+    "Policy",
+    "PoneResult",
+    "State",
+    "TrainResult",
+    "VectorEnv",
+    "exploitability",
+    "league",
+    "load_game",
+    "load_policy",
+    "opening_cells",
+    "pone",
+    "solve_hex",
+    "solve_lp",
+    "train",
+]

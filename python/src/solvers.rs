@@ -1,0 +1,608 @@
+//! The solvers from Python: training, exploitability, the LP, PONE and the
+//! Hex solver. Each call converts its arguments, runs the library on a
+//! thread of its own with the GIL released (see `interrupt`), and converts
+//! the result.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use darkhex_algorithms::analyst::Budget;
+use darkhex_algorithms::hexsolve::openings::{PositionValue, solve_positions};
+use darkhex_algorithms::lp::{LpOptions, solve_sequence_form};
+use darkhex_algorithms::pone as pone_search;
+use darkhex_algorithms::tree::estimate_histories;
+use darkhex_algorithms::{
+    Algorithm, AlgorithmParams, Checkpoint, CompileOptions, GameTree, PolicyFile, PolicyTable,
+    Provenance, Trainer, exploitability as exact_exploitability,
+};
+use darkhex_games::{AnyGame, Game, State, Turn, with_game};
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::errors::{IntoPy, message, value_error};
+use crate::games::{PyGame, PyState, action_of, player_index};
+use crate::interrupt::{check_threads, on_threads, run_blocking};
+
+/// Monte Carlo runs compile the tree for exact evaluation up to this many
+/// histories, as `darkhex train` does.
+const EVAL_TREE_HISTORIES: f64 = 3e7;
+
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+fn failure(e: Failure) -> PyErr {
+    crate::errors::to_py(&*e)
+}
+
+fn compile(game: &AnyGame) -> Result<GameTree, Failure> {
+    Ok(with_game!(game, g => GameTree::build(g, &CompileOptions::default()))?)
+}
+
+/// A policy: a behaviour strategy at each information state it lists; the
+/// others are played uniformly.
+///
+/// >>> import darkhex
+/// >>> game = darkhex.load_game("kuhn_poker")
+/// >>> policy = darkhex.train(game, iterations=100).policy
+/// >>> state = game.new_initial_state()
+/// >>> state.apply_action(2); state.apply_action(0)   # player 0 holds the king
+/// >>> probs = policy.action_probabilities(state)
+/// >>> sorted(probs), round(sum(probs.values()), 12)
+/// ([0, 1], 1.0)
+#[pyclass(module = "darkhex", name = "Policy", frozen)]
+#[derive(Clone)]
+pub struct PyPolicy {
+    pub game: AnyGame,
+    pub file: Arc<PolicyFile>,
+    table: Arc<PolicyTable>,
+}
+
+impl PyPolicy {
+    pub fn new(game: AnyGame, file: PolicyFile) -> PyPolicy {
+        let table = PolicyTable::new(&file);
+        PyPolicy {
+            game,
+            file: Arc::new(file),
+            table: Arc::new(table),
+        }
+    }
+}
+
+#[pymethods]
+impl PyPolicy {
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame { game: self.game }
+    }
+
+    /// Action id to probability at `state`, for the player to move (or
+    /// `player`); uniform over the legal actions where the policy has no entry.
+    #[pyo3(signature = (state, player = None))]
+    fn action_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        state: &PyState,
+        player: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if state.game != self.game {
+            return Err(value_error(format!(
+                "the state is of {}, and the policy of {}",
+                state.game, self.game
+            )));
+        }
+        let p = match (player, state.state.current_player()) {
+            (Some(p), _) => player_index(p)?,
+            (None, Turn::Player(p)) => p,
+            (None, _) => {
+                return Err(value_error(
+                    "a policy chooses at decision nodes; this state is a chance node or terminal",
+                ));
+            }
+        };
+        let dict = PyDict::new(py);
+        match self.table.get(p, state.state.info_key(p)) {
+            Some((actions, probs)) => {
+                for (a, x) in actions.iter().zip(probs) {
+                    dict.set_item(a, x)?;
+                }
+            }
+            None => {
+                let legal = state.state.legal_actions();
+                for a in &legal {
+                    dict.set_item(a, 1.0 / legal.len() as f64)?;
+                }
+            }
+        }
+        Ok(dict)
+    }
+
+    /// Writes the policy file: JSON when the name ends in `.json`, else the
+    /// checksummed binary form (`darkhex exploit` and the players read both).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let file = self.file.clone();
+        py.detach(|| file.save(&path)).py()
+    }
+
+    /// The same policy as an OpenSpiel `TabularPolicy` of `game`, a game
+    /// from `darkhex.openspiel.load_game`.
+    fn to_openspiel<'py>(
+        slf: &Bound<'py, Self>,
+        game: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let convert = py
+            .import("darkhex.openspiel")?
+            .getattr("policy_to_openspiel")?;
+        convert.call1((slf, game))
+    }
+
+    /// Information states the policy lists, both players together.
+    fn __len__(&self) -> usize {
+        self.file.infosets.iter().map(Vec::len).sum()
+    }
+
+    /// How the policy was made: algorithm, parameters, iterations, exploitability.
+    #[getter]
+    fn provenance<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p: &Provenance = &self.file.provenance;
+        let dict = PyDict::new(py);
+        dict.set_item("algorithm", &p.algorithm)?;
+        dict.set_item("parameters", p.parameters.clone())?;
+        dict.set_item("iterations", p.iterations)?;
+        dict.set_item("exploitability", p.exploitability)?;
+        Ok(dict)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<darkhex.Policy of {} by {}, {} information states>",
+            self.game,
+            self.file.provenance.algorithm,
+            self.__len__()
+        )
+    }
+}
+
+/// Reads a policy file (JSON or binary, as `darkhex train --out` writes);
+/// with `game`, refuses a file for another game.
+///
+/// >>> import darkhex, os, tempfile
+/// >>> path = os.path.join(tempfile.mkdtemp(), "kuhn.bin")
+/// >>> darkhex.train(darkhex.load_game("kuhn_poker"), iterations=10).policy.save(path)
+/// >>> darkhex.load_policy(path).provenance["iterations"]
+/// 10
+/// >>> darkhex.load_policy(path, game=darkhex.load_game("leduc_poker"))
+/// Traceback (most recent call last):
+/// ...
+/// ValueError: the policy is for kuhn_poker, not leduc_poker: game kuhn_poker vs leduc_poker
+#[pyfunction]
+#[pyo3(signature = (path, game = None))]
+pub fn load_policy(py: Python<'_>, path: PathBuf, game: Option<&PyGame>) -> PyResult<PyPolicy> {
+    let wanted = game.map(|g| g.game);
+    let file = py.detach(move || match wanted {
+        Some(g) => PolicyFile::load_for(&path, &g),
+        None => PolicyFile::load(&path),
+    });
+    let file = file.py()?;
+    let game = darkhex_games::load_game(&file.game).py()?;
+    file.check_actions(&game).py()?;
+    Ok(PyPolicy::new(game, file))
+}
+
+/// What `train` returns.
+#[pyclass(module = "darkhex", name = "TrainResult", frozen, get_all)]
+pub struct TrainResult {
+    /// Exact exploitability of the average policy at the end (None when the
+    /// game is too large to evaluate).
+    exploitability: Option<f64>,
+    /// Player 0's expected return under the average policy.
+    value_p0: Option<f64>,
+    iterations: u64,
+    /// Training seconds (evaluations excluded), across resumed runs.
+    seconds: f64,
+    /// One dict per evaluation: iteration, seconds, exploitability, value_p0.
+    history: Py<PyList>,
+    policy: Py<PyPolicy>,
+}
+
+#[pymethods]
+impl TrainResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "<darkhex.TrainResult: {} iterations, exploitability {:?}>",
+            self.iterations, self.exploitability
+        )
+    }
+}
+
+struct Trained {
+    history: Vec<darkhex_algorithms::EvalPoint>,
+    iterations: u64,
+    seconds: f64,
+    policy: PolicyFile,
+    stopped: bool,
+}
+
+/// Trains a policy with a CFR-family algorithm: cfr, cfr+, lcfr, dcfr,
+/// pcfr+ (full width over the compiled game tree) or es-mccfr, os-mccfr
+/// (Monte Carlo); the same iterates as `darkhex train`. Exploitability is
+/// exact, every `eval_every` iterations (default: ten times a run) and at
+/// the end. With `checkpoint`, an existing file is resumed and the state is
+/// saved at every evaluation; Ctrl-C saves it and raises `KeyboardInterrupt`.
+///
+/// >>> import darkhex
+/// >>> result = darkhex.train(darkhex.load_game("kuhn_poker"), algo="cfr+", iterations=1000)
+/// >>> f"{result.exploitability:.6e}"   # OpenSpiel's CFRPlusSolver: 8.736532e-05
+/// '8.736532e-05'
+/// >>> [point["iteration"] for point in result.history][:3]
+/// [0, 100, 200]
+#[pyfunction]
+#[pyo3(signature = (game, algo = "cfr+", iterations = 1000, threads = None, seed = 0, checkpoint = None, eval_every = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn train(
+    py: Python<'_>,
+    game: &PyGame,
+    algo: &str,
+    iterations: u64,
+    threads: Option<usize>,
+    seed: u64,
+    checkpoint: Option<PathBuf>,
+    eval_every: Option<u64>,
+) -> PyResult<TrainResult> {
+    let threads = check_threads(threads)?;
+    let algorithm = Algorithm::parse(algo, AlgorithmParams::default()).py()?;
+    if eval_every == Some(0) {
+        return Err(value_error("eval_every must be at least 1"));
+    }
+    let game = game.game;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let trained = run_blocking(py, Some(stop), move || {
+        on_threads(threads, || {
+            train_run(
+                game, algorithm, iterations, seed, checkpoint, eval_every, &flag,
+            )
+        })
+        .map_err(Failure::from)?
+    })?
+    .map_err(failure)?;
+    if trained.stopped {
+        return Err(PyKeyboardInterrupt::new_err(format!(
+            "interrupted at iteration {}{}",
+            trained.iterations, ", the checkpoint saved"
+        )));
+    }
+    let history = PyList::empty(py);
+    for point in &trained.history {
+        let d = PyDict::new(py);
+        d.set_item("iteration", point.iteration)?;
+        d.set_item("seconds", point.seconds)?;
+        d.set_item("exploitability", point.exploitability)?;
+        d.set_item("value_p0", point.value_p0)?;
+        history.append(d)?;
+    }
+    let last = trained
+        .history
+        .last()
+        .filter(|p| p.iteration == trained.iterations);
+    Ok(TrainResult {
+        exploitability: last.and_then(|p| p.exploitability),
+        value_p0: last.and_then(|p| p.value_p0),
+        iterations: trained.iterations,
+        seconds: trained.seconds,
+        history: history.unbind(),
+        policy: Py::new(py, PyPolicy::new(game, trained.policy))?,
+    })
+}
+
+fn train_run(
+    game: AnyGame,
+    algorithm: Algorithm,
+    target: u64,
+    seed: u64,
+    checkpoint: Option<PathBuf>,
+    eval_every: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<Trained, Failure> {
+    let wants_tree = algorithm.needs_tree()
+        || with_game!(&game, g => estimate_histories(g, 256, 0)) <= EVAL_TREE_HISTORIES;
+    let tree = if wants_tree {
+        match compile(&game) {
+            Ok(t) => Some(t),
+            Err(e) if algorithm.needs_tree() => {
+                return Err(format!(
+                    "{}; {} needs the compiled tree (darkhex train GAME --stream trains over the information-state tables), while os-mccfr and es-mccfr train without it",
+                    message(&*e),
+                    algorithm.name()
+                )
+                .into());
+            }
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
+    let resumed = match &checkpoint {
+        Some(path) if path.exists() => Some(Checkpoint::load(path)?),
+        _ => None,
+    };
+    let workers = rayon::current_num_threads();
+    let mut trainer = match resumed {
+        Some(c) => Trainer::resume(game, tree.as_ref(), c, Some(algorithm))?,
+        None => Trainer::new(game, tree.as_ref(), algorithm, seed, workers)?,
+    };
+    let save = |trainer: &Trainer| -> Result<(), Failure> {
+        if let Some(path) = &checkpoint {
+            trainer.checkpoint().save(path)?;
+        }
+        Ok(())
+    };
+    if trainer.iteration() == 0 && trainer.has_tree() {
+        trainer.evaluate()?;
+    }
+    let batch = trainer.batch_size();
+    let every = eval_every.unwrap_or((target / 10).max(1)).div_ceil(batch) * batch;
+    let mut chunk = batch;
+    while trainer.iteration() < target && !stop.load(Ordering::SeqCst) {
+        let it = trainer.iteration();
+        let next_eval = (it / every + 1) * every;
+        let n = chunk.min(next_eval - it).min(target - it);
+        let start = Instant::now();
+        trainer.run(n)?;
+        // Chunks of about a tenth of a second: Ctrl-C is heard soon.
+        if start.elapsed() < Duration::from_millis(50) {
+            chunk = (chunk * 2).min(every);
+        } else if start.elapsed() > Duration::from_millis(200) && chunk > batch {
+            chunk = (chunk / 2).div_ceil(batch) * batch;
+        }
+        if trainer.iteration() == next_eval || trainer.iteration() == target {
+            trainer.evaluate()?;
+            save(&trainer)?;
+        }
+    }
+    let stopped = trainer.iteration() < target;
+    if trainer.history().last().map(|p| p.iteration) != Some(trainer.iteration()) && !stopped {
+        trainer.evaluate()?;
+    }
+    save(&trainer)?;
+    Ok(Trained {
+        history: trainer.history().to_vec(),
+        iterations: trainer.iteration(),
+        seconds: trainer.seconds(),
+        policy: trainer.policy(),
+        stopped,
+    })
+}
+
+/// Exact exploitability of `policy` in `game`: the mean of the two best
+/// responses' gains, over the compiled tree; information states the policy
+/// lacks play uniformly.
+///
+/// >>> import darkhex
+/// >>> game = darkhex.load_game("kuhn_poker")
+/// >>> darkhex.exploitability(game, darkhex.solve_lp(game).policy) < 1e-8
+/// True
+#[pyfunction]
+pub fn exploitability(py: Python<'_>, game: &PyGame, policy: &PyPolicy) -> PyResult<f64> {
+    let game = game.game;
+    let file = policy.file.clone();
+    run_blocking(py, None, move || -> Result<f64, Failure> {
+        file.check_game(&game)?;
+        let tree = compile(&game)?;
+        let (p, _) = file.to_tree_policy(&tree)?;
+        Ok(exact_exploitability(&tree, &p).exploitability)
+    })?
+    .map_err(failure)
+}
+
+/// What `solve_lp` returns.
+#[pyclass(module = "darkhex", name = "LpResult", frozen, get_all)]
+pub struct LpResult {
+    /// The game's value for player 0.
+    value: f64,
+    /// Exact exploitability of the equilibrium found (the check that the LP was solved well).
+    exploitability: f64,
+    policy: Py<PyPolicy>,
+}
+
+/// An exact equilibrium by sequence-form linear programming (dark games and
+/// poker small enough to compile), as `darkhex solve` finds it.
+///
+/// >>> import darkhex
+/// >>> result = darkhex.solve_lp(darkhex.load_game("kuhn_poker"))
+/// >>> round(result.value, 6)   # -1/18
+/// -0.055556
+#[pyfunction]
+pub fn solve_lp(py: Python<'_>, game: &PyGame) -> PyResult<LpResult> {
+    let any = game.game;
+    if matches!(any, AnyGame::Hex(_)) {
+        return Err(value_error(format!(
+            "{any} has perfect information: darkhex.solve_hex solves it"
+        )));
+    }
+    let (value, e, file) = run_blocking(py, None, move || -> Result<_, Failure> {
+        let tree = compile(&any)?;
+        let solution = solve_sequence_form(&tree, LpOptions::default(), &|_| {})?;
+        let provenance = Provenance {
+            algorithm: "lp/clarabel".to_string(),
+            parameters: Default::default(),
+            iterations: 0,
+            exploitability: Some(solution.exploitability.exploitability),
+        };
+        let file = PolicyFile::from_tree(&tree, &solution.policy, provenance);
+        Ok((
+            solution.value_p0,
+            solution.exploitability.exploitability,
+            file,
+        ))
+    })?
+    .map_err(failure)?;
+    Ok(LpResult {
+        value,
+        exploitability: e,
+        policy: Py::new(py, PyPolicy::new(any, file))?,
+    })
+}
+
+/// What `pone` returns.
+#[pyclass(module = "darkhex", name = "PoneResult", frozen, get_all)]
+pub struct PoneResult {
+    player: usize,
+    /// Whether the player wins with probability one, whatever the opponent does.
+    wins: bool,
+    /// Every first move that keeps the win (action ids, ascending).
+    winning_moves: Vec<usize>,
+    /// The same moves by name.
+    winning_move_names: Vec<String>,
+    /// Knowledge states searched.
+    states: u64,
+    seconds: f64,
+}
+
+/// PONE: does `player` win Dark Hex (or Dark Rex) with probability one, and
+/// with which first moves?
+///
+/// >>> import darkhex
+/// >>> r = darkhex.pone(darkhex.load_game("dark_hex(num_rows=3,num_cols=3)"), player=0)
+/// >>> r.wins, r.winning_move_names   # the obtuse corners
+/// (True, ['c1', 'a3'])
+#[pyfunction]
+#[pyo3(signature = (game, player = 0))]
+pub fn pone(py: Python<'_>, game: &PyGame, player: i64) -> PyResult<PoneResult> {
+    let AnyGame::DarkHex(dark) = game.game else {
+        return Err(value_error(format!(
+            "pone decides dark games (dark_hex, dark_rex), not {}",
+            game.game
+        )));
+    };
+    let player = player_index(player)?;
+    let result = run_blocking(py, None, move || {
+        pone_search::solve(&dark, player, &[]).map(|(r, _)| r)
+    })?
+    .py()?;
+    Ok(PoneResult {
+        player,
+        wins: result.wins,
+        winning_move_names: result
+            .winning_moves
+            .iter()
+            .map(|&c| dark.dims().cell_name(c))
+            .collect(),
+        winning_moves: result.winning_moves,
+        states: result.states,
+        seconds: result.seconds,
+    })
+}
+
+/// What `solve_hex` returns.
+#[pyclass(module = "darkhex", name = "HexResult", frozen, get_all)]
+pub struct HexResult {
+    /// The player to move in the position.
+    to_move: usize,
+    /// The winner with best play; None when the time ran out first.
+    winner: Option<usize>,
+    /// A winning move of the player to move, when they win.
+    winning_move: Option<usize>,
+    /// With `all_moves`: every move of the player to move that wins.
+    winning_moves: Option<Vec<usize>>,
+    /// With `all_moves`: each empty cell's value for the player to move
+    /// (True: wins, False: loses, None: unknown).
+    move_values: Option<Vec<(usize, Option<bool>)>>,
+    /// Positions the searches expanded.
+    expansions: u64,
+    seconds: f64,
+}
+
+/// Solves a Hex or Rex position given as moves from the empty board (ids
+/// or names such as "c3", Black first): who wins, and with `all_moves`
+/// which moves win. `time_limit` bounds each search, in seconds.
+///
+/// >>> import darkhex
+/// >>> game = darkhex.load_game("hex(board_size=4)")
+/// >>> r = darkhex.solve_hex(game, moves=["a1"], all_moves=True)
+/// >>> r.winner, r.to_move   # the corner opening loses on 4x4
+/// (1, 1)
+/// >>> [game.action_to_string(1, m) for m in r.winning_moves]
+/// ['c2', 'b3', 'a4']
+#[pyfunction]
+#[pyo3(signature = (game, moves = Vec::new(), all_moves = false, threads = None, time_limit = None, tt_mb = 256))]
+pub fn solve_hex(
+    py: Python<'_>,
+    game: &PyGame,
+    moves: Vec<Bound<'_, PyAny>>,
+    all_moves: bool,
+    threads: Option<usize>,
+    time_limit: Option<f64>,
+    tt_mb: usize,
+) -> PyResult<HexResult> {
+    let AnyGame::Hex(hex) = game.game else {
+        return Err(value_error(format!(
+            "solve_hex solves Hex and Rex positions, not {}: darkhex.solve_lp solves dark games and poker",
+            game.game
+        )));
+    };
+    let threads = check_threads(threads)?.unwrap_or_else(rayon::current_num_threads);
+    if let Some(t) = time_limit
+        && !(t > 0.0 && t.is_finite())
+    {
+        return Err(value_error(format!(
+            "time_limit must be a positive number of seconds, not {t}"
+        )));
+    }
+    if tt_mb == 0 {
+        return Err(value_error("tt_mb must be at least 1"));
+    }
+    let mut root = Vec::new();
+    let mut state = hex.new_initial_state();
+    for m in &moves {
+        let a = action_of(&game.game, m)?;
+        state.try_apply(a).py()?;
+        root.push(a as usize);
+    }
+    let mut positions = vec![root.clone()];
+    let cells: Vec<usize> = if all_moves && !state.is_terminal() {
+        state.legal_actions().into_iter().map(usize::from).collect()
+    } else {
+        Vec::new()
+    };
+    for &c in &cells {
+        let mut child = root.clone();
+        child.push(c);
+        positions.push(child);
+    }
+    let budget = Budget {
+        threads,
+        tt_mb,
+        time_limit: time_limit.map(Duration::from_secs_f64),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let values: Vec<PositionValue> = run_blocking(py, Some(stop), move || {
+        solve_positions(&hex, &positions, budget, &flag, &|_, _| {})
+    })?
+    .py()?;
+    let top = values[0];
+    let mover = top.to_move;
+    let move_values: Vec<(usize, Option<bool>)> = cells
+        .iter()
+        .zip(&values[1..])
+        .map(|(&c, v)| (c, v.winner.map(|w| w == mover)))
+        .collect();
+    Ok(HexResult {
+        to_move: mover,
+        winner: top.winner,
+        winning_move: top.winning_move,
+        winning_moves: all_moves.then(|| {
+            move_values
+                .iter()
+                .filter(|v| v.1 == Some(true))
+                .map(|v| v.0)
+                .collect()
+        }),
+        move_values: all_moves.then_some(move_values),
+        expansions: values.iter().map(|v| v.expansions).sum(),
+        seconds: values.iter().map(|v| v.seconds).sum(),
+    })
+}

@@ -1,0 +1,281 @@
+//! A vector environment: `n` games stepped in one call, the tensors,
+//! rewards and done flags as numpy arrays, finished games restarted, so
+//! learning code pays one Python call per step of all games.
+
+use darkhex_games::{Action, AnyGame, AnyState, Game, State, Tensors, Turn};
+use darkhex_players::sample_chance;
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use crate::errors::value_error;
+use crate::games::{PyGame, PyState};
+
+/// `n` games of one game, each with its own seeded stream for chance nodes.
+///
+/// Observations are the information-state tensors of the players to move;
+/// `step(actions)` plays one action in every game and returns
+/// `(observations, rewards, dones)`: rewards is n x 2 (each player's return
+/// in a game that just ended, else 0), and a game that ended starts again
+/// at once, its observation the new game's.
+///
+/// >>> import darkhex, numpy as np
+/// >>> env = darkhex.VectorEnv(darkhex.load_game("dark_hex(num_rows=3,num_cols=3)"), 4, seed=1)
+/// >>> obs = env.reset()
+/// >>> obs.shape, obs.dtype, env.legal_actions_mask().shape
+/// ((4, 189), dtype('float32'), (4, 9))
+/// >>> obs, rewards, dones = env.step(np.array([4, 4, 0, 8]))
+/// >>> rewards.shape, dones.tolist()
+/// ((4, 2), [False, False, False, False])
+/// >>> env.current_players().tolist()
+/// [1, 1, 1, 1]
+#[pyclass(module = "darkhex", name = "VectorEnv")]
+pub struct VectorEnv {
+    game: AnyGame,
+    states: Vec<AnyState>,
+    rngs: Vec<Xoshiro256PlusPlus>,
+    /// Streams of `sample_legal_actions`, apart from chance's so that
+    /// sampling does not change the deals.
+    samplers: Vec<Xoshiro256PlusPlus>,
+    initial: AnyState,
+    tensor_size: usize,
+}
+
+impl VectorEnv {
+    /// Plays chance nodes until a player moves.
+    fn settle(state: &mut AnyState, rng: &mut Xoshiro256PlusPlus) {
+        while state.current_player() == Turn::Chance {
+            let a = sample_chance(state, rng);
+            state.apply(a);
+        }
+    }
+
+    fn restart(&mut self, i: usize) {
+        self.states[i].clone_from(&self.initial);
+        Self::settle(&mut self.states[i], &mut self.rngs[i]);
+    }
+
+    fn observations(&self) -> Vec<f32> {
+        let size = self.tensor_size;
+        let mut obs = vec![0.0; self.states.len() * size];
+        self.states
+            .par_iter()
+            .zip(obs.par_chunks_mut(size))
+            .with_min_len(MIN_GAMES_PER_TASK)
+            .for_each(|(state, out)| Self::observe(&self.game, state, out));
+        obs
+    }
+
+    fn observe(game: &AnyGame, state: &AnyState, out: &mut [f32]) {
+        if let Turn::Player(p) = state.current_player() {
+            game.information_state_tensor(state, p, out);
+        }
+    }
+}
+
+/// Games below this many are stepped on one thread: a task costs more
+/// than the step of a few games.
+const MIN_GAMES_PER_TASK: usize = 128;
+
+/// The `k`-th random stream of a seed.
+fn stream(seed: u64, k: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+fn matrix<T: numpy::Element>(
+    py: Python<'_>,
+    rows: usize,
+    cols: usize,
+    data: Vec<T>,
+) -> PyResult<Bound<'_, PyArray2<T>>> {
+    Array2::from_shape_vec((rows, cols), data)
+        .map(|a| a.into_pyarray(py))
+        .map_err(|e| value_error(e.to_string()))
+}
+
+#[pymethods]
+impl VectorEnv {
+    #[new]
+    #[pyo3(signature = (game, n, seed = 0))]
+    fn new(game: &PyGame, n: usize, seed: u64) -> PyResult<VectorEnv> {
+        if n == 0 {
+            return Err(value_error("a VectorEnv needs at least one game"));
+        }
+        let game = game.game;
+        let mut env = VectorEnv {
+            game,
+            states: vec![game.new_initial_state(); n],
+            rngs: (0..n as u64).map(|i| stream(seed, 2 * i)).collect(),
+            samplers: (0..n as u64).map(|i| stream(seed, 2 * i + 1)).collect(),
+            initial: game.new_initial_state(),
+            tensor_size: game.information_state_tensor_size(),
+        };
+        for i in 0..n {
+            env.restart(i);
+        }
+        Ok(env)
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.states.len()
+    }
+
+    #[getter]
+    fn observation_size(&self) -> usize {
+        self.tensor_size
+    }
+
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.game.num_distinct_actions()
+    }
+
+    /// Restarts every game; returns the observations (n x tensor size).
+    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        for i in 0..self.states.len() {
+            self.restart(i);
+        }
+        self.obs(py)
+    }
+
+    /// The observations of the players to move (n x tensor size).
+    fn obs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let obs = self.observations();
+        matrix(py, self.states.len(), self.tensor_size, obs)
+    }
+
+    /// A copy of each game's state (for checks and displays, not for speed).
+    fn states(&self) -> Vec<PyState> {
+        self.states
+            .iter()
+            .map(|s| PyState {
+                game: self.game,
+                state: s.clone(),
+            })
+            .collect()
+    }
+
+    /// The player to move in each game.
+    fn current_players<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        let players: Vec<i32> = self
+            .states
+            .iter()
+            .map(|s| s.current_player().player().map_or(-1, |p| p as i32))
+            .collect();
+        PyArray1::from_vec(py, players)
+    }
+
+    /// n x actions booleans: the legal actions of each game's player to move.
+    fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let width = self.game.num_distinct_actions();
+        let mut mask = vec![false; self.states.len() * width];
+        let mut legal = Vec::new();
+        for (state, row) in self.states.iter().zip(mask.chunks_exact_mut(width)) {
+            state.legal_actions_into(&mut legal);
+            for &a in &legal {
+                row[a as usize] = true;
+            }
+        }
+        matrix(py, self.states.len(), width, mask)
+    }
+
+    /// A uniformly random legal action in each game, from streams of the
+    /// environment's own (apart from the chance nodes'): random opponents
+    /// and exploration without a Python call per game.
+    fn sample_legal_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let mut actions = vec![0i64; self.states.len()];
+        py.detach(|| {
+            let mut legal = Vec::new();
+            for ((state, rng), out) in self.states.iter().zip(&mut self.samplers).zip(&mut actions)
+            {
+                state.legal_actions_into(&mut legal);
+                if !legal.is_empty() {
+                    *out = i64::from(legal[rng.random_range(0..legal.len())]);
+                }
+            }
+        });
+        PyArray1::from_vec(py, actions)
+    }
+
+    /// Plays `actions[i]` in game `i` (all are checked before any is
+    /// played); returns (observations, rewards n x 2, dones).
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<bool>>,
+    )> {
+        let n = self.states.len();
+        if actions.len() != n {
+            return Err(value_error(format!(
+                "step takes one action per game: {n}, not {}",
+                actions.len()
+            )));
+        }
+        let actions: Vec<i64> = actions.as_array().iter().copied().collect();
+        for (i, (&a, state)) in actions.iter().zip(&self.states).enumerate() {
+            let legal = Action::try_from(a)
+                .ok()
+                .is_some_and(|a| state.check_action(a).is_ok());
+            if !legal {
+                return Err(value_error(format!(
+                    "game {i}: action {a} is not legal there; its legal actions are {:?}",
+                    state.legal_actions()
+                )));
+            }
+        }
+        let (obs, rewards, dones) = py.detach(|| {
+            let size = self.tensor_size;
+            let mut obs = vec![0.0f32; n * size];
+            let mut rewards = vec![0.0f32; n * 2];
+            let mut dones = vec![false; n];
+            let (game, initial) = (&self.game, &self.initial);
+            // Each game has its own stream: the same steps whatever the threads.
+            let mut games: Vec<(&mut AnyState, &mut Xoshiro256PlusPlus)> =
+                self.states.iter_mut().zip(self.rngs.iter_mut()).collect();
+            games
+                .par_iter_mut()
+                .zip(actions.par_iter())
+                .zip(obs.par_chunks_mut(size))
+                .zip(rewards.par_chunks_mut(2))
+                .zip(dones.par_iter_mut())
+                .with_min_len(MIN_GAMES_PER_TASK)
+                .for_each(|((((pair, &action), out), reward), done)| {
+                    let (state, rng) = (&mut *pair.0, &mut *pair.1);
+                    state.apply(action as Action);
+                    Self::settle(state, rng);
+                    if state.is_terminal() {
+                        let r = state.returns();
+                        reward[0] = r[0] as f32;
+                        reward[1] = r[1] as f32;
+                        *done = true;
+                        state.clone_from(initial);
+                        Self::settle(state, rng);
+                    }
+                    Self::observe(game, state, out);
+                });
+            (obs, rewards, dones)
+        });
+        Ok((
+            matrix(py, n, self.tensor_size, obs)?,
+            matrix(py, n, 2, rewards)?,
+            PyArray1::from_vec(py, dones),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<darkhex.VectorEnv of {} games of {}>",
+            self.states.len(),
+            self.game
+        )
+    }
+}

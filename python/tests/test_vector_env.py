@@ -1,0 +1,78 @@
+"""The vector environment steps many games as the State API steps one."""
+
+import numpy as np
+import pytest
+
+import darkhex
+
+
+def random_legal(mask, rng):
+    return np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+
+
+@pytest.mark.parametrize(
+    "name", ["dark_hex(num_rows=3,num_cols=3)", "leduc_poker", "hex(board_size=3)"]
+)
+def test_steps_agree_with_the_state_api(name):
+    game = darkhex.load_game(name)
+    n = 16
+    env = darkhex.VectorEnv(game, n, seed=9)
+    obs = env.reset()
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(150):
+        states = env.states()
+        mask = env.legal_actions_mask()
+        players = env.current_players()
+        for i, s in enumerate(states):
+            assert s.current_player() == players[i]
+            assert np.array_equal(s.information_state_tensor(), obs[i])
+            assert s.legal_actions_mask() == mask[i].astype(int).tolist()
+        actions = random_legal(mask, rng)
+        obs, rewards, dones = env.step(actions)
+        after = env.states()
+        for i, s in enumerate(states):
+            s.apply_action(int(actions[i]))
+            if dones[i]:
+                finished += 1
+                assert s.is_terminal() and s.returns() == rewards[i].tolist()
+                assert after[i].is_player_node() and len(after[i].history()) <= 2  # a new game
+            else:
+                assert not rewards[i].any()
+                assert after[i].history()[: len(s.history())] == s.history()
+    assert finished > 10
+
+
+def test_games_restart_with_fresh_observations_and_seeds_repeat():
+    game = darkhex.load_game("dark_hex(num_rows=2,num_cols=2)")
+    runs = []
+    for _ in range(2):
+        env = darkhex.VectorEnv(game, 64, seed=42)
+        env.reset()
+        rng = np.random.default_rng(1)
+        total = np.zeros(2)
+        dones_seen = 0
+        for _ in range(50):
+            obs, rewards, dones = env.step(random_legal(env.legal_actions_mask(), rng))
+            total += rewards.sum(axis=0)
+            dones_seen += int(dones.sum())
+            fresh = obs[dones]
+            start = game.new_initial_state().information_state_tensor()
+            assert all(np.array_equal(row, start) for row in fresh)
+        runs.append((total.tolist(), dones_seen))
+    assert runs[0] == runs[1]
+    assert runs[0][1] > 100 and runs[0][0][0] == -runs[0][0][1]
+
+
+def test_bad_steps_are_refused_before_any_game_moves():
+    env = darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), 3)
+    env.reset()
+    env.step(np.array([0, 1, 2]))
+    before = env.obs().copy()
+    with pytest.raises(ValueError, match="game 1: action 1 is not legal there"):
+        env.step(np.array([1, 1, 1]))
+    assert np.array_equal(env.obs(), before)
+    with pytest.raises(ValueError, match="one action per game: 3, not 2"):
+        env.step(np.array([0, 1]))
+    with pytest.raises(ValueError, match="at least one game"):
+        darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), 0)
