@@ -274,7 +274,7 @@ impl TreeVisitor<AnyState> for ViewCheck {
         let obs = self.map.observation_width();
         assert_eq!(row[obs - 1], 1.0);
         assert_eq!(row[obs + node.actions[0] as usize], 1.0);
-        assert_eq!(row.iter().filter(|&&x| x != 0.0).count() > 0, true);
+        assert!(row.iter().any(|&x| x != 0.0), "a pair with no feature");
         self.checked += 1;
     }
 }

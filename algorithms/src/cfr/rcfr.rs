@@ -220,8 +220,8 @@ impl<'t> RcfrSolver<'t> {
         }
         let slots = std::array::from_fn(|p| tree.infosets(p).num_slots());
         let map = FeatureMap::new(settings.features, game, slots);
-        for p in 0..NUM_PLAYERS {
-            let (rows, columns) = (slots[p], map.width(p));
+        for (p, &rows) in slots.iter().enumerate() {
+            let columns = map.width(p);
             if rows.saturating_mul(columns) > MAX_FEATURE_CELLS {
                 return Err(RcfrError::TooWide {
                     features: settings.features.name(),
@@ -252,6 +252,7 @@ impl<'t> RcfrSolver<'t> {
     }
 
     /// The CFR solver, and the policy-from-regrets step that makes it RCFR.
+    #[allow(clippy::type_complexity)] // an opaque closure type cannot be named
     fn parts(
         &mut self,
     ) -> (
