@@ -46,12 +46,13 @@ pub const RULE_NAMES: [&str; 11] = [
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
-pub const REX_RULE_NAMES: [&str; 9] = [
+pub const REX_RULE_NAMES: [&str; 10] = [
     "pairings",
     "dead-move",
     "dead-fill",
     "clique-cutsets",
     "capture-fill",
+    "mutual-fill",
     "preferences",
     "colour-symmetry",
     "symmetry",
@@ -100,9 +101,14 @@ pub struct HexSolveArgs {
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
     /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
-    /// preferences, colour-symmetry, symmetry, resistance-order
+    /// mutual-fill, preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
+    /// Rex: rules off by default to switch on, comma-separated:
+    /// captured-overlap (H-search combining semis that overlap on captured
+    /// pairs, Solrex's augmented H-search)
+    #[arg(long)]
+    with: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
     /// covers, learn them as patterns, and keep them in FILE (read first
     /// when it exists, written when the solve ends)
@@ -126,7 +132,7 @@ pub struct MergeArgs {
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 13] = [
+pub const OPTIONS: [&str; 14] = [
     "--moves",
     "--black",
     "--white",
@@ -138,6 +144,7 @@ pub const OPTIONS: [&str; 13] = [
     "--time-limit",
     "--order",
     "--without",
+    "--with",
     "--learn-edges",
     "--shard",
 ];
@@ -157,6 +164,7 @@ impl HexSolveArgs {
             self.time_limit.is_some(),
             self.order.is_some(),
             self.without.is_some(),
+            self.with.is_some(),
             self.learn_edges.is_some(),
             self.shard.is_some(),
         ];
@@ -258,6 +266,7 @@ fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
         "dead-fill" => rex.dead_fill = false,
         "clique-cutsets" => rex.clique_cutsets = false,
         "capture-fill" => rex.capture_fill = false,
+        "mutual-fill" => rex.mutual_fill = false,
         "preferences" => rex.preferences = false,
         "colour-symmetry" => rex.colour_symmetry = false,
         "symmetry" => rules.symmetry = false,
@@ -300,6 +309,19 @@ fn run_width<const W: usize>(
     };
     let order = args.order.as_deref().unwrap_or("resistance");
     let mut rules = rules(game, &args.without, order)?;
+    if let Some(list) = &args.with {
+        if !game.is_misere() {
+            bail!("--with is for Rex (captured-overlap): every Hex rule is on by default");
+        }
+        for name in list.split(',').map(str::trim) {
+            match name {
+                "captured-overlap" => rules.vc.captured_overlap = true,
+                other => {
+                    bail!("unknown Rex rule '{other}' in --with: accepted is captured-overlap")
+                }
+            }
+        }
+    }
     if args.learn_edges.is_some() {
         if game.is_misere() {
             bail!("--learn-edges is for Hex: edge connections are not Rex's");

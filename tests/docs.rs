@@ -15,11 +15,12 @@
 //! output with `TRYCMD=overwrite cargo test --release --test docs`, then
 //! put back the `[..]` of what varies).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_darkhex");
@@ -379,22 +380,9 @@ fn gtp_transcripts_are_what_the_engine_answers() {
                 }
             }
             expected.extend(answer);
-            let mut child = Command::new(BIN)
-                .arg("gtp")
-                .args(&args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("the darkhex binary runs");
+            let gtp = [&["gtp"][..], &args].concat();
             let input = commands.join("\n") + "\nquit\n";
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-            let out = child.wait_with_output().unwrap();
+            let out = common::darkhex_with_input(&gtp, &input);
             let text = String::from_utf8(out.stdout).unwrap();
             let answers: Vec<Vec<String>> = text
                 .split("\n\n")

@@ -597,7 +597,12 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     // Black's d1 wins 4x4 Rex (the only opening Hayward, Toft and
     // Henderson left to Solrex); each rule off changes no value.
     let dir = tempfile::tempdir().unwrap();
-    for name in darkhex_rex_rule_names() {
+    // Solrex's augmented H-search is off by default; --with switches it on.
+    let switches = darkhex_rex_rule_names()
+        .into_iter()
+        .map(|name| ("--without", name))
+        .chain([("--with", "captured-overlap")]);
+    for (switch, name) in switches {
         let v = json(&darkhex(
             dir.path(),
             &[
@@ -605,14 +610,22 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
                 "rex(board_size=4)",
                 "--moves",
                 "d1",
-                "--without",
+                switch,
                 name,
                 "--threads",
                 "1",
                 "--json",
             ],
         ));
-        assert_eq!(v["winner"], 0, "without {name}");
+        assert_eq!(v["winner"], 0, "{switch} {name}");
+    }
+    for (game, err) in [
+        ("rex(board_size=4)", "unknown Rex rule 'pairings' in --with"),
+        ("hex(board_size=4)", "--with is for Rex"),
+    ] {
+        let o = darkhex(dir.path(), &["solve", game, "--with", "pairings"]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains(err), "{}", stderr(&o));
     }
     let o = darkhex(
         dir.path(),
@@ -626,13 +639,14 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     );
 }
 
-fn darkhex_rex_rule_names() -> [&'static str; 9] {
+fn darkhex_rex_rule_names() -> [&'static str; 10] {
     [
         "pairings",
         "dead-move",
         "dead-fill",
         "clique-cutsets",
         "capture-fill",
+        "mutual-fill",
         "preferences",
         "colour-symmetry",
         "symmetry",

@@ -11,8 +11,11 @@ use darkhex_algorithms::hexsolve::inferior::{clique_cutset_dead, dead_cells, kil
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use darkhex_algorithms::hexsolve::position::{Stones, joined};
+use darkhex_algorithms::hexsolve::rex::RexRules;
 use darkhex_algorithms::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
-use darkhex_algorithms::hexsolve::rex::fill_in::{captured_pair_fill, even_dead_fill};
+use darkhex_algorithms::hexsolve::rex::fill_in::{
+    captured_pair_fill, even_dead_fill, fill_in, mutual_fill,
+};
 use darkhex_algorithms::hexsolve::rex::mover_is_last;
 use darkhex_algorithms::hexsolve::rex::pairing::{find_join_pairing, is_join_pairing};
 use darkhex_algorithms::hexsolve::rex::preferences::{
@@ -162,6 +165,103 @@ fn a_captured_pair_filled_for_its_captor_changes_no_value() {
     assert!(wrong_colour > 0);
 }
 
+/// Random positions of `rows` x `rows` with at most `max_empty` empty
+/// cells as the solver sees them: filled in by `rules` with Black to move,
+/// no lone dead cell left, nobody joined.
+fn filled_positions(
+    rows: usize,
+    count: usize,
+    max_empty: usize,
+    seed: u64,
+    rules: &RexRules,
+) -> (Geometry<1>, Vec<Stones<1>>) {
+    let g = geom(rows, rows);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for stones in positions(&g, &mut rng, count, max_empty) {
+        let mut filled = stones;
+        let (mut fill, mut dead) = ([CellSet::EMPTY; 2], CellSet::EMPTY);
+        let found = fill_in(&g, &mut filled, &mut fill, &mut dead, 0, rules);
+        if found.lone_dead.is_none() && joined(&g, &filled).is_none() {
+            out.push(filled);
+        }
+    }
+    (g, out)
+}
+
+#[test]
+fn mutual_fill_in_changes_no_value() {
+    let without = RexRules {
+        mutual_fill: false,
+        ..RexRules::all()
+    };
+    let (mut filled, mut swapped_differs) = (0, 0);
+    for (rows, seed) in [(4, 31), (5, 32)] {
+        let (g, all) = filled_positions(rows, 1000, 14, seed, &without);
+        let mut m = Minimax::new(&g, true);
+        for stones in all {
+            let kills = [kills_of(&g, &stones, 0), kills_of(&g, &stones, 1)];
+            let Some([_, p, q]) = mutual_fill(&g, &stones, [&kills[0], &kills[1]]) else {
+                continue;
+            };
+            filled += 1;
+            let mut after = stones;
+            after[0].insert(p);
+            after[1].insert(q);
+            let mut swapped = stones;
+            swapped[0].insert(q);
+            swapped[1].insert(p);
+            for to_move in 0..2 {
+                assert_eq!(
+                    m.wins(&after, to_move),
+                    m.wins(&stones, to_move),
+                    "{stones:?}: Black {p}, White {q}, {to_move} to move"
+                );
+                if m.wins(&swapped, to_move) != m.wins(&stones, to_move) {
+                    swapped_differs += 1;
+                }
+            }
+        }
+    }
+    assert!(filled > 50, "mutual fill-in in {filled} positions");
+    // Given the other way round, the two cells would change values: the
+    // check tells the colours apart.
+    assert!(swapped_differs > 0, "{filled} fill-ins, none told apart");
+}
+
+/// Mutual fill-in on 4x4, checked by hand. Black a1 b1 a2 b4, White d3
+/// c4 d4. Black's stone on d1 kills c1: c1 then touches one Black group,
+/// the north side (b1, d1), and its empty neighbours b2 and c2 touch it
+/// too; for White, b2 and c2 are its only neighbours and touch each other.
+/// White's stone on d1 kills d2 the same way (the east side through d1
+/// and d3; for Black, c2 and c3 touch). With c1 Black and d2 White, d1
+/// touches only the north side of Black's and the east side of White's,
+/// and c2, its one empty neighbour, touches both: d1 is dead. So c1 is
+/// filled Black and d2 White; whoever moves loses either way.
+#[test]
+fn mutual_fill_in_by_hand() {
+    let g = geom(4, 4);
+    let cell = |c: &str| g.dims().parse_cell(c).unwrap();
+    let cells = |s: &[&str]| -> CellSet<1> { s.iter().map(|c| cell(c)).collect() };
+    let stones = [cells(&["a1", "b1", "a2", "b4"]), cells(&["d3", "c4", "d4"])];
+    let kills = [kills_of(&g, &stones, 0), kills_of(&g, &stones, 1)];
+    assert!(kills[0][cell("d1")].contains(cell("c1")));
+    assert!(kills[1][cell("d1")].contains(cell("d2")));
+    assert!(dead_cells(&g, &stones).is_empty());
+    assert_eq!(
+        mutual_fill(&g, &stones, [&kills[0], &kills[1]]),
+        Some([cell("d1"), cell("c1"), cell("d2")])
+    );
+    let mut after = stones;
+    after[0].insert(cell("c1"));
+    after[1].insert(cell("d2"));
+    assert!(dead_cells(&g, &after).contains(cell("d1")));
+    let mut m = Minimax::new(&g, true);
+    for to_move in 0..2 {
+        assert!(!m.wins(&stones, to_move) && !m.wins(&after, to_move));
+    }
+}
+
 /// Each preference arc x -> y: whenever x wins, y wins. Returns the
 /// arcs checked and how many of them Hex's order (y -> x) gets wrong.
 fn check_arcs(arcs: &[Vec<usize>], wins: CellSet<1>, what: &str, stones: &Stones<1>) -> [usize; 2] {
@@ -224,12 +324,90 @@ fn preferred_moves_win_whenever_the_moves_they_beat_win() {
     );
 }
 
+/// A join pairing of `player` on some of the cells of `carrier` (whose
+/// cells the pairing need not all use), found by trying every subset.
+fn join_pairing_inside(
+    g: &Geometry<1>,
+    stones: &Stones<1>,
+    player: usize,
+    carrier: CellSet<1>,
+) -> bool {
+    let cells: Vec<usize> = carrier.iter().collect();
+    (0u32..1 << cells.len()).any(|mask| {
+        let subset: CellSet<1> = (0..cells.len())
+            .filter(|i| mask >> i & 1 == 1)
+            .map(|i| cells[i])
+            .collect();
+        find_join_pairing(g, stones, player, subset).is_some()
+    })
+}
+
+/// Solrex's augmented H-search: fulls from two semis that meet in pairs
+/// captured around an end. Each side-to-side full it finds that plain
+/// H-search does not find holds a join pairing, and the player loses
+/// whoever moves; each key of a new semi loses for the player.
+#[test]
+fn semis_overlapping_on_captured_pairs_make_pairing_strategies() {
+    let plain = VcParams {
+        captured_overlap: false,
+        ..VcParams::pairings()
+    };
+    let (mut fulls, mut keys) = (0, 0);
+    // The rule adds a side-to-side pairing in about one position in a
+    // thousand: many positions, minimax only where it does.
+    for (rows, count, max_empty, seed) in [(5, 30000, 16, 33), (6, 10000, 18, 34)] {
+        let (g, all) = filled_positions(rows, count, max_empty, seed, &RexRules::all());
+        let mut m = Minimax::new(&g, true);
+        for stones in all {
+            for player in 0..2 {
+                let exact = VcSet::build(&g, &stones, player, plain);
+                let augmented = VcSet::build(&g, &stones, player, VcParams::pairings());
+                if exact.smallest_edge_full().is_none()
+                    && let Some(carrier) = augmented.smallest_edge_full()
+                {
+                    fulls += 1;
+                    assert!(
+                        carrier.count() > 12 || join_pairing_inside(&g, &stones, player, carrier),
+                        "{stones:?}: no join pairing of {player} inside {carrier:?}"
+                    );
+                    for to_move in 0..2 {
+                        assert_eq!(m.wins(&stones, to_move), to_move != player, "{stones:?}");
+                    }
+                }
+                let old_keys: CellSet<1> = exact.edge_semis().map(|(_, k)| k).collect();
+                for (_, key) in augmented
+                    .edge_semis()
+                    .filter(|(_, k)| !old_keys.contains(*k))
+                {
+                    keys += 1;
+                    let mut after = stones;
+                    after[player].insert(key);
+                    if joined(&g, &after).is_none() {
+                        assert!(
+                            m.wins(&after, 1 - player) && !m.wins(&after, player),
+                            "{stones:?}: key {key} of {player}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        fulls + keys > 5,
+        "{fulls} new join pairings, {keys} new pre-join keys"
+    );
+}
+
 #[test]
 fn pairing_strategies_found_by_h_search_hold() {
     let (mut fulls, mut semis) = (0, 0);
     each_position(5, |g, m, stones| {
         for player in 0..2 {
-            let vcs = VcSet::build(g, &stones, player, VcParams::pairings());
+            let params = VcParams {
+                captured_overlap: false,
+                ..VcParams::pairings()
+            };
+            let vcs = VcSet::build(g, &stones, player, params);
             if let Some(carrier) = vcs.smallest_edge_full() {
                 fulls += 1;
                 // The pairing exists inside the carrier, and the player

@@ -10,6 +10,7 @@ mod common;
 
 use common::{check_board, geom};
 use darkhex_algorithms::hexsolve::rex::RexRules;
+use darkhex_algorithms::hexsolve::vc::VcParams;
 use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::CellSet;
 
@@ -28,12 +29,26 @@ fn rex_with_two_threads_matches_minimax() {
     check_board(5, 5, Rules::rex(), 2, 15, 14, 121);
 }
 
+/// Solrex's augmented H-search, off by default, switched on.
+#[test]
+fn rex_with_captured_overlap_matches_minimax() {
+    let rules = Rules {
+        vc: VcParams {
+            captured_overlap: true,
+            ..Rules::rex().vc
+        },
+        ..Rules::rex()
+    };
+    check_board(4, 4, rules, 1, 15, 14, 130);
+    check_board(5, 5, rules, 2, 15, 14, 131);
+}
+
 /// Each rule off in turn: the rest still give minimax's values (a rule
 /// may lean on another only through the positions it leaves).
 #[test]
 fn rex_with_each_rule_off_matches_minimax() {
     let all = RexRules::all();
-    let off: [(&str, Rules); 9] = [
+    let off: [(&str, Rules); 10] = [
         (
             "dead-move",
             Rules {
@@ -69,6 +84,16 @@ fn rex_with_each_rule_off_matches_minimax() {
             Rules {
                 rex: RexRules {
                     capture_fill: false,
+                    ..all
+                },
+                ..Rules::rex()
+            },
+        ),
+        (
+            "mutual-fill",
+            Rules {
+                rex: RexRules {
+                    mutual_fill: false,
                     ..all
                 },
                 ..Rules::rex()

@@ -3,7 +3,9 @@
 //! evaluation on a mid-game 11x11 position; the edge patterns tried at every
 //! cell there, and the built-in table placed on a board; the solver's
 //! examination of one 7x7 position (inferior cells, connections, ordering);
-//! all openings of 5x5.
+//! all openings of 5x5. Rex: examining a 5x5 position (Solrex's fill-in,
+//! pruning and pairing strategies), every opening of 4x4, and Solrex's
+//! 5x5 suite (every reply to a1, from one empty table).
 
 use std::hint::black_box;
 
@@ -90,6 +92,23 @@ fn hexsolve(c: &mut Criterion) {
             )
         })
     });
+    let r5 = Geometry::<1>::new(Dims::new("rex", 5, 5).unwrap()).unwrap();
+    let rex = Rules::rex();
+    let rex_mid = position(&r5, "a1,c3,b4");
+    c.bench_function("examine a 5x5 Rex position", |b| {
+        let mut ws = Workspace::new(&r5, &rex);
+        let mut stats = RuleStats::default();
+        b.iter(|| {
+            examine(
+                &r5,
+                black_box(&rex_mid),
+                [CellSet::EMPTY; 2],
+                &rex,
+                &mut stats,
+                &mut ws,
+            )
+        })
+    });
     let mut group = c.benchmark_group("solve");
     group.sample_size(10);
     let g5 = Geometry::<1>::new(Dims::new("hex", 5, 5).unwrap()).unwrap();
@@ -105,6 +124,35 @@ fn hexsolve(c: &mut Criterion) {
             );
             solver
                 .move_values(&Position::empty(&g5), &|_, _| {})
+                .0
+                .len()
+        })
+    });
+    fn rex_solver(g: &Geometry<1>) -> HexSolver<'_, 1> {
+        HexSolver::new(
+            g,
+            Rules::rex(),
+            DfpnParams {
+                threads: 1,
+                tt_mb: 64,
+                ..DfpnParams::default()
+            },
+        )
+    }
+    let r4 = Geometry::<1>::new(Dims::new("rex", 4, 4).unwrap()).unwrap();
+    group.bench_function("every 4x4 Rex opening, 1 thread", |b| {
+        b.iter(|| {
+            rex_solver(&r4)
+                .move_values(&Position::empty(&r4), &|_, _| {})
+                .0
+                .len()
+        })
+    });
+    let after_a1 = position(&r5, "a1");
+    group.bench_function("Rex 5x5: every reply to a1, 1 thread", |b| {
+        b.iter(|| {
+            rex_solver(&r5)
+                .move_values(black_box(&after_a1), &|_, _| {})
                 .0
                 .len()
         })

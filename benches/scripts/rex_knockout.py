@@ -2,7 +2,8 @@
 """Solrex's knockout experiment on darkhex: the 5x5 suite (every reply of
 White to Black's opening in the acute corner a1, 24 positions), each
 position solved alone by its own `darkhex solve` process from an empty
-table, with every Rex rule on and then with each rule off in turn.
+table, with every Rex rule on, then with each rule off in turn, and with
+captured-overlap (off by default) switched on.
 
 For each version the script prints the positions examined and the CPU
 seconds (user and system of the solving processes, so a loaded machine
@@ -23,16 +24,21 @@ import subprocess
 import sys
 
 RULES = ["pairings", "dead-move", "dead-fill", "clique-cutsets", "capture-fill",
-         "preferences", "colour-symmetry", "symmetry", "resistance-order"]
+         "mutual-fill", "preferences", "colour-symmetry", "symmetry", "resistance-order"]
+
+# Rules off by default, measured switched on (`--with`): the row says "with".
+OPT_IN = ["captured-overlap"]
 
 # Solrex's published time ratios on its 5x5 suite, under the name of the
 # darkhex rule closest to the feature switched off.
 SOLREX = {
     "pairings": "89.83 (no H-search)",
+    "captured-overlap": "1/0.99 (unaugmented H-search: 0.99)",
     "capture-fill": "2.02 (no capture fill-in)",
     "preferences": "2.30 (no inferior pruning)",
     "resistance-order": "1.62 (no resistance ordering)",
     "dead-fill": "1.07 (no dead fill-in)",
+    "mutual-fill": "1.00 (no mutual fillin)",
     "clique-cutsets": "0.97 (no dead clique cutset)",
     "colour-symmetry": "1.01 (no colour symmetry pruning)",
 }
@@ -42,7 +48,9 @@ def solve(darkhex, size, moves, without):
     """The winner, positions examined and CPU seconds of one solve."""
     argv = [darkhex, "solve", "rex(board_size=%d)" % size, "--moves", moves,
             "--json", "--threads", "1", "--tt-mb", "64"]
-    if without:
+    if without in OPT_IN:
+        argv += ["--with", without]
+    elif without:
         argv += ["--without", without]
     proc = subprocess.run(argv, stdout=subprocess.PIPE, text=True)
     if proc.returncode != 0:
@@ -75,7 +83,7 @@ def main():
     ap.add_argument("--size", type=int, default=5)
     ap.add_argument("--opening", default="a1")
     ap.add_argument("--darkhex", default="target/release/darkhex")
-    ap.add_argument("--rules", default=",".join(RULES),
+    ap.add_argument("--rules", default=",".join(RULES + OPT_IN),
                     help="the rules to switch off in turn, comma-separated")
     ap.add_argument("--replies", default=None,
                     help="only these replies, comma-separated (default: every one)")
@@ -90,9 +98,10 @@ def main():
             sys.exit("not a reply to %s: %s" % (args.opening, ", ".join(wrong)))
         replies = asked
     rules = [r for r in args.rules.split(",") if r]
-    unknown = [r for r in rules if r not in RULES]
+    unknown = [r for r in rules if r not in RULES + OPT_IN]
     if unknown:
-        sys.exit("unknown rule %s; the rules are %s" % (", ".join(unknown), ", ".join(RULES)))
+        sys.exit("unknown rule %s; the rules are %s" % (
+            ", ".join(unknown), ", ".join(RULES + OPT_IN)))
     base_winners, base_n, base_cpu = run(args.darkhex, args.size, args.opening, replies, None)
     print("| version | positions | ratio | CPU s | ratio | Solrex's time ratio |")
     print("| --- | --- | --- | --- | --- | --- |")
@@ -102,8 +111,8 @@ def main():
         winners, n, cpu = run(args.darkhex, args.size, args.opening, replies, rule)
         if winners != base_winners:
             differ.append(rule)
-        print("| without %s | %d | %.2f | %.2f | %.2f | %s |" % (
-            rule, n, n / base_n, cpu, cpu / max(base_cpu, 1e-9), SOLREX.get(rule, "")),
+        print("| %s %s | %d | %.2f | %.2f | %.2f | %s |" % (
+            "with" if rule in OPT_IN else "without", rule, n, n / base_n, cpu, cpu / max(base_cpu, 1e-9), SOLREX.get(rule, "")),
             flush=True)
     if differ:
         print("winners differ without: " + ", ".join(differ), file=sys.stderr)

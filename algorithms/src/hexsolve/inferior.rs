@@ -627,13 +627,26 @@ pub(crate) fn captured_around<const W: usize>(
     player: usize,
     y: usize,
 ) -> CellSet<W> {
+    captured_pairs_around(geom, stones, player, y)
+        .into_iter()
+        .fold(CellSet::EMPTY, |acc, pair| acc | pair)
+}
+
+/// The pairs of [`captured_around`], each as a set of two cells (two of
+/// them may share a cell).
+pub(crate) fn captured_pairs_around<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    y: usize,
+) -> Vec<CellSet<W>> {
     let empty = geom.all() - stones[0] - stones[1];
     let near = geom.adjacent(y) & empty;
     let own = stones[player];
     let [s0, s1] = geom.sides(player);
     let mut after = *stones;
     after[player].insert(y);
-    let mut captured = CellSet::EMPTY;
+    let mut captured = Vec::new();
     for a in near.iter() {
         for b in (geom.adjacent(a) & near).iter().filter(|&b| b > a) {
             let pair = CellSet::single(a).with(b);
@@ -647,7 +660,7 @@ pub(crate) fn captured_around<const W: usize>(
                 && killed_by(geom, &after, player, a).contains(b)
                 && killed_by(geom, &after, player, b).contains(a)
             {
-                captured |= pair;
+                captured.push(pair);
             }
         }
     }

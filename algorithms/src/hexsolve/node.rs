@@ -118,7 +118,12 @@ impl Rules {
             edge_patterns: false,
             learn_edges: false,
             ladder_patterns: false,
-            vc: VcParams::pairings(),
+            // Solrex's augmented H-search costs more than it saves here
+            // (docs/results/rex.md): opt-in, `--with captured-overlap`.
+            vc: VcParams {
+                captured_overlap: false,
+                ..VcParams::pairings()
+            },
             rex: RexRules::all(),
         }
     }

@@ -30,6 +30,7 @@ use std::collections::VecDeque;
 
 use darkhex_games::{CellSet, Geometry};
 
+use super::inferior::captured_pairs_around;
 use super::position::Stones;
 
 /// Limits of the search; the defaults follow the 2011 Benzene H-search.
@@ -50,6 +51,10 @@ pub struct VcParams {
     /// OR of three or more semis, and of a whole list, proves a Hex
     /// connection but no pairing.
     pub pairings: bool,
+    /// Solrex's augmented H-search (section 5): with [`VcParams::pairings`],
+    /// two semis whose carriers meet only in pairs captured around an
+    /// empty end still make a full (see [`VcSet::captured_overlap_or`]).
+    pub captured_overlap: bool,
 }
 
 impl Default for VcParams {
@@ -60,6 +65,7 @@ impl Default for VcParams {
             max_ors: 4,
             stop_at_edge_full: true,
             pairings: false,
+            captured_overlap: false,
         }
     }
 }
@@ -71,6 +77,7 @@ impl VcParams {
         VcParams {
             max_ors: 2,
             pairings: true,
+            captured_overlap: true,
             ..VcParams::default()
         }
     }
@@ -151,6 +158,9 @@ pub struct VcSet<const W: usize> {
     or_skip: Vec<bool>,
     /// Pairs whose lists were written since the last reset.
     used_pairs: Vec<u32>,
+    /// With [`VcParams::captured_overlap`]: for each empty cell, disjoint
+    /// pairs next to it that the player's stone there would capture.
+    captured: Vec<Vec<CellSet<W>>>,
 }
 
 const NONE: End = End::MAX;
@@ -190,6 +200,7 @@ impl<const W: usize> VcSet<W> {
             or_scratch: Default::default(),
             or_skip: Vec::new(),
             used_pairs: Vec::new(),
+            captured: vec![Vec::new(); n],
         }
     }
 
@@ -206,6 +217,7 @@ impl<const W: usize> VcSet<W> {
         self.reset();
         self.stones = *stones;
         self.label_ends(geom);
+        self.find_captured(geom);
         self.add_base(geom, geom.all() - stones[0] - stones[1]);
         self.close();
     }
@@ -257,6 +269,29 @@ impl<const W: usize> VcSet<W> {
             };
             for c in g.iter() {
                 self.end_of[c] = end;
+            }
+        }
+    }
+
+    /// With [`VcParams::captured_overlap`], the captured pairs around each
+    /// empty cell (kept disjoint, so that they are a pairing). Groups and
+    /// sides have none to offer: pairs they capture already are captured
+    /// in the position, and the fill-in has coloured them.
+    fn find_captured(&mut self, geom: &Geometry<W>) {
+        for pairs in &mut self.captured {
+            pairs.clear();
+        }
+        if !self.params.captured_overlap {
+            return;
+        }
+        let empty = geom.all() - self.stones[0] - self.stones[1];
+        for c in empty.iter() {
+            let mut taken = CellSet::EMPTY;
+            for pair in captured_pairs_around(geom, &self.stones, self.player, c) {
+                if !pair.intersects(&taken) {
+                    taken |= pair;
+                    self.captured[c].push(pair);
+                }
             }
         }
     }
@@ -636,12 +671,72 @@ impl<const W: usize> VcSet<W> {
                 earlier_new[i] = true;
             }
         }
+        if self.params.pairings && self.params.captured_overlap {
+            self.captured_overlap_or(x, y, &semis, done, &mut new_fulls);
+        }
         self.slots[p].semis_done = first_bits(semis.len());
         for &carrier in &new_fulls {
             self.add_full(x, y, carrier);
         }
         self.or_scratch = [semis, tails, new_fulls];
         self.or_skip = earlier_new;
+    }
+
+    /// Rule (Solrex, section 5, after Arneson, Hayward and Henderson and
+    /// Henderson's thesis): two semis x–y whose carriers meet only in cells
+    /// of pairs captured around x or y make a full, whose carrier adds
+    /// those pairs. With the player owning the end, the opponent's answer
+    /// in each such pair leaves the player one cell of it and the other
+    /// dead (the player's stone on either kills the other), and a dead
+    /// cell's colour changes no join: both cells count as the player's. So
+    /// the two semis no longer conflict, and their keys, the captured
+    /// pairs and each semi's pairs outside them make a pairing inside the
+    /// carrier, which joins x to y. Unlike a plain full, the carrier may
+    /// hold cells no pair needs (a semi's cell whose mate is captured): it
+    /// contains a pairing rather than being one. `done` marks the semis
+    /// combined before; each new one is tried with every other.
+    fn captured_overlap_or(
+        &self,
+        x: End,
+        y: End,
+        semis: &[CellSet<W>],
+        done: u64,
+        out: &mut Vec<CellSet<W>>,
+    ) {
+        // The pairs of both ends, kept disjoint, away from the ends.
+        let mut cells = self.end_cells(x) | self.end_cells(y);
+        let mut pairs: Vec<CellSet<W>> = Vec::new();
+        for e in [x, y] {
+            if self.is_empty_end(e) {
+                for &pair in &self.captured[e as usize] {
+                    if !pair.intersects(&cells) {
+                        cells |= pair;
+                        pairs.push(pair);
+                    }
+                }
+            }
+        }
+        if pairs.is_empty() {
+            return;
+        }
+        let cells = pairs.iter().fold(CellSet::EMPTY, |acc, p| acc | *p);
+        for i in (0..semis.len()).filter(|&i| done >> i & 1 == 0) {
+            for j in 0..semis.len() {
+                // A pair of new semis is tried once, from its first.
+                if j == i || (j < i && done >> j & 1 == 0) {
+                    continue;
+                }
+                let meet = semis[i] & semis[j];
+                if meet.is_empty() || !meet.is_subset(&cells) {
+                    continue;
+                }
+                let used = pairs
+                    .iter()
+                    .filter(|p| p.intersects(&meet))
+                    .fold(CellSet::EMPTY, |acc, p| acc | *p);
+                out.push(semis[i] | semis[j] | used);
+            }
+        }
     }
 
     /// Depth-first search over subsets containing semi `first`, extending
@@ -720,6 +815,12 @@ impl<const W: usize> VcSet<W> {
     /// The semis between the two sides: the player joins them by playing a key.
     pub fn edge_semis(&self) -> impl Iterator<Item = (CellSet<W>, usize)> + '_ {
         self.semis(self.side(0), self.side(1))
+    }
+
+    /// Whether every carrier is exactly the cells of a pairing (the
+    /// carriers of [`VcParams::captured_overlap`]'s fulls may hold more).
+    pub fn exact_carriers(&self) -> bool {
+        !self.params.captured_overlap
     }
 
     /// The smallest carrier of a full between the sides.
@@ -805,6 +906,7 @@ impl<const W: usize> VcSet<W> {
         next.reset();
         next.stones = stones;
         next.label_ends(geom);
+        next.find_captured(geom);
         let own_move = mover == self.player;
         // Carry over every connection the move leaves valid, renamed to the
         // new ends and marked processed: the opponent's stone breaks the

@@ -14,8 +14,8 @@
 //! each pair of a pairing by answering inside every pair.
 //!
 //! - [`fill_in`]: dead cells (an even number of them) and captured pairs,
-//!   filled in (theorems 3.1, 3.3, corollary 1); a dead cell as the only
-//!   move (theorem 3.4);
+//!   filled in (theorems 3.1, 3.3, corollary 1), mutual fill-in (theorem
+//!   3.8); a dead cell as the only move (theorem 3.4);
 //! - [`preferences`]: victim over killer, vulnerable over opponent killer,
 //!   capturee over capturer (theorems 3.5 to 3.7);
 //! - [`pairing`]: join-pairing and pre-join-pairing strategies found by
@@ -49,6 +49,8 @@ pub struct RexRules {
     pub clique_cutsets: bool,
     /// Theorem 3.3, corollary 1: captured pairs filled in.
     pub capture_fill: bool,
+    /// Theorem 3.8: mutual fill-in, one cell for each player.
+    pub mutual_fill: bool,
     /// Theorems 3.5 to 3.7: moves another move is at least as good as are
     /// pruned.
     pub preferences: bool,
@@ -68,6 +70,7 @@ impl RexRules {
             dead_fill: true,
             clique_cutsets: true,
             capture_fill: true,
+            mutual_fill: true,
             preferences: true,
             pairings: true,
             colour_symmetry: true,
@@ -112,11 +115,21 @@ pub fn examine<const W: usize>(
         return (decided(1 - j), grounds);
     }
     let mut fill = fill;
-    let found = fill_in::fill_in(geom, &mut filled, &mut fill, &mut grounds.dead, p, &rex);
+    let mut found = fill_in::fill_in(geom, &mut filled, &mut fill, &mut grounds.dead, p, &rex);
     stats.cells_filled += found.filled as u64;
     if let Some(j) = joined(geom, &filled) {
         return (decided(1 - j), grounds);
     }
+    let kills = std::mem::take(&mut found.kills);
+    // The moves below are the filled position's; `real` makes each a move
+    // of the position itself. Mutual fill-in stays with this position: the
+    // positions after a move take over only what came before it.
+    let real = |m: usize| found.real_move(m, p) as u16;
+    if let Some((before, dead)) = found.heritable {
+        fill = before;
+        grounds.dead = dead;
+    }
+    let won = |m: usize| Node::Won(Some(real(m)));
     let empty = geom.all() - filled[0] - filled[1];
     let last = mover_is_last(geom, &filled);
     // Colour symmetry decides before a lone dead cell narrows the moves:
@@ -144,7 +157,7 @@ pub fn examine<const W: usize>(
         // empty when the mover is not Last: the opponent is Last then,
         // and loses the symmetric position.
         stats.decided_by_colour_symmetry += 1;
-        return (Node::Won(Some(m as u16)), grounds);
+        return (won(m), grounds);
     }
     if let Some(d) = found.lone_dead
         && rex.dead_move
@@ -152,7 +165,7 @@ pub fn examine<const W: usize>(
         stats.moves_pruned_as_inferior += (empty.count() - 1) as u64;
         stats.open_positions += 1;
         stats.moves_kept += 1;
-        let children = vec![d as u16];
+        let children = vec![real(d)];
         return (Node::Open { children, fill }, grounds);
     }
     let mut candidates = empty;
@@ -172,7 +185,7 @@ pub fn examine<const W: usize>(
             }
             pairing::Verdict::MoverWins(m) => {
                 stats.decided_by_connection += 1;
-                return (Node::Won(m.map(|c| c as u16)), grounds);
+                return (m.map_or(Node::Won(None), won), grounds);
             }
             pairing::Verdict::Open { losing } => {
                 let pruned = candidates & losing;
@@ -193,18 +206,19 @@ pub fn examine<const W: usize>(
         return (Node::Lost, grounds);
     }
     if rex.preferences {
-        let arcs = preferences::arcs(geom, &filled, p, candidates, found.kills);
+        let arcs = preferences::arcs(geom, &filled, p, candidates, kills);
         let dominated = prune_dominated(&arcs, candidates);
         stats.moves_pruned_as_inferior += dominated.len() as u64;
         for &(c, by) in &dominated {
             candidates.remove(c);
-            grounds.dominated.push((c as u16, by as u16));
+            grounds.dominated.push((real(c), real(by)));
         }
     }
     // A position equal to its rotation gives each move and its image the
     // same value: one of each pair is enough (as in Hex: the rotation keeps
     // each player's sides, whatever the winning condition).
-    if rules.symmetry && pos.is_symmetric(geom) {
+    // With a mutual fill-in the filled position need not be symmetric.
+    if rules.symmetry && found.mutual.is_empty() && pos.is_symmetric(geom) {
         let n = geom.cells();
         let before = candidates;
         candidates = candidates
@@ -213,7 +227,7 @@ pub fn examine<const W: usize>(
             .collect();
         grounds.mirrored = before - candidates;
     }
-    let mut children: Vec<u16> = candidates.iter().map(|c| c as u16).collect();
+    let mut children: Vec<u16> = candidates.iter().map(real).collect();
     stats.open_positions += 1;
     stats.moves_kept += children.len() as u64;
     if rules.resistance_order && children.len() > 1 {

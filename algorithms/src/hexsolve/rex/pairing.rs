@@ -84,18 +84,28 @@ pub fn decide<const W: usize>(
     if let Some(v) = decide_own(mine, last) {
         return v;
     }
-    if let Some(carrier) = join_pairing(theirs) {
+    let exact = theirs.exact_carriers();
+    if join_pairing(theirs).is_some() {
         // A move outside the pairing keeps it; when every empty cell is in
         // it, any move does (the opponent, Last then, is the one who must
-        // open the last pair).
-        let m = (empty - carrier).first().or(empty.first());
-        return Verdict::MoverWins(m);
+        // open the last pair). A carrier that may hold more than its
+        // pairing names no move then, unless another full does.
+        let outside = theirs
+            .fulls(theirs.side(0), theirs.side(1))
+            .find_map(|c| (empty - c).first());
+        let any = if exact { empty.first() } else { None };
+        // The value holds all the same (theorem 4.1), without a move named.
+        return Verdict::MoverWins(outside.or(any));
     }
-    if !last && let Some(carrier) = pre_join_pairing(theirs) {
+    if !last
+        && let Some(m) = theirs
+            .edge_semis()
+            .find_map(|(c, key)| (empty - c.with(key)).first())
+    {
         // The opponent is Last; a move outside the pairing and its key
-        // keeps it (there is one: an even number of cells is empty, the
-        // pairing and key an odd number).
-        return Verdict::MoverWins((empty - carrier).first());
+        // keeps it (there is one when the carrier is exactly the pairing
+        // and key: an even number of cells is empty, they an odd number).
+        return Verdict::MoverWins(Some(m));
     }
     Verdict::Open {
         losing: own_keys(mine),
@@ -139,10 +149,12 @@ pub fn find_join_pairing<const W: usize>(
     player: usize,
     carrier: CellSet<W>,
 ) -> Option<Vec<(usize, usize)>> {
+    /// Whether a full pairing holds.
+    type Check<'a> = dyn Fn(&[(usize, usize)]) -> bool + 'a;
     fn pair_up<const W: usize>(
         left: CellSet<W>,
         pairs: &mut Vec<(usize, usize)>,
-        ok: &dyn Fn(&[(usize, usize)]) -> bool,
+        ok: &Check<'_>,
     ) -> bool {
         let Some(a) = left.first() else {
             return ok(pairs);
