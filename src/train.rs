@@ -10,7 +10,9 @@ use clap::Args;
 use darkhex_algorithms::cfr::rcfr::Link;
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
+use darkhex_algorithms::cfr::rcfr::RegressorKind;
 use darkhex_algorithms::fa::features::FeatureKind;
+use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::files::FileKind;
 use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
@@ -53,7 +55,7 @@ pub struct TrainArgs {
     /// The full-width ones (cfr, cfr+, lcfr, dcfr, pcfr+) stream over the
     /// histories when the game tree is too large to compile; rcfr, rcfr+
     /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
-    /// linear least squares on the compiled tree
+    /// linear least squares or a network (--regressor) on the compiled tree
     #[arg(long, value_parser = ALGORITHM_NAMES)]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
@@ -63,7 +65,7 @@ pub struct TrainArgs {
     /// on it, Monte Carlo results do (each thread samples its own share)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
-    /// Seed of the Monte Carlo samplers
+    /// Seed of the Monte Carlo samplers and of --regressor mlp's initial weights
     #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: u64,
     /// Policy file to write: .json, or anything else for compact binary
@@ -133,6 +135,25 @@ pub struct TrainArgs {
     /// (default 1e-6; 0 with one-hot features, which then fit exactly)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1e6, false))]
     ridge: Option<f64>,
+    /// rcfr, rcfr+ and f-rcfr: what fits the regrets: linear (default,
+    /// least squares) or mlp (a multilayer perceptron trained by Adam,
+    /// its initial weights drawn from --seed; default features obs)
+    #[arg(long, value_parser = RegressorKind::NAMES)]
+    regressor: Option<String>,
+    /// --regressor mlp: the hidden layers' widths, e.g. 64,64 (the
+    /// default), up to 4 layers of 1 to 4096
+    #[arg(long, value_parser = MlpSettings::parse_hidden)]
+    hidden: Option<[u32; MAX_HIDDEN]>,
+    /// --regressor mlp: Adam steps per player and iteration, 1 to 1e6 (default 32)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
+    fit_steps: Option<u32>,
+    /// --regressor mlp: feature rows per Adam step, taken in order; 1 or
+    /// more (default 4096; every row when there are fewer)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(u32::MAX.into())))]
+    batch_size: Option<u32>,
+    /// --regressor mlp: Adam's learning rate, more than 0 and at most 1 (default 0.003)
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
+    learning_rate: Option<f64>,
     /// Refuse game trees that need more memory than this many GB (default
     /// 8.6), and streaming runs that need more than this (default: the
     /// memory available, MemAvailable)
@@ -206,6 +227,15 @@ pub fn run(args: TrainArgs) -> Result<()> {
         power: args.power,
         temperature: args.temperature,
         ridge: args.ridge,
+        regressor: args
+            .regressor
+            .as_deref()
+            .and_then(|r| RegressorKind::NAMES.iter().copied().find(|n| *n == r)),
+        hidden: args.hidden,
+        fit_steps: args.fit_steps,
+        batch_size: args.batch_size,
+        learning_rate: args.learning_rate,
+        seed: Some(args.seed),
     };
     let requested = args
         .algo

@@ -21,7 +21,7 @@ pub mod tabular;
 pub mod training;
 
 pub use mccfr::{McSolver, McState, Sampling};
-pub use rcfr::{Link, RcfrSettings, RcfrSolver, RcfrState};
+pub use rcfr::{Link, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 pub use table_mccfr::{AnyTableMc, TableMcSolver, TableMcState};
 pub use tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};

@@ -17,10 +17,15 @@
 //! over iterations (by t for RCFR+, as CFR+ averages), so a run's policy
 //! file is a tabular policy every command reads.
 //!
-//! The fit is deterministic (see [`crate::fa::regress`]), so a checkpoint
-//! holds only the CFR state: resuming refits the last regrets and plays
-//! the same bits. With one-hot features and no ridge the fit returns the
-//! regrets exactly, and RCFR is CFR (RCFR+ is CFR+) to the bit.
+//! The regressor is linear least squares ([`crate::fa::regress`]) or a
+//! multilayer perceptron ([`crate::fa::mlp`]). Both fits are
+//! deterministic. The least-squares fit depends on the regrets alone, so
+//! its checkpoint holds only the CFR state and resuming refits the last
+//! regrets; a network's fit starts from its previous weights, so its
+//! checkpoint holds those too and resuming predicts with them. Either way
+//! a resumed run plays the same bits. With one-hot features and no ridge
+//! the least-squares fit returns the regrets exactly, and RCFR is CFR
+//! (RCFR+ is CFR+) to the bit.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -29,6 +34,7 @@ use darkhex_games::{AnyGame, NUM_PLAYERS};
 
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 use crate::fa::features::{FeatureKind, FeatureMap, table_pairs};
+use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::regress::{Design, LeastSquares, RegressError, Regressor};
 use crate::policy::{TreePolicy, regret_matching};
 use crate::tree::GameTree;
@@ -90,6 +96,26 @@ impl Link {
     }
 }
 
+/// What fits the regrets.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RegressorKind {
+    /// Linear least squares with [`RcfrSettings::ridge`].
+    LeastSquares,
+    /// A multilayer perceptron trained by Adam.
+    Mlp(MlpSettings),
+}
+
+impl RegressorKind {
+    pub const NAMES: [&'static str; 2] = ["linear", "mlp"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RegressorKind::LeastSquares => "linear",
+            RegressorKind::Mlp(_) => "mlp",
+        }
+    }
+}
+
 /// What an RCFR run is: features, link, regressor settings, targets.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RcfrSettings {
@@ -100,6 +126,7 @@ pub struct RcfrSettings {
     /// RCFR+: cumulative regrets clipped at zero after each pass, the
     /// average weighted by iteration (CFR+'s rules).
     pub truncate: bool,
+    pub regressor: RegressorKind,
 }
 
 impl RcfrSettings {
@@ -140,6 +167,8 @@ pub enum RcfrError {
     BadLink { what: &'static str, value: f64 },
     #[error("the ridge term must be a finite number at least zero, not {0}")]
     BadRidge(f64),
+    #[error("{0}")]
+    BadNetwork(String),
 }
 
 impl RcfrSettings {
@@ -164,6 +193,9 @@ impl RcfrSettings {
         if !(self.ridge.is_finite() && self.ridge >= 0.0) {
             return Err(RcfrError::BadRidge(self.ridge));
         }
+        if let RegressorKind::Mlp(network) = self.regressor {
+            network.check().map_err(RcfrError::BadNetwork)?;
+        }
         Ok(())
     }
 }
@@ -173,12 +205,35 @@ impl RcfrSettings {
 pub struct RcfrState {
     pub settings: RcfrSettings,
     pub cfr: CfrState,
+    /// Each player's network after the last iteration (none for least
+    /// squares, and before the first iteration).
+    pub networks: Vec<MlpParams>,
 }
 
 impl RcfrState {
     pub fn is_finite(&self) -> bool {
         let finite = |v: &[Vec<f64>; NUM_PLAYERS]| v.iter().flatten().all(|x| x.is_finite());
-        finite(&self.cfr.regrets) && finite(&self.cfr.cumulative)
+        finite(&self.cfr.regrets)
+            && finite(&self.cfr.cumulative)
+            && self
+                .networks
+                .iter()
+                .all(|n| n.scale.is_finite() && n.weights.iter().all(|w| w.is_finite()))
+    }
+}
+
+/// One player's regressor.
+enum Model {
+    LeastSquares(LeastSquares),
+    Mlp(Box<Mlp>),
+}
+
+impl Model {
+    fn regressor(&mut self) -> &mut dyn Regressor {
+        match self {
+            Model::LeastSquares(m) => m,
+            Model::Mlp(m) => m.as_mut(),
+        }
     }
 }
 
@@ -187,7 +242,7 @@ pub struct RcfrSolver<'t> {
     cfr: CfrSolver<'t>,
     settings: RcfrSettings,
     designs: [Design; NUM_PLAYERS],
-    models: [LeastSquares; NUM_PLAYERS],
+    models: [Model; NUM_PLAYERS],
     /// Scratch: the fitted regrets of one player.
     fitted: Vec<f64>,
 }
@@ -202,6 +257,7 @@ impl<'t> RcfrSolver<'t> {
         let state = RcfrState {
             settings,
             cfr: CfrSolver::new(tree, settings.variant()).state().clone(),
+            networks: Vec::new(),
         };
         Ok(Self::with_state(tree, game, state)?.expect("fresh arrays fit the tree"))
     }
@@ -234,18 +290,54 @@ impl<'t> RcfrSolver<'t> {
         }
         let designs =
             std::array::from_fn(|p| Design::new(map.batch(p, table_pairs(tree.infosets(p)))));
+        let iteration = state.cfr.iteration;
         let Some(cfr) = CfrSolver::with_state(tree, state.cfr) else {
             return Ok(None);
+        };
+        let models = match settings.regressor {
+            RegressorKind::LeastSquares => {
+                if !state.networks.is_empty() {
+                    return Ok(None);
+                }
+                std::array::from_fn(|_| Model::LeastSquares(LeastSquares::new(settings.ridge)))
+            }
+            RegressorKind::Mlp(network) => {
+                let saved = match state.networks.len() {
+                    0 if iteration == 0 => None,
+                    NUM_PLAYERS => Some(state.networks),
+                    _ => return Ok(None),
+                };
+                let mut models = Vec::with_capacity(NUM_PLAYERS);
+                for (p, design) in designs.iter().enumerate() {
+                    let inputs = design.columns();
+                    let model = match &saved {
+                        None => Mlp::new(network, inputs, p as u64),
+                        Some(saved) => Mlp::with_params(network, inputs, saved[p].clone()),
+                    };
+                    match model {
+                        Ok(m) => models.push(Model::Mlp(Box::new(m))),
+                        Err(RegressError::WrongWeights { .. }) => return Ok(None),
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                match models.try_into() {
+                    Ok(models) => models,
+                    Err(_) => unreachable!("one network per player"),
+                }
+            }
         };
         let mut solver = RcfrSolver {
             cfr,
             settings,
             designs,
-            models: std::array::from_fn(|_| LeastSquares::new(settings.ridge)),
+            models,
             fitted: Vec::new(),
         };
         if solver.cfr.iteration() > 0 {
-            let (cfr, mut policy) = solver.parts();
+            // Least squares refits the regrets it was last fitted to; a
+            // network already holds that fit.
+            let refit = settings.regressor == RegressorKind::LeastSquares;
+            let (cfr, mut policy) = solver.parts(refit);
             cfr.replace_current(&mut policy)?;
         }
         Ok(Some(solver))
@@ -255,6 +347,7 @@ impl<'t> RcfrSolver<'t> {
     #[allow(clippy::type_complexity)] // an opaque closure type cannot be named
     fn parts(
         &mut self,
+        fit: bool,
     ) -> (
         &mut CfrSolver<'t>,
         impl FnMut(usize, &[f64], &mut [f64]) -> Result<(), RcfrError> + '_,
@@ -263,9 +356,12 @@ impl<'t> RcfrSolver<'t> {
         let link = self.settings.link;
         let (designs, models, fitted) = (&self.designs, &mut self.models, &mut self.fitted);
         let policy = move |p: usize, regrets: &[f64], current: &mut [f64]| {
-            models[p].fit(&designs[p], regrets)?;
+            let model = models[p].regressor();
+            if fit {
+                model.fit(&designs[p], regrets)?;
+            }
             fitted.resize(regrets.len(), 0.0);
-            models[p].predict(&designs[p], fitted);
+            model.predict(&designs[p], fitted)?;
             let table = tree.infosets(p);
             for i in 0..table.len() {
                 let s = table.slots(i);
@@ -307,7 +403,7 @@ impl<'t> RcfrSolver<'t> {
     }
 
     pub fn iterate(&mut self) -> Result<(), RcfrError> {
-        let (cfr, mut policy) = self.parts();
+        let (cfr, mut policy) = self.parts(true);
         cfr.iterate_with(&mut policy)
     }
 
@@ -335,13 +431,29 @@ impl<'t> RcfrSolver<'t> {
 
     /// The number of regressor weights per player.
     pub fn model_size(&self, player: usize) -> usize {
-        self.designs[player].columns()
+        let columns = self.designs[player].columns();
+        match self.settings.regressor {
+            RegressorKind::LeastSquares => columns,
+            RegressorKind::Mlp(network) => network.parameters(columns),
+        }
     }
 
     pub fn state(&self) -> RcfrState {
+        let networks = match self.cfr.iteration() {
+            0 => Vec::new(),
+            _ => self
+                .models
+                .iter()
+                .filter_map(|m| match m {
+                    Model::Mlp(m) => Some(m.params().clone()),
+                    Model::LeastSquares(_) => None,
+                })
+                .collect(),
+        };
         RcfrState {
             settings: self.settings,
             cfr: self.cfr.state().clone(),
+            networks,
         }
     }
 }

@@ -12,11 +12,12 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
-use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState};
+use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState, exact_exploitability};
 use crate::cfr::table_mccfr::{AnyTableMc, TableMcState};
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 use crate::fa::features::FeatureKind;
+use crate::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::stream::{InfoStateTables, Precision, StreamError};
@@ -64,6 +65,23 @@ pub struct AlgorithmParams {
     pub power: Option<f64>,
     pub temperature: Option<f64>,
     pub ridge: Option<f64>,
+    /// RCFR's regressor (`linear` or `mlp`) and the network's settings.
+    pub regressor: Option<&'static str>,
+    pub hidden: Option<[u32; MAX_HIDDEN]>,
+    pub fit_steps: Option<u32>,
+    pub batch_size: Option<u32>,
+    pub learning_rate: Option<f64>,
+    /// The network's initial weights (the run's `--seed`).
+    pub seed: Option<u64>,
+}
+
+impl AlgorithmParams {
+    fn network_params(&self) -> bool {
+        self.hidden.is_some()
+            || self.fit_steps.is_some()
+            || self.batch_size.is_some()
+            || self.learning_rate.is_some()
+    }
 }
 
 #[derive(Debug, Error)]
@@ -74,6 +92,8 @@ pub enum TrainError {
     UnusedParameter(&'static str, &'static str),
     #[error("unknown link '{0}': accepted links are {names}", names = Link::NAMES.join(", "))]
     UnknownLink(String),
+    #[error("unknown regressor '{0}': accepted regressors are {names}", names = RegressorKind::NAMES.join(", "))]
+    UnknownRegressor(String),
     #[error("exploration must be in [0, 1), not {0}")]
     BadExploration(f64),
     #[error("{0} needs the compiled game tree")]
@@ -195,11 +215,13 @@ impl Algorithm {
             .iter()
             .any(Option::is_some)
             || params.features.is_some()
-            || params.link.is_some();
+            || params.link.is_some()
+            || params.regressor.is_some()
+            || params.network_params();
         if !matches!(algo, Algorithm::Regression(_)) && regression_params {
             return Err(TrainError::UnusedParameter(
                 label,
-                "--features, --link, --power, --temperature or --ridge",
+                "--features, --link, --power, --temperature, --ridge, --regressor or the network's settings",
             ));
         }
         Ok(algo)
@@ -230,7 +252,21 @@ impl Algorithm {
             Algorithm::Regression(s) => {
                 // Parameters are numbers: the feature map is named in the key.
                 m.insert(format!("features:{}", s.features.name()), 1.0);
-                m.insert("ridge".into(), s.ridge);
+                match s.regressor {
+                    RegressorKind::LeastSquares => {
+                        m.insert("ridge".into(), s.ridge);
+                    }
+                    RegressorKind::Mlp(n) => {
+                        for (i, w) in n.layers().enumerate() {
+                            m.insert(format!("hidden{}", i + 1), w as f64);
+                        }
+                        m.insert("fit_steps".into(), f64::from(n.steps));
+                        m.insert("batch_size".into(), f64::from(n.batch));
+                        m.insert("learning_rate".into(), n.learning_rate);
+                        // Seeds past 2^53 print rounded; --seed is the exact one.
+                        m.insert("seed".into(), n.seed as f64);
+                    }
+                }
                 match s.link {
                     Link::Rectified => {}
                     Link::Polynomial { power } => {
@@ -291,17 +327,48 @@ fn regression(name: &str, params: AlgorithmParams) -> Result<RcfrSettings, Train
             "--temperature (the exp link's)",
         ));
     }
-    let features = params.features.unwrap_or(FeatureKind::Joint);
-    let default_ridge = if features == FeatureKind::OneHot {
-        0.0
-    } else {
-        DEFAULT_RIDGE
+    let regressor = match params.regressor.unwrap_or("linear") {
+        "linear" => {
+            if params.network_params() {
+                return Err(TrainError::UnusedParameter(
+                    "the linear regressor",
+                    "--hidden, --fit-steps, --batch-size or --learning-rate (--regressor mlp's)",
+                ));
+            }
+            RegressorKind::LeastSquares
+        }
+        "mlp" => {
+            if params.ridge.is_some() {
+                return Err(TrainError::UnusedParameter(
+                    "the mlp regressor",
+                    "--ridge (the linear regressor's)",
+                ));
+            }
+            let mut n = MlpSettings::new(params.seed.unwrap_or(0));
+            n.hidden = params.hidden.unwrap_or(n.hidden);
+            n.steps = params.fit_steps.unwrap_or(n.steps);
+            n.batch = params.batch_size.unwrap_or(n.batch);
+            n.learning_rate = params.learning_rate.unwrap_or(n.learning_rate);
+            RegressorKind::Mlp(n)
+        }
+        other => return Err(TrainError::UnknownRegressor(other.to_string())),
+    };
+    // A network reads the observations and the action as separate inputs
+    // and finds their interactions itself; a linear model needs them crossed.
+    let features = params.features.unwrap_or(match regressor {
+        RegressorKind::LeastSquares => FeatureKind::Joint,
+        RegressorKind::Mlp(_) => FeatureKind::Observation,
+    });
+    let default_ridge = match (regressor, features) {
+        (RegressorKind::LeastSquares, FeatureKind::OneHot) | (RegressorKind::Mlp(_), _) => 0.0,
+        _ => DEFAULT_RIDGE,
     };
     let settings = RcfrSettings {
         features,
         link,
         ridge: params.ridge.unwrap_or(default_ridge),
         truncate: name == "rcfr+",
+        regressor,
     };
     settings.check()?;
     Ok(settings)

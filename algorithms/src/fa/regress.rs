@@ -30,8 +30,14 @@ pub enum RegressError {
         "the features' Gram matrix is singular (column {column} depends on the others); fit with a ridge term (--ridge) greater than zero"
     )]
     Singular { column: usize },
-    #[error("a target or feature is not a finite number")]
+    #[error("a target, feature or weight is not a finite number")]
     NotFinite,
+    #[error("the model takes {expected} features, not {found}")]
+    WrongWidth { expected: usize, found: usize },
+    #[error("the model has {expected} weights, not {found}")]
+    WrongWeights { expected: usize, found: usize },
+    #[error("the tensor library failed: {0}")]
+    Tensor(String),
 }
 
 /// Feature rows that are fitted to again and again: the contiguous matrix,
@@ -76,6 +82,11 @@ impl Design {
         }
     }
 
+    /// Tells this design from every other one made in the process.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     pub fn rows(&self) -> usize {
         self.x.nrows()
     }
@@ -103,7 +114,7 @@ pub trait Regressor: Send {
     fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError>;
 
     /// The model's value of each row of `design`, into `out`.
-    fn predict(&self, design: &Design, out: &mut [f64]);
+    fn predict(&mut self, design: &Design, out: &mut [f64]) -> Result<(), RegressError>;
 }
 
 /// Linear least squares with an optional ridge term: see the module notes.
@@ -206,7 +217,7 @@ impl Regressor for LeastSquares {
         Ok(())
     }
 
-    fn predict(&self, design: &Design, out: &mut [f64]) {
+    fn predict(&mut self, design: &Design, out: &mut [f64]) -> Result<(), RegressError> {
         for (r, o) in out.iter_mut().enumerate().take(design.rows()) {
             let mut v = 0.0;
             for (j, x) in design.row(r) {
@@ -214,5 +225,6 @@ impl Regressor for LeastSquares {
             }
             *o = v;
         }
+        Ok(())
     }
 }
