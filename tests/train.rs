@@ -616,11 +616,24 @@ fn mlp_rcfr_is_the_same_on_any_thread_count() {
     assert_eq!(read("one.bin"), read("two.bin"));
     // Three iterations, then on to six from the checkpoint.
     let mut args = [
-        "train", "leduc_poker", "--algo", "rcfr", "--regressor", "mlp", "--fit-steps", "4",
-        "--seed", "9", "--iterations", "3", "--checkpoint", "c.ckpt", "--json",
+        "train",
+        "leduc_poker",
+        "--algo",
+        "rcfr",
+        "--regressor",
+        "mlp",
+        "--fit-steps",
+        "4",
+        "--seed",
+        "9",
+        "--iterations",
+        "3",
+        "--checkpoint",
+        "c.ckpt",
+        "--json",
     ];
     json(&darkhex(d, &args));
-    args[10] = "6";
+    args[11] = "6";
     let resumed = json(&darkhex(
         d,
         &[&args[..], &["--resume", "--out", "resumed.bin"]].concat(),

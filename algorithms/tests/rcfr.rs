@@ -417,7 +417,8 @@ fn mlp_settings(steps: u32, seed: u64) -> RcfrSettings {
 
 /// The network fits a function it has to learn: Kuhn's cumulative regrets
 /// after 100 CFR iterations, from the observation features (card and
-/// betting, then the action), to within 1% of the largest regret.
+/// betting, then the action), to within 1e-4 of the largest regret (seeds
+/// 0 to 2 came within 1.6e-6).
 #[test]
 fn mlp_fits_kuhn_regrets() {
     let (game, tree) = compile("kuhn_poker");
@@ -441,8 +442,14 @@ fn mlp_fits_kuhn_regrets() {
             .zip(&fitted)
             .map(|(r, f)| (r - f).abs())
             .fold(0.0, f64::max);
-        assert!(largest > 1.0, "player {p}: regrets too small to test: {largest}");
-        assert!(error < 0.01 * largest, "player {p}: error {error} of {largest}");
+        assert!(
+            largest > 1.0,
+            "player {p}: regrets too small to test: {largest}"
+        );
+        assert!(
+            error < 1e-4 * largest,
+            "player {p}: error {error} of {largest}"
+        );
     }
 }
 
@@ -500,7 +507,8 @@ fn resumed_mlp_rcfr_retraces_the_run() {
 }
 
 /// RCFR with the network on Kuhn: exploitability, computed exactly, falls
-/// from the uniform policy's 0.4583 to below 0.01 in 500 iterations.
+/// from the uniform policy's 0.4583 to below 0.012 in 300 iterations
+/// (seeds 0 to 4 reached 0.0034 to 0.0059; CFR's table 0.0012 at 500).
 #[test]
 fn mlp_rcfr_learns_kuhn() {
     let (game, tree) = compile("kuhn_poker");
@@ -508,9 +516,9 @@ fn mlp_rcfr_learns_kuhn() {
     assert!((uniform - 0.458333).abs() < 1e-6, "{uniform}");
     let s = mlp_settings(MlpSettings::DEFAULT_STEPS, 0);
     let mut rcfr = RcfrSolver::new(&tree, &game, s).unwrap();
-    rcfr.run(500).unwrap();
+    rcfr.run(300).unwrap();
     let e = exploitability(&tree, &rcfr.average_policy()).exploitability;
-    assert!(e < 0.01, "{e}");
+    assert!(e < 0.012, "{e}");
 }
 
 #[test]

@@ -89,7 +89,7 @@ impl MlpSettings {
 
     /// Why the settings cannot train, if they cannot.
     pub fn check(&self) -> Result<(), String> {
-        if self.layers().count() == 0 || self.hidden[0] == 0 {
+        if self.hidden[0] == 0 {
             return Err("the network needs at least one hidden layer".into());
         }
         if self.steps == 0 || self.batch == 0 {
