@@ -7,8 +7,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use darkhex_algorithms::cfr::rcfr::Link;
+use darkhex_algorithms::cfr::rcfr::RegressorKind;
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
+use darkhex_algorithms::fa::features::FeatureKind;
+use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::files::FileKind;
 use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
@@ -41,6 +45,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)' --algo dcfr --iterations 5000 --checkpoint adh.ckpt --resume --out adh.json",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo os-mccfr --iterations 1000000 --out dh3.bin",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
+    "darkhex train leduc_poker --algo f-rcfr --link poly --power 1.5 --iterations 200 --plot leduc-frcfr.svg",
 ], &[help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
@@ -48,7 +53,9 @@ pub struct TrainArgs {
     game: AnyGame,
     /// Algorithm (default cfr+; a resumed run keeps its checkpoint's).
     /// The full-width ones (cfr, cfr+, lcfr, dcfr, pcfr+) stream over the
-    /// histories when the game tree is too large to compile
+    /// histories when the game tree is too large to compile; rcfr, rcfr+
+    /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
+    /// linear least squares or a network (--regressor) on the compiled tree
     #[arg(long, value_parser = ALGORITHM_NAMES)]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
@@ -58,7 +65,7 @@ pub struct TrainArgs {
     /// on it, Monte Carlo results do (each thread samples its own share)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
-    /// Seed of the Monte Carlo samplers
+    /// Seed of the Monte Carlo samplers and of --regressor mlp's initial weights
     #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: u64,
     /// Policy file to write: .json, or anything else for compact binary
@@ -106,6 +113,47 @@ pub struct TrainArgs {
     /// miss whatever the current policy never plays
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, true))]
     exploration: Option<f64>,
+    /// rcfr, rcfr+ and f-rcfr: features of each (information state,
+    /// action) pair the regrets are fitted on: joint (default; the
+    /// observations crossed with the action, a linear model per action),
+    /// obs (observations then the action) or one-hot (one per pair: the
+    /// table itself, so RCFR is CFR)
+    #[arg(long, value_parser = FeatureKind::NAMES)]
+    features: Option<String>,
+    /// f-rcfr: the link from fitted regrets to a policy: poly (default,
+    /// positive part to the power --power), exp (Hedge, --temperature) or
+    /// rectified (regret matching, RCFR's)
+    #[arg(long, value_parser = Link::NAMES)]
+    link: Option<String>,
+    /// f-rcfr's poly link: the power p, more than 0 and at most 10 (default 2)
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 10.0, false))]
+    power: Option<f64>,
+    /// f-rcfr's exp link: the temperature, more than 0 and at most 1e6 (default 1)
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1e6, false))]
+    temperature: Option<f64>,
+    /// rcfr, rcfr+ and f-rcfr: the least-squares ridge term, 0 to 1e6
+    /// (default 1e-6; 0 with one-hot features, which then fit exactly)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1e6, false))]
+    ridge: Option<f64>,
+    /// rcfr, rcfr+ and f-rcfr: what fits the regrets: linear (default,
+    /// least squares) or mlp (a multilayer perceptron trained by Adam,
+    /// its initial weights drawn from --seed; default features obs)
+    #[arg(long, value_parser = RegressorKind::NAMES)]
+    regressor: Option<String>,
+    /// --regressor mlp: the hidden layers' widths, e.g. 64,64 (the
+    /// default), up to 4 layers of 1 to 4096
+    #[arg(long, value_parser = MlpSettings::parse_hidden)]
+    hidden: Option<[u32; MAX_HIDDEN]>,
+    /// --regressor mlp: Adam steps per player and iteration, 1 to 1e6 (default 32)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
+    fit_steps: Option<u32>,
+    /// --regressor mlp: feature rows per Adam step, taken in order; 1 or
+    /// more (default 4096; every row when there are fewer)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(u32::MAX.into())))]
+    batch_size: Option<u32>,
+    /// --regressor mlp: Adam's learning rate, more than 0 and at most 1 (default 0.003)
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
+    learning_rate: Option<f64>,
     /// Refuse game trees that need more memory than this many GB (default
     /// 8.6), and streaming runs that need more than this (default: the
     /// memory available, MemAvailable)
@@ -171,6 +219,23 @@ pub fn run(args: TrainArgs) -> Result<()> {
         beta: args.beta,
         gamma: args.gamma,
         exploration: args.exploration,
+        features: args.features.as_deref().and_then(FeatureKind::parse),
+        link: args
+            .link
+            .as_deref()
+            .and_then(|l| Link::NAMES.iter().copied().find(|n| *n == l)),
+        power: args.power,
+        temperature: args.temperature,
+        ridge: args.ridge,
+        regressor: args
+            .regressor
+            .as_deref()
+            .and_then(|r| RegressorKind::NAMES.iter().copied().find(|n| *n == r)),
+        hidden: args.hidden,
+        fit_steps: args.fit_steps,
+        batch_size: args.batch_size,
+        learning_rate: args.learning_rate,
+        seed: Some(args.seed),
     };
     let requested = args
         .algo
@@ -228,9 +293,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let limit = max_bytes(args.max_memory_gb);
     let precision = args.precision.as_deref().and_then(Precision::parse);
     let mut streaming = args.stream || checkpoint.as_ref().is_some_and(Checkpoint::is_streaming);
-    if streaming && !algorithm.needs_tree() {
+    if streaming && !algorithm.streams() {
         bail!(
-            "{} samples histories and does not stream; the full-width algorithms cfr, cfr+, lcfr, dcfr and pcfr+ do",
+            "{} does not stream; the tabular full-width algorithms cfr, cfr+, lcfr, dcfr and pcfr+ do",
             algorithm.name()
         );
     }
@@ -242,7 +307,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             match compile(&game, limit) {
                 Ok((t, _)) => backing = Backing::Tree(Some(Box::new(t))),
                 Err(TreeError::TooLarge { histories, .. })
-                    if algorithm.needs_tree()
+                    if algorithm.streams()
                         && args.max_memory_gb.is_none()
                         && matches!(game, AnyGame::DarkHex(_))
                         && histories <= AUTO_STREAM_HISTORIES =>
@@ -253,8 +318,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
                     streaming = true;
                 }
                 Err(e) if algorithm.needs_tree() => {
+                    let without = if algorithm.streams() {
+                        " or --stream"
+                    } else {
+                        ""
+                    };
                     return Err(anyhow::Error::new(e).context(format!(
-                        "{} needs the compiled tree or --stream; os-mccfr and es-mccfr train without it",
+                        "{} needs the compiled tree{without}; os-mccfr and es-mccfr train without it",
                         algorithm.name()
                     )));
                 }
@@ -274,7 +344,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         _ => {}
     }
     let sample_on_tables = match (algorithm, &checkpoint) {
-        (Algorithm::Tabular(_), _) => {
+        (Algorithm::Tabular(_) | Algorithm::Regression(_), _) => {
             if args.keyed {
                 bail!("--keyed applies to the samplers os-mccfr and es-mccfr");
             }

@@ -569,3 +569,89 @@ fn exploit_measures_a_player_by_the_policy_it_induces() {
     let o = darkhex(d, &["exploit", "kuhn_poker"]);
     assert!(!o.status.success() && stderr(&o).contains("<POLICY>"));
 }
+
+/// RCFR with the network: the policy file is the same bits with one
+/// thread and with two (the tensor library's matrix products thread by
+/// RAYON_NUM_THREADS), a checkpointed run resumes to the same file, and
+/// the network's settings are refused where they do not apply.
+#[test]
+fn mlp_rcfr_is_the_same_on_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = |threads: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "leduc_poker",
+            "--algo",
+            "rcfr",
+            "--regressor",
+            "mlp",
+            "--hidden",
+            "64,64",
+            "--fit-steps",
+            "4",
+            "--iterations",
+            "6",
+            "--threads",
+            threads,
+            "--seed",
+            "9",
+            "--out",
+            out,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+            .args(&args)
+            .env("RAYON_NUM_THREADS", threads)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        json(&o)
+    };
+    let one = train("1", "one.bin", &[]);
+    let two = train("2", "two.bin", &[]);
+    assert_eq!(one["exploitability"], two["exploitability"]);
+    let read = |name: &str| std::fs::read(d.join(name)).unwrap();
+    assert_eq!(read("one.bin"), read("two.bin"));
+    // Three iterations, then on to six from the checkpoint.
+    let mut args = [
+        "train",
+        "leduc_poker",
+        "--algo",
+        "rcfr",
+        "--regressor",
+        "mlp",
+        "--fit-steps",
+        "4",
+        "--seed",
+        "9",
+        "--iterations",
+        "3",
+        "--checkpoint",
+        "c.ckpt",
+        "--json",
+    ];
+    json(&darkhex(d, &args));
+    args[11] = "6";
+    let resumed = json(&darkhex(
+        d,
+        &[&args[..], &["--resume", "--out", "resumed.bin"]].concat(),
+    ));
+    assert_eq!(resumed["exploitability"], one["exploitability"]);
+    assert_eq!(read("resumed.bin"), read("one.bin"));
+    for (bad, says) in [
+        (&["--regressor", "mlp", "--ridge", "1"][..], "--ridge"),
+        (&["--hidden", "8"][..], "--hidden"),
+        (&["--regressor", "mlp", "--hidden", "8,0"][..], "width"),
+        (&["--regressor", "svm"][..], "svm"),
+    ] {
+        let args = [&["train", "kuhn_poker", "--algo", "rcfr"][..], bad].concat();
+        assert_refused(d, &args, says);
+    }
+    assert_refused(
+        d,
+        &["train", "kuhn_poker", "--algo", "cfr", "--regressor", "mlp"],
+        "--regressor",
+    );
+}

@@ -20,6 +20,7 @@ pub mod analyst;
 pub mod best_response;
 pub mod cfr;
 pub mod eval;
+pub mod fa;
 pub mod files;
 pub mod hexsolve;
 pub mod huge_pages;

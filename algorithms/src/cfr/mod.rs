@@ -5,12 +5,14 @@
 //! [`sampled_walk`], or [`dark_hex_outcome`] for outcome sampling on Dark
 //! Hex, with [`sparse_updates`] per worker), full-width
 //! training on the streaming tables for games too large to compile
-//! ([`streaming`]), and training runs with checkpoints that resume bitwise
+//! ([`streaming`]), regression CFR and f-RCFR on the compiled tree
+//! ([`rcfr`], over [`crate::fa`]'s features and regressors), and training runs with checkpoints that resume bitwise
 //! ([`training`]).
 
 mod dark_hex_outcome;
 pub mod info_table;
 pub mod mccfr;
+pub mod rcfr;
 mod sampled_walk;
 mod sparse_updates;
 pub mod streaming;
@@ -19,6 +21,7 @@ pub mod tabular;
 pub mod training;
 
 pub use mccfr::{McSolver, McState, Sampling};
+pub use rcfr::{Link, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 pub use table_mccfr::{AnyTableMc, TableMcSolver, TableMcState};
 pub use tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 pub use training::{Algorithm, AlgorithmParams, Checkpoint, EvalPoint, TrainError, Trainer};

@@ -245,6 +245,10 @@ pub struct CfrState {
     pub predictions: [Vec<f64>; NUM_PLAYERS],
 }
 
+/// A player's current policy from their cumulative regrets (see
+/// [`CfrSolver::iterate_with`]): player, regrets, policy to write.
+pub type PolicyFromRegrets<'a, E> = dyn FnMut(usize, &[f64], &mut [f64]) -> Result<(), E> + 'a;
+
 /// One subtree of a pass: its root and the range of its descendants.
 struct Task {
     root: usize,
@@ -643,12 +647,33 @@ impl<'t> CfrSolver<'t> {
     }
 
     pub fn iterate(&mut self) {
+        self.iterate_with(&mut |_, _, _| Ok::<(), std::convert::Infallible>(()))
+            .unwrap_or_else(|e| match e {});
+    }
+
+    /// One iteration in which, after each player's pass, `policy(player,
+    /// cumulative regrets, current policy)` replaces the current policy
+    /// that regret matching gave: how regression CFR plays the link of its
+    /// fitted regrets while every regret stays exactly CFR's. On an error
+    /// the iteration is left half done; the caller drops the solver.
+    pub fn iterate_with<E>(&mut self, policy: &mut PolicyFromRegrets<E>) -> Result<(), E> {
         self.state.iteration += 1;
         for p in 0..NUM_PLAYERS {
             self.accumulate_average(p);
             self.regret_pass(p);
             self.finish_pass(p);
+            policy(p, &self.state.regrets[p], &mut self.current[p])?;
         }
+        Ok(())
+    }
+
+    /// Replaces each player's current policy by `policy` of their regrets,
+    /// as [`CfrSolver::iterate_with`] does after a pass (when resuming).
+    pub fn replace_current<E>(&mut self, policy: &mut PolicyFromRegrets<E>) -> Result<(), E> {
+        for p in 0..NUM_PLAYERS {
+            policy(p, &self.state.regrets[p], &mut self.current[p])?;
+        }
+        Ok(())
     }
 
     /// Adds the player's current policy, weighted by their own reach of each

@@ -12,9 +12,12 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
+use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState, exact_exploitability};
 use crate::cfr::table_mccfr::{AnyTableMc, TableMcState};
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
+use crate::fa::features::FeatureKind;
+use crate::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::stream::{InfoStateTables, Precision, StreamError};
@@ -28,14 +31,25 @@ pub const CHECKPOINT_VERSION: u32 = 1;
 pub const MAX_EXTERNAL_SAMPLING_COST: f64 = 2e6;
 
 /// Names `Algorithm::parse` accepts.
-pub const ALGORITHM_NAMES: [&str; 7] = [
-    "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr",
+pub const ALGORITHM_NAMES: [&str; 10] = [
+    "cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "es-mccfr", "os-mccfr", "rcfr", "rcfr+", "f-rcfr",
 ];
+
+/// f-RCFR's defaults: the polynomial link of power 2; the exponential
+/// link's temperature.
+pub const DEFAULT_POWER: f64 = 2.0;
+pub const DEFAULT_TEMPERATURE: f64 = 1.0;
+/// The ridge term of the observation and joint features, whose columns
+/// depend on each other (an empty cell is one minus its stones); one-hot
+/// features fit exactly without one.
+pub const DEFAULT_RIDGE: f64 = 1e-6;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Algorithm {
     Tabular(CfrVariant),
     MonteCarlo(Sampling),
+    /// RCFR and f-RCFR on the compiled tree.
+    Regression(RcfrSettings),
 }
 
 /// Optional settings of the algorithms; `None` takes the default.
@@ -45,6 +59,29 @@ pub struct AlgorithmParams {
     pub beta: Option<f64>,
     pub gamma: Option<f64>,
     pub exploration: Option<f64>,
+    /// RCFR: feature map, link (f-RCFR), its power or temperature, ridge.
+    pub features: Option<FeatureKind>,
+    pub link: Option<&'static str>,
+    pub power: Option<f64>,
+    pub temperature: Option<f64>,
+    pub ridge: Option<f64>,
+    /// RCFR's regressor (`linear` or `mlp`) and the network's settings.
+    pub regressor: Option<&'static str>,
+    pub hidden: Option<[u32; MAX_HIDDEN]>,
+    pub fit_steps: Option<u32>,
+    pub batch_size: Option<u32>,
+    pub learning_rate: Option<f64>,
+    /// The network's initial weights (the run's `--seed`).
+    pub seed: Option<u64>,
+}
+
+impl AlgorithmParams {
+    fn network_params(&self) -> bool {
+        self.hidden.is_some()
+            || self.fit_steps.is_some()
+            || self.batch_size.is_some()
+            || self.learning_rate.is_some()
+    }
 }
 
 #[derive(Debug, Error)]
@@ -53,6 +90,10 @@ pub enum TrainError {
     UnknownAlgorithm(String),
     #[error("{0} does not take {1}")]
     UnusedParameter(&'static str, &'static str),
+    #[error("unknown link '{0}': accepted links are {names}", names = Link::NAMES.join(", "))]
+    UnknownLink(String),
+    #[error("unknown regressor '{0}': accepted regressors are {names}", names = RegressorKind::NAMES.join(", "))]
+    UnknownRegressor(String),
     #[error("exploration must be in [0, 1), not {0}")]
     BadExploration(f64),
     #[error("{0} needs the compiled game tree")]
@@ -101,6 +142,8 @@ pub enum TrainError {
     },
     #[error(transparent)]
     Stream(#[from] StreamError),
+    #[error(transparent)]
+    Rcfr(#[from] RcfrError),
 }
 
 impl Algorithm {
@@ -147,6 +190,7 @@ impl Algorithm {
                     gamma: params.gamma.unwrap_or(gamma),
                 })
             }
+            "rcfr" | "rcfr+" | "f-rcfr" => Algorithm::Regression(regression(name, params)?),
             "es-mccfr" => Algorithm::MonteCarlo(Sampling::External),
             "os-mccfr" => {
                 let e = params.exploration.unwrap_or(Sampling::DEFAULT_EXPLORATION);
@@ -167,6 +211,19 @@ impl Algorithm {
         if !matches!(algo, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
             no_exploration(label)?;
         }
+        let regression_params = [params.power, params.temperature, params.ridge]
+            .iter()
+            .any(Option::is_some)
+            || params.features.is_some()
+            || params.link.is_some()
+            || params.regressor.is_some()
+            || params.network_params();
+        if !matches!(algo, Algorithm::Regression(_)) && regression_params {
+            return Err(TrainError::UnusedParameter(
+                label,
+                "--features, --link, --power, --temperature, --ridge, --regressor or the network's settings",
+            ));
+        }
         Ok(algo)
     }
 
@@ -174,6 +231,7 @@ impl Algorithm {
         match self {
             Algorithm::Tabular(v) => v.name(),
             Algorithm::MonteCarlo(s) => s.name(),
+            Algorithm::Regression(s) => s.name(),
         }
     }
 
@@ -191,14 +249,129 @@ impl Algorithm {
             Algorithm::MonteCarlo(Sampling::Outcome { exploration }) => {
                 m.insert("exploration".into(), exploration);
             }
+            Algorithm::Regression(s) => {
+                // Parameters are numbers: the feature map is named in the key.
+                m.insert(format!("features:{}", s.features.name()), 1.0);
+                match s.regressor {
+                    RegressorKind::LeastSquares => {
+                        m.insert("ridge".into(), s.ridge);
+                    }
+                    RegressorKind::Mlp(n) => {
+                        for (i, w) in n.layers().enumerate() {
+                            m.insert(format!("hidden{}", i + 1), w as f64);
+                        }
+                        m.insert("fit_steps".into(), f64::from(n.steps));
+                        m.insert("batch_size".into(), f64::from(n.batch));
+                        m.insert("learning_rate".into(), n.learning_rate);
+                        // Seeds past 2^53 print rounded; --seed is the exact one.
+                        m.insert("seed".into(), n.seed as f64);
+                    }
+                }
+                match s.link {
+                    Link::Rectified => {}
+                    Link::Polynomial { power } => {
+                        m.insert("power".into(), power);
+                    }
+                    Link::Exponential { temperature } => {
+                        m.insert("temperature".into(), temperature);
+                    }
+                }
+            }
             _ => {}
         }
         m
     }
 
     pub fn needs_tree(&self) -> bool {
+        matches!(self, Algorithm::Tabular(_) | Algorithm::Regression(_))
+    }
+
+    /// Whether the algorithm also runs over the streaming tables.
+    pub fn streams(&self) -> bool {
         matches!(self, Algorithm::Tabular(_))
     }
+}
+
+/// The settings of `rcfr`, `rcfr+` or `f-rcfr` from the options given.
+fn regression(name: &str, params: AlgorithmParams) -> Result<RcfrSettings, TrainError> {
+    let (name, f_rcfr) = match name {
+        "rcfr" => ("rcfr", false),
+        "rcfr+" => ("rcfr+", false),
+        _ => ("f-rcfr", true),
+    };
+    let link = match (f_rcfr, params.link.unwrap_or("poly")) {
+        (false, _) if params.link.is_some() => {
+            return Err(TrainError::UnusedParameter(name, "--link (f-rcfr's)"));
+        }
+        (false, _) => Link::Rectified,
+        (true, "rectified") => Link::Rectified,
+        (true, "poly") => Link::Polynomial {
+            power: params.power.unwrap_or(DEFAULT_POWER),
+        },
+        (true, "exp") => Link::Exponential {
+            temperature: params.temperature.unwrap_or(DEFAULT_TEMPERATURE),
+        },
+        (true, other) => {
+            return Err(TrainError::UnknownLink(other.to_string()));
+        }
+    };
+    if params.power.is_some() && !matches!(link, Link::Polynomial { .. }) {
+        return Err(TrainError::UnusedParameter(
+            name,
+            "--power (the poly link's)",
+        ));
+    }
+    if params.temperature.is_some() && !matches!(link, Link::Exponential { .. }) {
+        return Err(TrainError::UnusedParameter(
+            name,
+            "--temperature (the exp link's)",
+        ));
+    }
+    let regressor = match params.regressor.unwrap_or("linear") {
+        "linear" => {
+            if params.network_params() {
+                return Err(TrainError::UnusedParameter(
+                    "the linear regressor",
+                    "--hidden, --fit-steps, --batch-size or --learning-rate (--regressor mlp's)",
+                ));
+            }
+            RegressorKind::LeastSquares
+        }
+        "mlp" => {
+            if params.ridge.is_some() {
+                return Err(TrainError::UnusedParameter(
+                    "the mlp regressor",
+                    "--ridge (the linear regressor's)",
+                ));
+            }
+            let mut n = MlpSettings::new(params.seed.unwrap_or(0));
+            n.hidden = params.hidden.unwrap_or(n.hidden);
+            n.steps = params.fit_steps.unwrap_or(n.steps);
+            n.batch = params.batch_size.unwrap_or(n.batch);
+            n.learning_rate = params.learning_rate.unwrap_or(n.learning_rate);
+            RegressorKind::Mlp(n)
+        }
+        other => return Err(TrainError::UnknownRegressor(other.to_string())),
+    };
+    // A network reads the observations and the action as separate inputs
+    // and finds their interactions itself; a linear model needs them crossed.
+    let features = params.features.unwrap_or(match regressor {
+        RegressorKind::LeastSquares => FeatureKind::Joint,
+        RegressorKind::Mlp(_) => FeatureKind::Observation,
+    });
+    let default_ridge = match (regressor, features) {
+        (RegressorKind::LeastSquares, FeatureKind::OneHot) | (RegressorKind::Mlp(_), _) => 0.0,
+        _ => DEFAULT_RIDGE,
+    };
+    let settings = RcfrSettings {
+        features,
+        link,
+        ridge: params.ridge.unwrap_or(default_ridge),
+        truncate: name == "rcfr+",
+        regressor,
+    };
+    settings.check()?;
+    Ok(settings)
 }
 
 /// One evaluation during training.
@@ -218,6 +391,8 @@ pub enum SolverState {
     Stream(Box<StreamSolverState>),
     /// Monte Carlo CFR over the information-state tables.
     MonteCarloTables(Box<TableMcState>),
+    /// RCFR and f-RCFR on the compiled tree.
+    Regression(Box<RcfrState>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -254,6 +429,7 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => s.is_finite(),
             SolverState::Stream(s) => s.is_finite(),
             SolverState::MonteCarloTables(s) => s.is_finite(),
+            SolverState::Regression(s) => s.is_finite(),
         };
         if !ok {
             return Err(TrainError::NotFinite {
@@ -277,6 +453,7 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => Algorithm::MonteCarlo(s.sampling),
             SolverState::Stream(s) => Algorithm::Tabular(s.variant()),
             SolverState::MonteCarloTables(s) => Algorithm::MonteCarlo(s.sampling),
+            SolverState::Regression(s) => Algorithm::Regression(s.settings),
         }
     }
 
@@ -308,6 +485,7 @@ enum Engine<'t> {
     MonteCarlo(McSolver<AnyGame>),
     Stream(Box<StreamRun<'t>>),
     MonteCarloTables(Box<AnyTableMc<'t>>),
+    Regression(Box<RcfrSolver<'t>>),
 }
 
 /// A training run. `tree` is needed by the tabular algorithms and, when
@@ -457,6 +635,10 @@ impl<'t> Trainer<'t> {
                 check_sampling_cost(&game, s, seed)?;
                 Engine::MonteCarlo(McSolver::new(game, McState::new(s, seed, workers)))
             }
+            Algorithm::Regression(settings) => {
+                let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
+                Engine::Regression(Box::new(RcfrSolver::new(tree, &game, settings)?))
+            }
         };
         Ok(Self::with_engine(game, tree, algorithm, engine))
     }
@@ -482,6 +664,13 @@ impl<'t> Trainer<'t> {
                     return Err(TrainError::Misfit { game: ours, reason });
                 }
                 Engine::MonteCarlo(McSolver::new(game, *state))
+            }
+            SolverState::Regression(state) => {
+                let tree = tree.ok_or(TrainError::NeedsTree(algorithm.name()))?;
+                Engine::Regression(Box::new(
+                    RcfrSolver::with_state(tree, &game, *state)?
+                        .ok_or(TrainError::WrongShape(ours))?,
+                ))
             }
             SolverState::Stream(_) => {
                 return Err(TrainError::WrongBackend {
@@ -512,6 +701,7 @@ impl<'t> Trainer<'t> {
         match &self.engine {
             Engine::Tabular(s) => Some(s.sum_order()),
             Engine::Stream(_) => Some(SumOrder::Exact),
+            Engine::Regression(s) => Some(s.sum_order()),
             Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) => None,
         }
     }
@@ -531,6 +721,13 @@ impl<'t> Trainer<'t> {
                 found: s.sum_order().name(),
                 requested: order.name(),
             }),
+            Engine::Regression(s) => match s.use_sum_order(order) {
+                true => Ok(()),
+                false => Err(TrainError::WrongSumOrder {
+                    found: s.sum_order().name(),
+                    requested: order.name(),
+                }),
+            },
             Engine::Stream(_) if order == SumOrder::Exact => Ok(()),
             Engine::Stream(_) => Err(TrainError::StreamSumsExactly(order.name())),
             Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) => Err(
@@ -543,7 +740,7 @@ impl<'t> Trainer<'t> {
     /// resumed run to retrace an uninterrupted one.
     pub fn batch_size(&self) -> u64 {
         match &self.engine {
-            Engine::Tabular(_) | Engine::Stream(_) => 1,
+            Engine::Tabular(_) | Engine::Stream(_) | Engine::Regression(_) => 1,
             Engine::MonteCarlo(s) => s.batch_size(),
             Engine::MonteCarloTables(s) => s.batch_size(),
         }
@@ -553,7 +750,7 @@ impl<'t> Trainer<'t> {
     /// depend; `None` for full-width algorithms, whose results do not.
     pub fn workers(&self) -> Option<usize> {
         match &self.engine {
-            Engine::Tabular(_) | Engine::Stream(_) => None,
+            Engine::Tabular(_) | Engine::Stream(_) | Engine::Regression(_) => None,
             Engine::MonteCarlo(s) => Some(s.state().workers),
             Engine::MonteCarloTables(s) => Some(s.state().workers),
         }
@@ -588,6 +785,7 @@ impl<'t> Trainer<'t> {
             Engine::MonteCarlo(s) => s.iteration(),
             Engine::Stream(s) => s.iteration(),
             Engine::MonteCarloTables(s) => s.iteration(),
+            Engine::Regression(s) => s.iteration(),
         }
     }
 
@@ -608,6 +806,7 @@ impl<'t> Trainer<'t> {
             Engine::MonteCarlo(s) => s.run(iterations),
             Engine::Stream(s) => s.run(iterations, self.progress.as_deref())?,
             Engine::MonteCarloTables(s) => s.run(iterations),
+            Engine::Regression(s) => s.run(iterations)?,
         }
         self.seconds += start.elapsed().as_secs_f64();
         Ok(())
@@ -618,6 +817,9 @@ impl<'t> Trainer<'t> {
         let provenance = self.provenance();
         match &self.engine {
             Engine::Tabular(s) => PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance),
+            Engine::Regression(s) => {
+                PolicyFile::from_tree(s.tree(), &s.average_policy(), provenance)
+            }
             Engine::Stream(s) => s.policy_file(provenance),
             Engine::MonteCarlo(s) => {
                 let p = sampling_provenance(provenance, s.state().seed, s.state().workers);
@@ -672,6 +874,7 @@ impl<'t> Trainer<'t> {
         let e = match (&self.engine, self.tree) {
             (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref(), stop)?),
             (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
+            (Engine::Regression(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
             (Engine::MonteCarlo(_) | Engine::MonteCarloTables(_), Some(tree)) => {
                 let (policy, _) = self.policy().to_tree_policy(tree)?;
                 Some(exploitability(tree, &policy))
@@ -705,6 +908,7 @@ impl<'t> Trainer<'t> {
             Engine::MonteCarloTables(s) => {
                 SolverState::MonteCarloTables(Box::new(s.state().clone()))
             }
+            Engine::Regression(s) => SolverState::Regression(Box::new(s.state())),
         };
         Checkpoint {
             format: CHECKPOINT_FORMAT.to_string(),

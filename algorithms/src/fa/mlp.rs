@@ -1,0 +1,344 @@
+//! A multilayer perceptron regressor: rectified hidden layers, one linear
+//! output, trained by Adam on the mean squared error with candle's CPU
+//! tensors and autodiff.
+//!
+//! Deterministic by construction: the initial weights come from a seeded
+//! ChaCha generator (uniform in ±1/√fan-in, as PyTorch's default), every
+//! step sees the same rows in the same order (contiguous minibatches of the
+//! design, starting from the first at each fit), and candle's matrix
+//! products split rows and columns, never the sum, among threads, so the
+//! bits do not depend on the thread count either.
+//!
+//! A fit starts from the previous fit's weights (RCFR's targets move a
+//! little each iteration) with fresh Adam moments, so the weights and the
+//! target scale ([`MlpParams`]) are all a checkpoint needs to carry on bit
+//! for bit. Targets are divided by their largest magnitude before fitting
+//! (cumulative regrets grow with the iterations; the network sees numbers
+//! in [-1, 1]) and predictions multiplied back.
+
+use candle_core::{Device, Tensor, Var};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::fa::regress::{Design, RegressError, Regressor};
+
+/// The most hidden layers a network has.
+pub const MAX_HIDDEN: usize = 4;
+
+/// The shape and training of a network.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MlpSettings {
+    /// Hidden layer widths, first to last; zeros after the last.
+    pub hidden: [u32; MAX_HIDDEN],
+    /// Adam steps per fit.
+    pub steps: u32,
+    /// Rows per Adam step (all of them when there are fewer).
+    pub batch: u32,
+    pub learning_rate: f64,
+    pub seed: u64,
+}
+
+impl MlpSettings {
+    pub const DEFAULT_HIDDEN: [u32; MAX_HIDDEN] = [64, 64, 0, 0];
+    pub const DEFAULT_STEPS: u32 = 32;
+    pub const DEFAULT_BATCH: u32 = 4096;
+    pub const DEFAULT_LEARNING_RATE: f64 = 3e-3;
+
+    pub fn new(seed: u64) -> MlpSettings {
+        MlpSettings {
+            hidden: Self::DEFAULT_HIDDEN,
+            steps: Self::DEFAULT_STEPS,
+            batch: Self::DEFAULT_BATCH,
+            learning_rate: Self::DEFAULT_LEARNING_RATE,
+            seed,
+        }
+    }
+
+    /// The hidden widths in use.
+    pub fn layers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.hidden
+            .iter()
+            .take_while(|&&w| w > 0)
+            .map(|&w| w as usize)
+    }
+
+    /// Hidden widths from a list such as `64,64`.
+    pub fn parse_hidden(text: &str) -> Result<[u32; MAX_HIDDEN], String> {
+        let widths: Vec<&str> = text.split(',').map(str::trim).collect();
+        if widths.len() > MAX_HIDDEN {
+            return Err(format!(
+                "at most {MAX_HIDDEN} hidden layers, not {}",
+                widths.len()
+            ));
+        }
+        let mut hidden = [0; MAX_HIDDEN];
+        for (h, w) in hidden.iter_mut().zip(widths) {
+            *h = match w.parse::<u32>() {
+                Ok(n) if (1..=4096).contains(&n) => n,
+                _ => {
+                    return Err(format!(
+                        "a hidden layer's width is a whole number from 1 to 4096, not '{w}'"
+                    ));
+                }
+            };
+        }
+        Ok(hidden)
+    }
+
+    /// Why the settings cannot train, if they cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if self.hidden[0] == 0 {
+            return Err("the network needs at least one hidden layer".into());
+        }
+        if self.steps == 0 || self.batch == 0 {
+            return Err("the network needs at least one step and one row per step".into());
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return Err(format!(
+                "the learning rate must be a finite number above zero, not {}",
+                self.learning_rate
+            ));
+        }
+        Ok(())
+    }
+
+    /// The number of weights of a network on `inputs` features.
+    pub fn parameters(&self, inputs: usize) -> usize {
+        let mut fan_in = inputs;
+        let mut n = 0;
+        for width in self.layers().chain([1]) {
+            n += (fan_in + 1) * width;
+            fan_in = width;
+        }
+        n
+    }
+}
+
+/// What a checkpoint keeps of a network: its weights (each layer's
+/// `[inputs, outputs]` matrix then its biases, first layer first) and the
+/// scale its outputs are multiplied by.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MlpParams {
+    pub weights: Vec<f32>,
+    pub scale: f64,
+}
+
+/// The network, fitted by [`Regressor::fit`].
+pub struct Mlp {
+    settings: MlpSettings,
+    inputs: usize,
+    /// Each layer's weight `[inputs, outputs]` and bias `[outputs]`.
+    layers: Vec<(Var, Var)>,
+    scale: f64,
+    /// The weights as the last fit left them, for checkpoints.
+    saved: MlpParams,
+    /// The design the input tensor was built from.
+    input: Option<(u64, Tensor)>,
+}
+
+fn tensor_error(e: candle_core::Error) -> RegressError {
+    RegressError::Tensor(e.to_string())
+}
+
+impl Mlp {
+    /// A network on `inputs` features, its weights drawn from the
+    /// settings' seed on stream `stream` (one per player).
+    pub fn new(settings: MlpSettings, inputs: usize, stream: u64) -> Result<Mlp, RegressError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        rng.set_stream(stream);
+        let mut weights = Vec::with_capacity(settings.parameters(inputs));
+        let mut fan_in = inputs;
+        for width in settings.layers().chain([1]) {
+            let bound = 1.0 / (fan_in.max(1) as f32).sqrt();
+            weights.extend((0..(fan_in + 1) * width).map(|_| rng.random_range(-bound..bound)));
+            fan_in = width;
+        }
+        Self::with_params(
+            settings,
+            inputs,
+            MlpParams {
+                weights,
+                scale: 1.0,
+            },
+        )
+    }
+
+    /// A network with saved weights; `WrongLength` if they are not this
+    /// shape's.
+    pub fn with_params(
+        settings: MlpSettings,
+        inputs: usize,
+        params: MlpParams,
+    ) -> Result<Mlp, RegressError> {
+        let expected = settings.parameters(inputs);
+        if params.weights.len() != expected {
+            return Err(RegressError::WrongWeights {
+                expected,
+                found: params.weights.len(),
+            });
+        }
+        if !params.weights.iter().all(|w| w.is_finite()) || !params.scale.is_finite() {
+            return Err(RegressError::NotFinite);
+        }
+        let mut layers = Vec::new();
+        let mut fan_in = inputs;
+        let mut at = 0;
+        for width in settings.layers().chain([1]) {
+            let w = &params.weights[at..at + fan_in * width];
+            let b = &params.weights[at + fan_in * width..at + (fan_in + 1) * width];
+            at += (fan_in + 1) * width;
+            let w = Tensor::from_slice(w, (fan_in, width), &Device::Cpu).map_err(tensor_error)?;
+            let b = Tensor::from_slice(b, width, &Device::Cpu).map_err(tensor_error)?;
+            layers.push((
+                Var::from_tensor(&w).map_err(tensor_error)?,
+                Var::from_tensor(&b).map_err(tensor_error)?,
+            ));
+            fan_in = width;
+        }
+        Ok(Mlp {
+            settings,
+            inputs,
+            layers,
+            scale: params.scale,
+            saved: params,
+            input: None,
+        })
+    }
+
+    /// The weights and scale as the last fit left them.
+    pub fn params(&self) -> &MlpParams {
+        &self.saved
+    }
+
+    fn read_params(&self) -> Result<MlpParams, RegressError> {
+        let mut weights = Vec::with_capacity(self.settings.parameters(self.inputs));
+        for (w, b) in &self.layers {
+            for t in [w, b] {
+                let values = t
+                    .as_tensor()
+                    .flatten_all()
+                    .and_then(|t| t.to_vec1::<f32>())
+                    .map_err(tensor_error)?;
+                weights.extend(values);
+            }
+        }
+        Ok(MlpParams {
+            weights,
+            scale: self.scale,
+        })
+    }
+
+    pub fn settings(&self) -> MlpSettings {
+        self.settings
+    }
+
+    /// The design's rows as an f32 tensor, built once per design.
+    fn input(&mut self, design: &Design) -> Result<Tensor, RegressError> {
+        if let Some((id, x)) = &self.input
+            && *id == design.id()
+        {
+            return Ok(x.clone());
+        }
+        if design.columns() != self.inputs {
+            return Err(RegressError::WrongWidth {
+                expected: self.inputs,
+                found: design.columns(),
+            });
+        }
+        let values: Vec<f32> = design.matrix().iter().map(|&v| v as f32).collect();
+        let x = Tensor::from_vec(values, (design.rows(), design.columns()), &Device::Cpu)
+            .map_err(tensor_error)?;
+        self.input = Some((design.id(), x.clone()));
+        Ok(x)
+    }
+
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let mut h = x.clone();
+        let last = self.layers.len() - 1;
+        for (i, (w, b)) in self.layers.iter().enumerate() {
+            h = h.matmul(w.as_tensor())?.broadcast_add(b.as_tensor())?;
+            if i < last {
+                h = h.relu()?;
+            }
+        }
+        Ok(h)
+    }
+
+    fn train(&self, x: &Tensor, y: &Tensor) -> candle_core::Result<()> {
+        let vars = self
+            .layers
+            .iter()
+            .flat_map(|(w, b)| [w.clone(), b.clone()])
+            .collect();
+        let mut adam = AdamW::new(
+            vars,
+            ParamsAdamW {
+                lr: self.settings.learning_rate,
+                weight_decay: 0.0,
+                ..ParamsAdamW::default()
+            },
+        )?;
+        let rows = x.dim(0)?;
+        let batch = (self.settings.batch as usize).min(rows);
+        let batches = rows.div_ceil(batch);
+        for step in 0..self.settings.steps as usize {
+            let start = (step % batches) * batch;
+            let len = batch.min(rows - start);
+            let (xb, yb) = if len == rows {
+                (x.clone(), y.clone())
+            } else {
+                (x.narrow(0, start, len)?, y.narrow(0, start, len)?)
+            };
+            let loss = (self.forward(&xb)? - yb)?.sqr()?.mean_all()?;
+            adam.backward_step(&loss)?;
+        }
+        Ok(())
+    }
+}
+
+impl Regressor for Mlp {
+    fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError> {
+        if targets.len() != design.rows() {
+            return Err(RegressError::WrongLength {
+                rows: design.rows(),
+                targets: targets.len(),
+            });
+        }
+        if !targets.iter().all(|t| t.is_finite()) {
+            return Err(RegressError::NotFinite);
+        }
+        if design.rows() == 0 {
+            return Ok(());
+        }
+        let x = self.input(design)?;
+        let largest = targets.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+        self.scale = if largest > 0.0 { largest } else { 1.0 };
+        let y: Vec<f32> = targets.iter().map(|&t| (t / self.scale) as f32).collect();
+        let y = Tensor::from_vec(y, (design.rows(), 1), &Device::Cpu).map_err(tensor_error)?;
+        self.train(&x, &y).map_err(tensor_error)?;
+        self.saved = self.read_params()?;
+        if self.saved.weights.iter().all(|w| w.is_finite()) {
+            Ok(())
+        } else {
+            Err(RegressError::NotFinite)
+        }
+    }
+
+    fn predict(&mut self, design: &Design, out: &mut [f64]) -> Result<(), RegressError> {
+        if design.rows() == 0 {
+            return Ok(());
+        }
+        let x = self.input(design)?;
+        let y = self
+            .forward(&x)
+            .and_then(|y| y.flatten_all())
+            .and_then(|y| y.to_vec1::<f32>())
+            .map_err(tensor_error)?;
+        for (o, v) in out.iter_mut().zip(y) {
+            *o = f64::from(v) * self.scale;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,8 @@
+//! Function approximation for the CFR family: feature rows of
+//! (information state, action) pairs ([`features`]) and regressors fitted
+//! to regrets: linear least squares ([`regress`]) and a multilayer
+//! perceptron ([`mlp`]).
+
+pub mod features;
+pub mod mlp;
+pub mod regress;
