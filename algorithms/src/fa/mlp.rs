@@ -22,7 +22,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::fa::regress::{Design, RegressError, Regressor};
+use crate::fa::regress::{Design, RegressError, Regressor, check_targets};
 
 /// The most hidden layers a network has.
 pub const MAX_HIDDEN: usize = 4;
@@ -300,15 +300,7 @@ impl Mlp {
 
 impl Regressor for Mlp {
     fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError> {
-        if targets.len() != design.rows() {
-            return Err(RegressError::WrongLength {
-                rows: design.rows(),
-                targets: targets.len(),
-            });
-        }
-        if !targets.iter().all(|t| t.is_finite()) {
-            return Err(RegressError::NotFinite);
-        }
+        check_targets(design, targets)?;
         if design.rows() == 0 {
             return Ok(());
         }

@@ -184,17 +184,23 @@ impl LeastSquares {
     }
 }
 
+/// The checks every regressor's `fit` makes first: one finite target a row.
+pub(crate) fn check_targets(design: &Design, targets: &[f64]) -> Result<(), RegressError> {
+    if targets.len() != design.rows() {
+        return Err(RegressError::WrongLength {
+            rows: design.rows(),
+            targets: targets.len(),
+        });
+    }
+    if !targets.iter().all(|t| t.is_finite()) {
+        return Err(RegressError::NotFinite);
+    }
+    Ok(())
+}
+
 impl Regressor for LeastSquares {
     fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError> {
-        if targets.len() != design.rows() {
-            return Err(RegressError::WrongLength {
-                rows: design.rows(),
-                targets: targets.len(),
-            });
-        }
-        if !targets.iter().all(|t| t.is_finite()) {
-            return Err(RegressError::NotFinite);
-        }
+        check_targets(design, targets)?;
         if self.factor.as_ref().map(|(id, _)| *id) != Some(design.id) {
             self.factor = Some((design.id, self.factorise(design)?));
         }
