@@ -8,7 +8,7 @@ use anyhow::Result;
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
 use darkhex_algorithms::exploitability;
 use darkhex_algorithms::tree::estimate_histories;
-use darkhex_games::{AnyGame, with_game};
+use darkhex_games::{AnyGame, Game, with_game};
 
 use crate::interrupt;
 use crate::output::outln;
@@ -26,7 +26,7 @@ pub struct DeepArgs {
 
 pub fn run(a: DeepArgs) -> Result<()> {
     let target = a.settings.iterations;
-    let mut solver = DeepCfrSolver::new(a.game.clone(), a.settings)?;
+    let mut solver = DeepCfrSolver::new(a.game, a.settings)?;
     let status = interrupt::Status::default();
     interrupt::exit_saying(&status);
     let progress = bar(target);

@@ -20,7 +20,7 @@ fn bits(p: &TreePolicy) -> Vec<u64> {
 
 /// A small run's learned policy on `tree`.
 fn learn(game: &AnyGame, tree: &GameTree, s: DeepCfrSettings) -> TreePolicy {
-    let mut solver = DeepCfrSolver::new(game.clone(), s).unwrap();
+    let mut solver = DeepCfrSolver::new(*game, s).unwrap();
     solver.run().unwrap();
     let policy = solver.tree_policy(tree).unwrap();
     assert!(policy.is_valid(tree, 1e-9));
@@ -194,15 +194,15 @@ fn bad_settings_are_refused() {
     let mut s = DeepCfrSettings::new(1, 0);
     s.traversals = 0;
     assert!(matches!(
-        DeepCfrSolver::new(game.clone(), s),
+        DeepCfrSolver::new(game, s),
         Err(DeepCfrError::BadSettings(_))
     ));
     let mut s = DeepCfrSettings::new(1, 0);
     s.strategy_capacity = 0;
-    assert!(DeepCfrSolver::new(game.clone(), s).is_err());
+    assert!(DeepCfrSolver::new(game, s).is_err());
     let mut s = DeepCfrSettings::new(1, 0);
     s.policy_network.steps = 0;
-    assert!(DeepCfrSolver::new(game.clone(), s).is_err());
+    assert!(DeepCfrSolver::new(game, s).is_err());
     let (game, tree) = kuhn();
     let mut solver = DeepCfrSolver::new(game, DeepCfrSettings::new(1, 0)).unwrap();
     assert_eq!(solver.tree_policy(&tree), Err(DeepCfrError::NoPolicy));
