@@ -328,23 +328,28 @@ pub fn clique_cutset_dead<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>
                     }
                 }
             }
-            let mut reached = CellSet::EMPTY;
+            // One flood from both sides at once: it reaches the union of
+            // the two floods (this runs for every clique of every position).
+            let mut seeds = CellSet::EMPTY;
             for i in 0..2 {
                 if from[i] {
-                    reached |= geom.flood(sides[i] & within, within);
+                    seeds |= sides[i];
                 }
             }
-            (within - reached) & empty
+            (within - geom.flood(seeds & within, within)) & empty
         };
         // Every clique of two or three vertices holds an empty cell (two
         // groups never touch): take each empty cell a with one neighbour, or
         // two that touch each other.
+        let mut near: Vec<Vertex> = Vec::with_capacity(12);
         for a in empty.iter() {
-            let mut near: Vec<Vertex> = (geom.adjacent(a) & empty)
-                .iter()
-                .filter(|&b| b > a)
-                .map(Vertex::Cell)
-                .collect();
+            near.clear();
+            near.extend(
+                (geom.adjacent(a) & empty)
+                    .iter()
+                    .filter(|&b| b > a)
+                    .map(Vertex::Cell),
+            );
             near.extend(
                 (0..groups.cells.len())
                     .filter(|&l| groups.reach[l].contains(a))

@@ -604,17 +604,24 @@ impl<const W: usize> VcSet<W> {
         let avoid = carrier | self.end_cells(a);
         let mut found = std::mem::take(&mut self.scratch);
         found.clear();
-        for k in 0..self.full_partners[z as usize].len() {
-            let w = self.full_partners[z as usize][k];
-            if w == a || self.end_cells(w).intersects(&carrier) {
+        // This loop is the H-search's hottest: it reads the lists in place,
+        // and tests an end against the carrier by its cell alone (carriers
+        // hold empty cells only, and a group's end is one of its stones).
+        let n = self.n;
+        for &w in &self.full_partners[z as usize] {
+            if w == a || ((w as usize) < n && carrier.contains(w as usize)) {
                 continue;
             }
-            let slot = self.slots[self.pair(z, w)];
+            let slot = &self.slots[self.pair(z, w)];
             let mut done = slot.fulls_done;
+            if done == 0 {
+                continue;
+            }
+            let list = &self.full_arena[slot.full_at as usize..][..slot.fulls as usize];
             while done != 0 {
                 let i = done.trailing_zeros() as usize;
                 done &= done - 1;
-                let f = self.full_arena[slot.full_at as usize + i];
+                let f = list[i];
                 if !f.intersects(&avoid) {
                     let mut union = carrier | f;
                     if through_empty {
