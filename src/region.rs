@@ -13,7 +13,7 @@ use crate::output::outln;
 #[derive(Args)]
 #[command(after_help = help::after(&[
     "darkhex region figure9.region",
-    "darkhex region ziggurat.region --form",
+    "darkhex region bridge.region --form",
 ], &[REGION_FORMAT]))]
 pub struct RegionArgs {
     /// The region file: a diagram of cells, stones and terminals
@@ -22,6 +22,9 @@ pub struct RegionArgs {
     #[arg(long)]
     form: bool,
 }
+
+/// Empty cells up to which `--form` expands the whole game tree (3^n positions).
+const MAX_FORM_CELLS: usize = 10;
 
 const REGION_FORMAT: &str = "\
 Region file: one board row a line, one cell a token, tokens apart by spaces
@@ -48,6 +51,12 @@ pub fn run(args: RegionArgs) -> Result<()> {
         region.poset().name()
     );
     if args.form {
+        if region.empty_cells() > MAX_FORM_CELLS {
+            anyhow::bail!(
+                "--form prints the full game tree, which for {} empty cells is too large: at most {MAX_FORM_CELLS}",
+                region.empty_cells()
+            );
+        }
         let mut raw_arena = region.arena();
         let raw = region.value(&mut raw_arena, false);
         outln!("form:      {}", raw_arena.display(raw.value));
@@ -55,8 +64,9 @@ pub fn run(args: RegionArgs) -> Result<()> {
     outln!("value:     {}", arena.display(built.value));
     outln!("passable:  {}", if passable { "yes" } else { "no" });
     outln!(
-        "positions: {} expanded, {} forms stored, {:.3} s",
+        "positions: {} expanded, {} distinct once reduced, {} forms stored, {:.3} s",
         built.positions,
+        built.games,
         arena.len(),
         built.seconds
     );

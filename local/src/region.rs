@@ -42,8 +42,17 @@ pub struct Region {
     cells: Vec<Cell>,
     /// Cell index of each empty cell; bit i of a position mask is empty[i].
     empty: Vec<usize>,
+    /// Bit of each cell in position masks (empty cells only).
+    bit: Vec<Option<u8>>,
     names: Vec<String>,
 }
+
+/// A position as the game it is: its empty cells, and the black groups
+/// (terminals merged) that touch two or more of them or hold terminals, as
+/// (empty cells touched, terminals held). White stones and the black
+/// stones' shapes no longer matter (Demer and Selinger, Remark 2.2), so
+/// positions with equal keys have equal forms.
+type Key = (u64, Box<[(u64, u8)]>);
 
 /// The game form of a region and what building it took.
 #[derive(Clone, Debug)]
@@ -51,7 +60,17 @@ pub struct RegionValue {
     pub value: GameId,
     /// Positions expanded (distinct by their stones).
     pub positions: usize,
+    /// Distinct reduced positions (keys) among them, when built canonically.
+    pub games: usize,
     pub seconds: f64,
+}
+
+/// The transposition tables: positions by their stones, and forms by the
+/// reduced position.
+#[derive(Default)]
+struct Table {
+    positions: FxHashMap<(u64, u64), GameId>,
+    games: FxHashMap<Key, GameId>,
 }
 
 const ACCEPTED: &str = "accepted: . or a-z (empty), 1 2 3 (black terminal stone), B (black stone), W (white stone), - (no cell)";
@@ -168,7 +187,12 @@ impl Region {
                     .collect()
             })
             .collect();
+        let mut bit = vec![None; cells.len()];
+        for (i, &cell) in empty.iter().enumerate() {
+            bit[cell] = Some(i as u8);
+        }
         Ok(Region {
+            bit,
             poset,
             terminals,
             coords,
@@ -282,11 +306,12 @@ impl Region {
     /// its atom; without, the full game tree's form (a check of the first).
     pub fn value(&self, arena: &mut Arena, canonical: bool) -> RegionValue {
         let start = Instant::now();
-        let mut table = FxHashMap::default();
+        let mut table = Table::default();
         let value = self.expand(arena, 0, 0, canonical, &mut table);
         RegionValue {
             value,
-            positions: table.len(),
+            positions: table.positions.len(),
+            games: table.games.len(),
             seconds: start.elapsed().as_secs_f64(),
         }
     }
@@ -297,7 +322,7 @@ impl Region {
     /// through the cell has a shortcut. Found repeatedly, since filling one
     /// can make another dead. Filling them white leaves the value as it is
     /// (the tests compare with the full expansion).
-    fn dead(&self, black: u64, white: u64) -> u64 {
+    fn reduce(&self, black: u64, white: u64) -> (u64, Key) {
         let n = self.cells.len();
         // Black component of each black cell (terminal stones merged).
         let mut colour = vec![0u8; n]; // 0 empty, 1 black, 2 white
@@ -330,9 +355,40 @@ impl Region {
                 }
             }
             if !changed {
-                return dead;
+                break;
             }
         }
+        let free = self.free_mask() & !(black | white | dead);
+        (dead, (free, self.groups(&colour, &comp)))
+    }
+
+    fn free_mask(&self) -> u64 {
+        if self.empty.len() == 64 { u64::MAX } else { (1u64 << self.empty.len()) - 1 }
+    }
+
+    /// The black groups of a [`Key`], sorted.
+    fn groups(&self, colour: &[u8], comp: &[usize]) -> Box<[(u64, u8)]> {
+        let mut by_label: FxHashMap<usize, (u64, u8)> = FxHashMap::default();
+        for (x, &c) in colour.iter().enumerate() {
+            if c != 1 {
+                continue;
+            }
+            let entry = by_label.entry(comp[x]).or_default();
+            if let Cell::Black(Some(t)) = self.cells[x] {
+                entry.1 |= 1 << t;
+            }
+            for &y in &self.neighbours[x] {
+                if colour[y] == 0 {
+                    entry.0 |= 1 << self.bit[y].expect("an empty cell has a bit");
+                }
+            }
+        }
+        let mut groups: Vec<(u64, u8)> = by_label
+            .into_values()
+            .filter(|&(touched, terms)| terms != 0 || touched.count_ones() >= 2)
+            .collect();
+        groups.sort_unstable();
+        groups.into_boxed_slice()
     }
 
     /// Each black cell's component; stones of one terminal share one.
@@ -428,19 +484,22 @@ impl Region {
         black: u64,
         white: u64,
         canonical: bool,
-        table: &mut FxHashMap<(u64, u64), GameId>,
+        table: &mut Table,
     ) -> GameId {
-        if let Some(&g) = table.get(&(black, white)) {
+        if let Some(&g) = table.positions.get(&(black, white)) {
             return g;
         }
-        let all = if self.empty.len() == 64 { u64::MAX } else { (1u64 << self.empty.len()) - 1 };
-        let asked = white;
-        let white = if canonical { white | self.dead(black, white) } else { white };
-        if let Some(&g) = table.get(&(black, white)) {
-            table.insert((black, asked), g);
-            return g;
-        }
-        let free = all & !(black | white);
+        let (white_now, key) = if canonical {
+            let (dead, key) = self.reduce(black, white);
+            if let Some(&g) = table.games.get(&key) {
+                table.positions.insert((black, white), g);
+                return g;
+            }
+            (white | dead, Some(key))
+        } else {
+            (white, None)
+        };
+        let free = self.free_mask() & !(black | white_now);
         let g = if free == 0 {
             arena.atom(self.outcome(black))
         } else if canonical && self.outcome(black) == self.outcome(black | free) {
@@ -452,8 +511,8 @@ impl Region {
             while rest != 0 {
                 let bit = rest & rest.wrapping_neg();
                 rest &= rest - 1;
-                left.push(self.expand(arena, black | bit, white, canonical, table));
-                right.push(self.expand(arena, black, white | bit, canonical, table));
+                left.push(self.expand(arena, black | bit, white_now, canonical, table));
+                right.push(self.expand(arena, black, white_now | bit, canonical, table));
             }
             if canonical {
                 arena.simplify(left, right)
@@ -461,8 +520,10 @@ impl Region {
                 arena.composite(left, right).expect("a free cell gives both players a move")
             }
         };
-        table.insert((black, white), g);
-        table.insert((black, asked), g);
+        table.positions.insert((black, white), g);
+        if let Some(key) = key {
+            table.games.insert(key, g);
+        }
         g
     }
 }
