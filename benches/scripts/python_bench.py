@@ -6,6 +6,7 @@ Run with the test script's virtual environment (scripts/test.sh makes it,
 with darkhex, open_spiel and ray installed), from the repository root:
 
     .venv/bin/python benches/scripts/python_bench.py playouts [SECONDS]
+    .venv/bin/python benches/scripts/python_bench.py vector [SECONDS]
     .venv/bin/python benches/scripts/python_bench.py instructions
     .venv/bin/python benches/scripts/python_bench.py ray [GAMES_PER_PAIR]
     .venv/bin/python benches/scripts/python_bench.py wheel
@@ -13,12 +14,16 @@ with darkhex, open_spiel and ray installed), from the repository root:
 playouts: random playouts of 3x3 Dark Hex, state by state from Python
 (`legal_actions`, a random choice, `apply_action` until the end), with
 darkhex and with pyspiel's C++ dark_hex in the same run, alternating in
-rounds so both see the same load; then darkhex.VectorEnv with 1,024 games
-, actions drawn at random among the legal ones either with numpy from the
+rounds so both see the same load; then darkhex.VectorEnv with 4,096 games
+(actions drawn at random among the legal ones either with numpy from the
 legal-action masks, as a learner's policy would choose them, or by the
 environment's `sample_legal_actions`; each step also returns the
 information-state tensors, rewards and done flags).
 Prints steps a second of each and the ratios.
+
+vector: darkhex.VectorEnv with sample_legal_actions() alone, for 128 to
+4,096 games on one and on two threads (RAYON_NUM_THREADS, each in a fresh
+process): steps a second.
 
 instructions: the same four ways of stepping, counted in instructions per
 game step under valgrind's callgrind (the load of a shared machine does
@@ -61,7 +66,7 @@ def playouts_per_second(load_game, seconds):
     return steps / (time.perf_counter() - start)
 
 
-def vector_env_steps_per_second(seconds, sampler, n=1024):
+def vector_env_steps_per_second(seconds, sampler, n=4096):
     import numpy as np
 
     import darkhex
@@ -104,6 +109,22 @@ def playouts(seconds=3.0, rounds=3):
     print(f"  VectorEnv sampled / pyspiel   {best(sampled) / best(theirs):.1f}x")
 
 
+def vector_sizes(seconds=2.0):
+    sizes = [128, 256, 1024, 4096]
+    print(f"darkhex.VectorEnv on 3x3 Dark Hex, sample_legal_actions(), best of 3 rounds of {seconds:.0f} s")
+    print(f"  {'games':>6} {'1 thread':>16} {'2 threads':>16}")
+    for n in sizes:
+        row = []
+        for threads in (1, 2):
+            out = subprocess.run(
+                [sys.executable, __file__, "vector-one", str(n), str(seconds)],
+                env={**os.environ, "RAYON_NUM_THREADS": str(threads)},
+                check=True, capture_output=True, text=True,
+            ).stdout
+            row.append(float(out))
+        print(f"  {n:>6,} {row[0]:>16,.0f} {row[1]:>16,.0f}")
+
+
 def run_steps(way, steps):
     """Steps 3x3 Dark Hex `steps` times one way (what `instructions` counts)."""
     if way in ("darkhex", "pyspiel"):
@@ -124,7 +145,7 @@ def run_steps(way, steps):
 
     import darkhex
 
-    n = 1024
+    n = 4096
     env = darkhex.VectorEnv(darkhex.load_game(GAME), n, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
@@ -158,8 +179,8 @@ def instructions():
     for way, what, steps in [
         ("darkhex", "darkhex State, state by state", 20_000),
         ("pyspiel", "pyspiel dark_hex, state by state", 20_000),
-        ("vector-numpy", "VectorEnv, numpy over the masks", 60 * 1024),
-        ("vector-sampled", "VectorEnv, sample_legal_actions", 60 * 1024),
+        ("vector-numpy", "VectorEnv, numpy over the masks", 15 * 4096),
+        ("vector-sampled", "VectorEnv, sample_legal_actions", 15 * 4096),
     ]:
         per_step = (count(way, steps) - count(way, 0)) / steps
         print(f"  {what:<34} {per_step:>8,.0f}")
@@ -240,6 +261,11 @@ if __name__ == "__main__":
     arg = sys.argv[2] if len(sys.argv) > 2 else None
     if what == "playouts":
         playouts(float(arg) if arg else 3.0)
+    elif what == "vector":
+        vector_sizes(float(arg) if arg else 2.0)
+    elif what == "vector-one":
+        n, seconds = int(arg), float(sys.argv[3])
+        print(max(vector_env_steps_per_second(seconds, sampler=True, n=n) for _ in range(3)))
     elif what == "instructions":
         instructions()
     elif what == "steps":
@@ -249,4 +275,4 @@ if __name__ == "__main__":
     elif what == "wheel":
         wheel()
     else:
-        sys.exit(f"unknown benchmark '{what}': playouts, instructions, ray or wheel")
+        sys.exit(f"unknown benchmark '{what}': playouts, vector, instructions, ray or wheel")

@@ -2,6 +2,8 @@
 //! rewards and done flags as numpy arrays, finished games restarted, so
 //! learning code pays one Python call per step of all games.
 
+use std::mem::MaybeUninit;
+
 use darkhex_games::{Action, AnyGame, AnyState, Game, State, Tensors, Turn};
 use darkhex_players::sample_chance;
 use numpy::ndarray::Array2;
@@ -60,13 +62,66 @@ impl VectorEnv {
 
     fn observations(&self) -> Vec<f32> {
         let size = self.tensor_size;
-        let mut obs = vec![0.0; self.states.len() * size];
-        self.states
-            .par_iter()
-            .zip(obs.par_chunks_mut(size))
-            .with_min_len(MIN_GAMES_PER_TASK)
-            .for_each(|(state, out)| Self::observe(&self.game, state, out));
+        let mut obs = Vec::with_capacity(self.states.len() * size);
+        on_own_pool(|| {
+            self.states
+                .par_iter()
+                .zip(obs.spare_capacity_mut().par_chunks_mut(size))
+                .with_min_len(MIN_GAMES_PER_TASK)
+                .for_each(|(state, out)| Self::observe(&self.game, state, zeroed(out)))
+        });
+        // SAFETY: `zeroed` initialised every row, and there is one a game.
+        unsafe { obs.set_len(self.states.len() * size) };
         obs
+    }
+
+    /// Checks every action, then plays them (see `step`): the
+    /// observations, rewards and done flags, or the first illegal game.
+    #[allow(clippy::type_complexity)]
+    fn play(&mut self, actions: &[i64]) -> Result<(Vec<f32>, Vec<f32>, Vec<bool>), usize> {
+        let illegal = actions
+            .par_iter()
+            .zip(self.states.par_iter())
+            .with_min_len(MIN_GAMES_PER_TASK)
+            .position_first(|(&a, state)| {
+                Action::try_from(a)
+                    .ok()
+                    .is_none_or(|a| state.check_action(a).is_err())
+            });
+        if let Some(i) = illegal {
+            return Err(i);
+        }
+        let n = self.states.len();
+        let size = self.tensor_size;
+        let mut obs = Vec::with_capacity(n * size);
+        let mut rewards = vec![0.0f32; n * 2];
+        let mut dones = vec![false; n];
+        let (game, initial) = (&self.game, &self.initial);
+        // Each game has its own stream: the same steps whatever the threads.
+        self.states
+            .par_iter_mut()
+            .zip(self.rngs.par_iter_mut())
+            .zip(actions.par_iter())
+            .zip(obs.spare_capacity_mut().par_chunks_mut(size))
+            .zip(rewards.par_chunks_mut(2))
+            .zip(dones.par_iter_mut())
+            .with_min_len(MIN_GAMES_PER_TASK)
+            .for_each(|(((((state, rng), &action), out), reward), done)| {
+                state.apply(action as Action);
+                Self::settle(state, rng);
+                if state.is_terminal() {
+                    let r = state.returns();
+                    reward[0] = r[0] as f32;
+                    reward[1] = r[1] as f32;
+                    *done = true;
+                    state.clone_from(initial);
+                    Self::settle(state, rng);
+                }
+                Self::observe(game, state, zeroed(out));
+            });
+        // SAFETY: `zeroed` initialised every row, and there is one a game.
+        unsafe { obs.set_len(n * size) };
+        Ok((obs, rewards, dones))
     }
 
     fn observe(game: &AnyGame, state: &AnyState, out: &mut [f32]) {
@@ -79,6 +134,39 @@ impl VectorEnv {
 /// Games below this many are stepped on one thread: a task costs more
 /// than the step of a few games.
 const MIN_GAMES_PER_TASK: usize = 128;
+
+thread_local! {
+    /// A pool of which the calling (Python) thread is itself a worker. On
+    /// the global pool, every call would hand its work to a pool thread,
+    /// wake it and sleep until it is done: two context switches a call,
+    /// which cost more than stepping a hundred games. Here the caller
+    /// starts on the work at once and the other workers steal from it;
+    /// with one thread nothing changes hands at all. `None` where the
+    /// thread belongs to a pool already (a caller inside a rayon worker).
+    static POOL: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build()
+        .ok();
+}
+
+/// Runs `op` on the calling thread's own pool (see [`POOL`]).
+fn on_own_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
+    POOL.with(|pool| match pool {
+        Some(pool) => pool.install(op),
+        None => op(),
+    })
+}
+
+/// A row of the observations zeroed where it is written, by the thread
+/// that writes it: zeroing the whole array first (`vec![0.0; ..]`) is a
+/// pass over memory of its own on the calling thread, longer than the
+/// stepping once the array outgrows the cache.
+fn zeroed(row: &mut [MaybeUninit<f32>]) -> &mut [f32] {
+    row.fill(MaybeUninit::new(0.0));
+    // SAFETY: every element is initialised now, and MaybeUninit<f32> has
+    // the layout of f32.
+    unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) }
+}
 
 /// The `k`-th random stream of a seed.
 fn stream(seed: u64, k: u64) -> Xoshiro256PlusPlus {
@@ -144,7 +232,7 @@ impl VectorEnv {
 
     /// The observations of the players to move (n x tensor size).
     fn obs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let obs = self.observations();
+        let obs = py.detach(|| self.observations());
         matrix(py, self.states.len(), self.tensor_size, obs)
     }
 
@@ -174,16 +262,18 @@ impl VectorEnv {
         let width = self.game.num_distinct_actions();
         let mut mask = vec![false; self.states.len() * width];
         py.detach(|| {
-            self.states
-                .par_iter()
-                .zip(mask.par_chunks_exact_mut(width))
-                .with_min_len(MIN_GAMES_PER_TASK)
-                .for_each_init(Vec::new, |legal, (state, row)| {
-                    state.legal_actions_into(legal);
-                    for &a in legal.iter() {
-                        row[a as usize] = true;
-                    }
-                });
+            on_own_pool(|| {
+                self.states
+                    .par_iter()
+                    .zip(mask.par_chunks_exact_mut(width))
+                    .with_min_len(MIN_GAMES_PER_TASK)
+                    .for_each_init(Vec::new, |legal, (state, row)| {
+                        state.legal_actions_into(legal);
+                        for &a in legal.iter() {
+                            row[a as usize] = true;
+                        }
+                    })
+            })
         });
         matrix(py, self.states.len(), width, mask)
     }
@@ -195,17 +285,19 @@ impl VectorEnv {
         let mut actions = vec![0i64; self.states.len()];
         py.detach(|| {
             // Each game draws from its own stream: the same actions whatever the threads.
-            self.states
-                .par_iter()
-                .zip(self.samplers.par_iter_mut())
-                .zip(actions.par_iter_mut())
-                .with_min_len(MIN_GAMES_PER_TASK)
-                .for_each_init(Vec::new, |legal, ((state, rng), out)| {
-                    state.legal_actions_into(legal);
-                    if !legal.is_empty() {
-                        *out = i64::from(legal[rng.random_range(0..legal.len())]);
-                    }
-                });
+            on_own_pool(|| {
+                self.states
+                    .par_iter()
+                    .zip(self.samplers.par_iter_mut())
+                    .zip(actions.par_iter_mut())
+                    .with_min_len(MIN_GAMES_PER_TASK)
+                    .for_each_init(Vec::new, |legal, ((state, rng), out)| {
+                        state.legal_actions_into(legal);
+                        if !legal.is_empty() {
+                            *out = i64::from(legal[rng.random_range(0..legal.len())]);
+                        }
+                    })
+            })
         });
         PyArray1::from_vec(py, actions)
     }
@@ -230,56 +322,14 @@ impl VectorEnv {
             )));
         }
         let actions: Vec<i64> = actions.as_array().iter().copied().collect();
-        let illegal = py.detach(|| {
-            actions
-                .par_iter()
-                .zip(self.states.par_iter())
-                .with_min_len(MIN_GAMES_PER_TASK)
-                .position_first(|(&a, state)| {
-                    Action::try_from(a)
-                        .ok()
-                        .is_none_or(|a| state.check_action(a).is_err())
-                })
-        });
-        if let Some(i) = illegal {
-            return Err(value_error(format!(
+        let played = py.detach(|| on_own_pool(|| self.play(&actions)));
+        let (obs, rewards, dones) = played.map_err(|i| {
+            value_error(format!(
                 "game {i}: action {} is not legal there; its legal actions are {:?}",
                 actions[i],
                 self.states[i].legal_actions()
-            )));
-        }
-        let (obs, rewards, dones) = py.detach(|| {
-            let size = self.tensor_size;
-            let mut obs = vec![0.0f32; n * size];
-            let mut rewards = vec![0.0f32; n * 2];
-            let mut dones = vec![false; n];
-            let (game, initial) = (&self.game, &self.initial);
-            // Each game has its own stream: the same steps whatever the threads.
-            let mut games: Vec<(&mut AnyState, &mut Xoshiro256PlusPlus)> =
-                self.states.iter_mut().zip(self.rngs.iter_mut()).collect();
-            games
-                .par_iter_mut()
-                .zip(actions.par_iter())
-                .zip(obs.par_chunks_mut(size))
-                .zip(rewards.par_chunks_mut(2))
-                .zip(dones.par_iter_mut())
-                .with_min_len(MIN_GAMES_PER_TASK)
-                .for_each(|((((pair, &action), out), reward), done)| {
-                    let (state, rng) = (&mut *pair.0, &mut *pair.1);
-                    state.apply(action as Action);
-                    Self::settle(state, rng);
-                    if state.is_terminal() {
-                        let r = state.returns();
-                        reward[0] = r[0] as f32;
-                        reward[1] = r[1] as f32;
-                        *done = true;
-                        state.clone_from(initial);
-                        Self::settle(state, rng);
-                    }
-                    Self::observe(game, state, out);
-                });
-            (obs, rewards, dones)
-        });
+            ))
+        })?;
         Ok((
             matrix(py, n, self.tensor_size, obs)?,
             matrix(py, n, 2, rewards)?,
