@@ -22,6 +22,9 @@ use crate::poset::{Atom, Connection, Poset};
 /// masks.
 pub const MAX_EMPTY: usize = 64;
 
+/// Cells a region may have, stones included: positions are 128-bit masks.
+pub const MAX_CELLS: usize = 128;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Cell {
     Empty,
@@ -37,13 +40,15 @@ pub struct Region {
     terminals: u8,
     /// Per cell (row, column) as in the diagram.
     coords: Vec<(usize, usize)>,
-    /// Neighbour lists by cell index.
-    neighbours: Vec<Vec<usize>>,
-    cells: Vec<Cell>,
     /// Cell index of each empty cell; bit i of a position mask is empty[i].
     empty: Vec<usize>,
     /// Bit of each cell in position masks (empty cells only).
     bit: Vec<Option<u8>>,
+    /// Neighbours of each cell, as masks over the cells.
+    nb: Vec<u128>,
+    /// The black stones, and each terminal's stones, as masks.
+    fixed_black: u128,
+    term: [u128; 3],
     names: Vec<String>,
 }
 
@@ -52,7 +57,7 @@ pub struct Region {
 /// (empty cells touched, terminals held). White stones and the black
 /// stones' shapes no longer matter (Demer and Selinger, Remark 2.2), so
 /// positions with equal keys have equal forms.
-type Key = (u64, Box<[(u64, u8)]>);
+type Key = (u128, Box<[(u128, u8)]>);
 
 /// The game form of a region and what building it took.
 #[derive(Clone, Debug)]
@@ -155,6 +160,12 @@ impl Region {
                 ));
             }
         };
+        if cells.len() > MAX_CELLS {
+            return Err(LocalError::Region(format!(
+                "{} cells (stones and empty cells): at most {MAX_CELLS}",
+                cells.len()
+            )));
+        }
         if empty.len() > MAX_EMPTY {
             return Err(LocalError::Region(format!(
                 "{} empty cells: at most {MAX_EMPTY}",
@@ -176,7 +187,7 @@ impl Region {
                 )));
             }
         };
-        let neighbours = coords
+        let neighbours: Vec<Vec<usize>> = coords
             .iter()
             .map(|&(r, c)| {
                 let (r, c) = (r as isize, c as isize);
@@ -191,13 +202,23 @@ impl Region {
         for (i, &cell) in empty.iter().enumerate() {
             bit[cell] = Some(i as u8);
         }
+        let mask = |f: &dyn Fn(&Cell) -> bool| {
+            cells.iter().enumerate().filter(|(_, c)| f(c)).fold(0u128, |m, (i, _)| m | 1u128 << i)
+        };
+        let fixed_black = mask(&|c| matches!(c, Cell::Black(_)));
+        let term = [0u8, 1, 2].map(|t| mask(&|c| *c == Cell::Black(Some(t))));
+        let nb = neighbours
+            .iter()
+            .map(|ns: &Vec<usize>| ns.iter().fold(0u128, |m, &y| m | 1u128 << y))
+            .collect();
         Ok(Region {
             bit,
+            nb,
+            fixed_black,
+            term,
             poset,
             terminals,
             coords,
-            neighbours,
-            cells,
             empty,
             names,
         })
@@ -230,55 +251,47 @@ impl Region {
     /// The terminals joined when the empty cells of `black` (a mask over
     /// the empty cells) are black and the others white.
     pub fn connection(&self, black: u64) -> Connection {
-        let mut is_black: Vec<bool> = self.cells.iter().map(|c| matches!(c, Cell::Black(_))).collect();
-        for (i, &cell) in self.empty.iter().enumerate() {
-            if black >> i & 1 == 1 {
-                is_black[cell] = true;
-            }
+        self.connection_of(self.black_cells(black))
+    }
+
+    /// The cells (as a mask over all cells) that are black.
+    fn black_cells(&self, black: u64) -> u128 {
+        self.fixed_black | self.cells_of(black)
+    }
+
+    /// Cells (a mask over all cells) of a mask over the empty cells.
+    fn cells_of(&self, mut bits: u64) -> u128 {
+        let mut cells = 0u128;
+        while bits != 0 {
+            cells |= 1u128 << self.empty[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
         }
-        // Component label of every black cell; terminals join their stones.
-        let mut comp = vec![usize::MAX; self.cells.len()];
-        let mut terminal_comp = [usize::MAX; 3];
-        let mut stack = Vec::new();
-        for start in 0..self.cells.len() {
-            if !is_black[start] || comp[start] != usize::MAX {
-                continue;
-            }
-            comp[start] = start;
-            stack.push(start);
-            while let Some(x) = stack.pop() {
-                for &y in &self.neighbours[x] {
-                    if is_black[y] && comp[y] == usize::MAX {
-                        comp[y] = start;
-                        stack.push(y);
-                    }
-                }
-            }
+        cells
+    }
+
+    fn neighbours_of(&self, mut set: u128) -> u128 {
+        let mut out = 0u128;
+        while set != 0 {
+            out |= self.nb[set.trailing_zeros() as usize];
+            set &= set - 1;
         }
-        // Stones of one terminal are joined outside the region: merge.
-        let mut parent: Vec<usize> = (0..self.cells.len()).collect();
-        fn find(p: &mut [usize], mut x: usize) -> usize {
-            while p[x] != x {
-                p[x] = p[p[x]];
-                x = p[x];
-            }
-            x
+        out
+    }
+
+    /// The cells of `within` joined to `seed` through `within`.
+    fn flood(&self, seed: u128, within: u128) -> u128 {
+        let mut reach = seed & within;
+        let mut frontier = reach;
+        while frontier != 0 {
+            let new = self.neighbours_of(frontier) & within & !reach;
+            reach |= new;
+            frontier = new;
         }
-        for (i, cell) in self.cells.iter().enumerate() {
-            if let Cell::Black(Some(t)) = cell {
-                let t = *t as usize;
-                if terminal_comp[t] == usize::MAX {
-                    terminal_comp[t] = comp[i];
-                } else {
-                    let (a, b) = (find(&mut parent, terminal_comp[t]), find(&mut parent, comp[i]));
-                    parent[a] = b;
-                }
-            }
-        }
-        let mut joined = |x: usize, y: usize| {
-            let (a, b) = (terminal_comp[x], terminal_comp[y]);
-            find(&mut parent, a) == find(&mut parent, b)
-        };
+        reach
+    }
+
+    fn connection_of(&self, black: u128) -> Connection {
+        let joined = |x: usize, y: usize| self.flood(self.term[x], black) & self.term[y] != 0;
         if self.terminals == 2 {
             return if joined(0, 1) { Connection::All } else { Connection::None };
         }
@@ -317,40 +330,58 @@ impl Region {
     }
 
     /// The empty cells (as a mask) whose colour can matter in no
-    /// completion: cells whose neighbours are pairwise adjacent once black
-    /// stones are contracted and white ones deleted, so that any black path
-    /// through the cell has a shortcut. Found repeatedly, since filling one
-    /// can make another dead. Filling them white leaves the value as it is
-    /// (the tests compare with the full expansion).
+    /// completion, and the position's [`Key`] once they are filled. Dead
+    /// cells are those whose neighbours are pairwise adjacent once black
+    /// groups are contracted and white stones deleted, so that any black
+    /// path through the cell has a shortcut; found repeatedly, since
+    /// filling one can make another dead. Filling them white leaves the
+    /// value as it is (the tests compare with the full expansion).
     fn reduce(&self, black: u64, white: u64) -> (u64, Key) {
-        let n = self.cells.len();
-        // Black component of each black cell (terminal stones merged).
-        let mut colour = vec![0u8; n]; // 0 empty, 1 black, 2 white
-        for (i, c) in self.cells.iter().enumerate() {
-            colour[i] = match c {
-                Cell::Empty => 0,
-                Cell::Black(_) => 1,
-                Cell::White => 2,
-            };
-        }
-        for (i, &cell) in self.empty.iter().enumerate() {
-            if black >> i & 1 == 1 {
-                colour[cell] = 1;
-            } else if white >> i & 1 == 1 {
-                colour[cell] = 2;
+        let black_cells = self.black_cells(black);
+        let mut alive = self.cells_of(self.free_mask() & !(black | white));
+        // Black groups (cells, terminals held), terminals' groups merged.
+        let mut groups: Vec<(u128, u8)> = Vec::new();
+        let mut rest = black_cells;
+        while rest != 0 {
+            let g = self.flood(rest & rest.wrapping_neg(), black_cells);
+            rest &= !g;
+            let terms = (0..3).filter(|&t| self.term[t] & g != 0).fold(0u8, |m, t| m | 1 << t);
+            match groups.iter_mut().find(|(_, t)| t & terms != 0) {
+                Some(entry) => {
+                    entry.0 |= g;
+                    entry.1 |= terms;
+                }
+                None => groups.push((g, terms)),
             }
         }
-        let comp = self.black_components(&colour);
+        // A group holding terminals 1 and 2 may have met 2's group and
+        // 1's apart: merge until no two share a terminal.
+        let mut i = 0;
+        while i < groups.len() {
+            let mut j = i + 1;
+            while j < groups.len() {
+                if groups[i].1 & groups[j].1 != 0 {
+                    let (g, t) = groups.swap_remove(j);
+                    groups[i].0 |= g;
+                    groups[i].1 |= t;
+                    j = i + 1;
+                } else {
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        let touch: Vec<u128> = groups.iter().map(|&(g, _)| self.neighbours_of(g)).collect();
         let mut dead = 0u64;
         loop {
             let mut changed = false;
-            for (i, &v) in self.empty.iter().enumerate() {
-                if colour[v] != 0 {
-                    continue;
-                }
-                if self.is_dead(v, &colour, &comp) {
-                    colour[v] = 2;
-                    dead |= 1 << i;
+            let mut candidates = alive;
+            while candidates != 0 {
+                let v = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                if self.is_dead(v, alive, &touch) {
+                    alive &= !(1u128 << v);
+                    dead |= 1 << self.bit[v].expect("an empty cell has a bit");
                     changed = true;
                 }
             }
@@ -358,121 +389,54 @@ impl Region {
                 break;
             }
         }
-        let free = self.free_mask() & !(black | white | dead);
-        (dead, (free, self.groups(&colour, &comp)))
+        let mut key_groups: Vec<(u128, u8)> = groups
+            .iter()
+            .zip(&touch)
+            .map(|(&(_, terms), &t)| (t & alive, terms))
+            .filter(|&(t, terms)| terms != 0 || t.count_ones() >= 2)
+            .collect();
+        key_groups.sort_unstable();
+        (dead, (alive, key_groups.into_boxed_slice()))
     }
 
     fn free_mask(&self) -> u64 {
         if self.empty.len() == 64 { u64::MAX } else { (1u64 << self.empty.len()) - 1 }
     }
 
-    /// The black groups of a [`Key`], sorted.
-    fn groups(&self, colour: &[u8], comp: &[usize]) -> Box<[(u64, u8)]> {
-        let mut by_label: FxHashMap<usize, (u64, u8)> = FxHashMap::default();
-        for (x, &c) in colour.iter().enumerate() {
-            if c != 1 {
-                continue;
-            }
-            let entry = by_label.entry(comp[x]).or_default();
-            if let Cell::Black(Some(t)) = self.cells[x] {
-                entry.1 |= 1 << t;
-            }
-            for &y in &self.neighbours[x] {
-                if colour[y] == 0 {
-                    entry.0 |= 1 << self.bit[y].expect("an empty cell has a bit");
-                }
-            }
-        }
-        let mut groups: Vec<(u64, u8)> = by_label
-            .into_values()
-            .filter(|&(touched, terms)| terms != 0 || touched.count_ones() >= 2)
-            .collect();
-        groups.sort_unstable();
-        groups.into_boxed_slice()
-    }
-
-    /// Each black cell's component; stones of one terminal share one.
-    fn black_components(&self, colour: &[u8]) -> Vec<usize> {
-        let n = self.cells.len();
-        let mut comp = vec![usize::MAX; n];
-        let mut terminal_root = [usize::MAX; 3];
-        let mut stack = Vec::new();
-        for start in 0..n {
-            if colour[start] != 1 || comp[start] != usize::MAX {
-                continue;
-            }
-            let label = match self.cells[start] {
-                Cell::Black(Some(t)) if terminal_root[t as usize] != usize::MAX => terminal_root[t as usize],
-                _ => start,
-            };
-            comp[start] = label;
-            stack.push(start);
-            while let Some(x) = stack.pop() {
-                if let Cell::Black(Some(t)) = self.cells[x] {
-                    terminal_root[t as usize] = label;
-                }
-                for &y in &self.neighbours[x] {
-                    if colour[y] == 1 && comp[y] == usize::MAX {
-                        comp[y] = label;
-                        stack.push(y);
-                    }
-                }
-            }
-        }
-        // A terminal's later stones may have started components of their
-        // own before meeting its first: relabel through terminal roots.
-        for x in 0..n {
-            if let Cell::Black(Some(t)) = self.cells[x] {
-                let root = terminal_root[t as usize];
-                let old = comp[x];
-                if old != root {
-                    for c in comp.iter_mut() {
-                        if *c == old {
-                            *c = root;
-                        }
-                    }
-                }
-            }
-        }
-        comp
-    }
-
     /// An empty cell is dead when its contracted neighbours (empty cells
-    /// and black components) are pairwise adjacent: at most one black
-    /// component, every empty neighbour touching it, and the empty
-    /// neighbours pairwise adjacent directly or through a component.
-    fn is_dead(&self, v: usize, colour: &[u8], comp: &[usize]) -> bool {
-        let mut component = usize::MAX;
-        let mut empties: Vec<usize> = Vec::new();
-        for &y in &self.neighbours[v] {
-            match colour[y] {
-                1 => {
-                    if component != usize::MAX && component != comp[y] {
-                        return false;
-                    }
-                    component = comp[y];
-                }
-                0 => empties.push(y),
-                _ => {}
-            }
-        }
-        let touches = |u: usize, c: usize| {
-            self.neighbours[u].iter().any(|&z| colour[z] == 1 && comp[z] == c)
-        };
-        let adjacent = |u: usize, w: usize| {
-            self.neighbours[u].contains(&w)
-                || self.neighbours[u]
-                    .iter()
-                    .any(|&z| colour[z] == 1 && z != v && touches(w, comp[z]))
-        };
-        if component != usize::MAX && !empties.iter().all(|&u| touches(u, component)) {
-            return false;
-        }
-        for (i, &u) in empties.iter().enumerate() {
-            for &w in &empties[i + 1..] {
-                if !adjacent(u, w) {
+    /// and black groups) are pairwise adjacent: at most one group, every
+    /// empty neighbour touching it, and the empty neighbours pairwise
+    /// adjacent directly or through a group.
+    fn is_dead(&self, v: usize, alive: u128, touch: &[u128]) -> bool {
+        let bit = 1u128 << v;
+        let mut group = None;
+        for (g, &t) in touch.iter().enumerate() {
+            if t & bit != 0 {
+                if group.is_some() {
                     return false;
                 }
+                group = Some(g);
+            }
+        }
+        let direct = self.nb[v] & alive;
+        if let Some(g) = group
+            && direct & !touch[g] != 0
+        {
+            return false;
+        }
+        let mut rest = direct;
+        while rest != 0 {
+            let u = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let ubit = 1u128 << u;
+            let mut adj = self.nb[u];
+            for &t in touch {
+                if t & ubit != 0 {
+                    adj |= t;
+                }
+            }
+            if rest & !adj != 0 {
+                return false;
             }
         }
         true
