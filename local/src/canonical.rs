@@ -80,11 +80,20 @@ impl Arena {
 
     /// The first reversible option of `g` on the given side and what
     /// replaces it.
-    fn reversible(&mut self, g: GameId, options: &[GameId], left: bool) -> Option<(usize, Vec<GameId>)> {
+    fn reversible(
+        &mut self,
+        g: GameId,
+        options: &[GameId],
+        left: bool,
+    ) -> Option<(usize, Vec<GameId>)> {
         for (i, &o) in options.iter().enumerate() {
             let replies: Vec<GameId> = if left { self.right(o) } else { self.left(o) }.to_vec();
             for reply in replies {
-                let reverses = if left { self.le(reply, g) } else { self.le(g, reply) };
+                let reverses = if left {
+                    self.le(reply, g)
+                } else {
+                    self.le(g, reply)
+                };
                 if reverses {
                     let by = if self.as_atom(reply).is_some() {
                         vec![reply]

@@ -80,7 +80,10 @@ impl Arena {
 
     /// The atomic form [a].
     pub fn atom(&mut self, a: Atom) -> GameId {
-        assert!((a as usize) < self.poset.len(), "atom {a} outside the poset");
+        assert!(
+            (a as usize) < self.poset.len(),
+            "atom {a} outside the poset"
+        );
         GameId(a as u32)
     }
 
@@ -154,14 +157,8 @@ impl Arena {
         if let Some(&v) = self.le_memo.get(&(g, h)) {
             return v;
         }
-        let v = self
-            .left_or_self(g)
-            .into_iter()
-            .all(|gl| self.lf(gl, h))
-            && self
-                .right_or_self(h)
-                .into_iter()
-                .all(|hr| self.lf(g, hr));
+        let v = self.left_or_self(g).into_iter().all(|gl| self.lf(gl, h))
+            && self.right_or_self(h).into_iter().all(|hr| self.lf(g, hr));
         self.le_memo.insert((g, h), v);
         v
     }
@@ -183,6 +180,13 @@ impl Arena {
         v
     }
 
+    /// Forgets the memoised relations (the forms stay), e.g. to time a
+    /// comparison from scratch.
+    pub fn forget_relations(&mut self) {
+        self.le_memo.clear();
+        self.lf_memo.clear();
+    }
+
     /// G ≃ H.
     pub fn equivalent(&mut self, g: GameId, h: GameId) -> bool {
         g == h || (self.le(g, h) && self.le(h, g))
@@ -202,7 +206,10 @@ impl Arena {
         let right = self.right(g).to_vec();
         let v = left.iter().all(|&gl| self.le(g, gl))
             && right.iter().all(|&gr| self.le(gr, g))
-            && left.iter().chain(&right).all(|&o| self.monotone_rec(o, seen));
+            && left
+                .iter()
+                .chain(&right)
+                .all(|&o| self.monotone_rec(o, seen));
         seen.insert(g, v);
         v
     }
@@ -304,7 +311,9 @@ impl Arena {
 
     fn parse_form(&mut self, tokens: &[String], pos: &mut usize) -> Result<GameId, LocalError> {
         let Some(tok) = tokens.get(*pos) else {
-            return Err(LocalError::Form("a game ends early: expected an atom or '{'".into()));
+            return Err(LocalError::Form(
+                "a game ends early: expected an atom or '{'".into(),
+            ));
         };
         *pos += 1;
         if tok != "{" {

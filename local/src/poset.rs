@@ -50,7 +50,9 @@ impl Poset {
         }
         for &(x, y) in pairs {
             if x >= n || y >= n {
-                return Err(LocalError::Poset(format!("pair ({x}, {y}) names no element")));
+                return Err(LocalError::Poset(format!(
+                    "pair ({x}, {y}) names no element"
+                )));
             }
             le[x][y] = true;
         }

@@ -105,7 +105,10 @@ impl Region {
             for tok in line.split_whitespace() {
                 let mut chars = tok.chars();
                 let (Some(ch), None) = (chars.next(), chars.next()) else {
-                    return Err(err(line_no, format!("'{tok}' is not one cell ({ACCEPTED})")));
+                    return Err(err(
+                        line_no,
+                        format!("'{tok}' is not one cell ({ACCEPTED})"),
+                    ));
                 };
                 if !(ch == '.' || ch.is_ascii_lowercase() || "123BW-".contains(ch)) {
                     return Err(err(line_no, format!("'{ch}' is not a cell ({ACCEPTED})")));
@@ -136,7 +139,10 @@ impl Region {
                             format!("{}{}", (b'a' + (c % 26) as u8) as char, r + 1)
                         } else {
                             if names.iter().any(|n: &String| n == &ch.to_string()) {
-                                return Err(err(line_no, format!("cell name '{ch}' is used twice")));
+                                return Err(err(
+                                    line_no,
+                                    format!("cell name '{ch}' is used twice"),
+                                ));
                             }
                             ch.to_string()
                         };
@@ -191,11 +197,18 @@ impl Region {
             .iter()
             .map(|&(r, c)| {
                 let (r, c) = (r as isize, c as isize);
-                [(r - 1, c), (r - 1, c + 1), (r, c - 1), (r, c + 1), (r + 1, c - 1), (r + 1, c)]
-                    .into_iter()
-                    .filter(|&(rr, cc)| rr >= 0 && cc >= 0)
-                    .filter_map(|(rr, cc)| index.get(&(rr as usize, cc as usize)).copied())
-                    .collect()
+                [
+                    (r - 1, c),
+                    (r - 1, c + 1),
+                    (r, c - 1),
+                    (r, c + 1),
+                    (r + 1, c - 1),
+                    (r + 1, c),
+                ]
+                .into_iter()
+                .filter(|&(rr, cc)| rr >= 0 && cc >= 0)
+                .filter_map(|(rr, cc)| index.get(&(rr as usize, cc as usize)).copied())
+                .collect()
             })
             .collect();
         let mut bit = vec![None; cells.len()];
@@ -203,7 +216,11 @@ impl Region {
             bit[cell] = Some(i as u8);
         }
         let mask = |f: &dyn Fn(&Cell) -> bool| {
-            cells.iter().enumerate().filter(|(_, c)| f(c)).fold(0u128, |m, (i, _)| m | 1u128 << i)
+            cells
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| f(c))
+                .fold(0u128, |m, (i, _)| m | 1u128 << i)
         };
         let fixed_black = mask(&|c| matches!(c, Cell::Black(_)));
         let term = [0u8, 1, 2].map(|t| mask(&|c| *c == Cell::Black(Some(t))));
@@ -293,7 +310,11 @@ impl Region {
     fn connection_of(&self, black: u128) -> Connection {
         let joined = |x: usize, y: usize| self.flood(self.term[x], black) & self.term[y] != 0;
         if self.terminals == 2 {
-            return if joined(0, 1) { Connection::All } else { Connection::None };
+            return if joined(0, 1) {
+                Connection::All
+            } else {
+                Connection::None
+            };
         }
         match (joined(1, 2), joined(0, 2), joined(0, 1)) {
             (true, true, _) | (true, _, true) | (_, true, true) => Connection::All,
@@ -345,7 +366,9 @@ impl Region {
         while rest != 0 {
             let g = self.flood(rest & rest.wrapping_neg(), black_cells);
             rest &= !g;
-            let terms = (0..3).filter(|&t| self.term[t] & g != 0).fold(0u8, |m, t| m | 1 << t);
+            let terms = (0..3)
+                .filter(|&t| self.term[t] & g != 0)
+                .fold(0u8, |m, t| m | 1 << t);
             match groups.iter_mut().find(|(_, t)| t & terms != 0) {
                 Some(entry) => {
                     entry.0 |= g;
@@ -400,7 +423,11 @@ impl Region {
     }
 
     fn free_mask(&self) -> u64 {
-        if self.empty.len() == 64 { u64::MAX } else { (1u64 << self.empty.len()) - 1 }
+        if self.empty.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.empty.len()) - 1
+        }
     }
 
     /// An empty cell is dead when its contracted neighbours (empty cells
@@ -464,9 +491,9 @@ impl Region {
             (white, None)
         };
         let free = self.free_mask() & !(black | white_now);
-        let g = if free == 0 {
-            arena.atom(self.outcome(black))
-        } else if canonical && self.outcome(black) == self.outcome(black | free) {
+        // Filled, or (built canonically) no move can change the outcome.
+        let settled = free == 0 || (canonical && self.outcome(black) == self.outcome(black | free));
+        let g = if settled {
             arena.atom(self.outcome(black))
         } else {
             let mut left = Vec::new();
@@ -481,7 +508,9 @@ impl Region {
             if canonical {
                 arena.simplify(left, right)
             } else {
-                arena.composite(left, right).expect("a free cell gives both players a move")
+                arena
+                    .composite(left, right)
+                    .expect("a free cell gives both players a move")
             }
         };
         table.positions.insert((black, white), g);

@@ -17,7 +17,12 @@ pub struct OutcomeMap {
 impl OutcomeMap {
     /// Tabulates `f`, refusing it unless a <= a' and b <= b' imply
     /// f(a, b) <= f(a', b').
-    pub fn new(a: &Poset, b: &Poset, c: &Poset, f: impl Fn(Atom, Atom) -> Atom) -> Result<Self, LocalError> {
+    pub fn new(
+        a: &Poset,
+        b: &Poset,
+        c: &Poset,
+        f: impl Fn(Atom, Atom) -> Atom,
+    ) -> Result<Self, LocalError> {
         let mut table = Vec::with_capacity(a.len() * b.len());
         for x in a.atoms() {
             for y in b.atoms() {
@@ -33,7 +38,10 @@ impl OutcomeMap {
                 table.push(z);
             }
         }
-        let map = OutcomeMap { b_len: b.len(), table };
+        let map = OutcomeMap {
+            b_len: b.len(),
+            table,
+        };
         for x in a.atoms() {
             for x2 in a.atoms().filter(|&x2| a.le(x, x2)) {
                 for y in b.atoms() {
@@ -62,7 +70,14 @@ impl OutcomeMap {
 }
 
 /// G +_f H, built in `out` (not simplified: call [`Arena::canonical`]).
-pub fn sum(ga: &Arena, g: GameId, hb: &Arena, h: GameId, f: &OutcomeMap, out: &mut Arena) -> GameId {
+pub fn sum(
+    ga: &Arena,
+    g: GameId,
+    hb: &Arena,
+    h: GameId,
+    f: &OutcomeMap,
+    out: &mut Arena,
+) -> GameId {
     let mut memo = FxHashMap::default();
     sum_rec(ga, g, hb, h, f, out, &mut memo)
 }
@@ -96,7 +111,8 @@ fn sum_rec(
             for &hr in hb.right(h) {
                 right.push(sum_rec(ga, g, hb, hr, f, out, memo));
             }
-            out.composite(left, right).expect("a composite summand gives options on both sides")
+            out.composite(left, right)
+                .expect("a composite summand gives options on both sides")
         }
     };
     memo.insert((g, h), s);

@@ -39,7 +39,11 @@ fn wiring(p: &Poset, q: &Poset, joins: &[(usize, usize)], out: &[usize]) -> Outc
             _ => vec![],
         }
     };
-    let result = if out.len() == 2 { Poset::boolean() } else { Poset::p3() };
+    let result = if out.len() == 2 {
+        Poset::boolean()
+    } else {
+        Poset::p3()
+    };
     OutcomeMap::new(p, q, &result, |x, y| {
         let mut parent: Vec<usize> = (0..6).collect();
         fn find(p: &mut [usize], mut x: usize) -> usize {
@@ -140,7 +144,10 @@ fn forms_read_back_what_they_print() {
     let text = "{{⊤ | ⊤}, {⊤ | a} | {a | ⊥}, {⊤ | ⊥}}";
     let g = arena.parse(text).unwrap();
     assert_eq!(arena.parse(&arena.display(g)).unwrap(), g);
-    assert_eq!(arena.parse("{top | bot}").unwrap(), arena.parse("{⊤|⊥}").unwrap());
+    assert_eq!(
+        arena.parse("{top | bot}").unwrap(),
+        arena.parse("{⊤|⊥}").unwrap()
+    );
     for bad in ["{a | }", "{a b}", "{a | b", "z", "{a | b} c", ""] {
         assert!(arena.parse(bad).is_err(), "{bad:?} is refused");
     }
@@ -176,7 +183,8 @@ fn quotient_posets_order_their_atoms() {
 
 /// A random form over P3 of the given depth, as text.
 fn form_text(depth: u32) -> impl Strategy<Value = String> {
-    let atom = prop_oneof![Just("⊥"), Just("a"), Just("b"), Just("c"), Just("⊤")].prop_map(String::from);
+    let atom =
+        prop_oneof![Just("⊥"), Just("a"), Just("b"), Just("c"), Just("⊤")].prop_map(String::from);
     atom.prop_recursive(depth, 40, 3, |inner| {
         (
             prop::collection::vec(inner.clone(), 1..=3),
@@ -231,12 +239,18 @@ fn sums_of_forms_in_general_need_not_respect_equivalence() {
     let p = Poset::p3();
     let f = wiring(&p, &p, &[(0, 3), (1, 5)], &[0, 4, 2]);
     let mut arena = Arena::new(p.clone());
-    let (g, k) = (arena.parse("{c | a}").unwrap(), arena.parse("{a | a}").unwrap());
+    let (g, k) = (
+        arena.parse("{c | a}").unwrap(),
+        arena.parse("{a | a}").unwrap(),
+    );
     let a = arena.parse("a").unwrap();
     assert!(arena.equivalent(k, a));
     assert!(!arena.is_passable(g));
     let mut out = Arena::new(p);
-    let (gk, ga) = (sum(&arena, g, &arena, k, &f, &mut out), sum(&arena, g, &arena, a, &f, &mut out));
+    let (gk, ga) = (
+        sum(&arena, g, &arena, k, &f, &mut out),
+        sum(&arena, g, &arena, a, &f, &mut out),
+    );
     assert!(!out.equivalent(gk, ga));
 }
 

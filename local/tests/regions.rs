@@ -10,7 +10,9 @@ use darkhex_local::{Arena, GameId, Poset};
 use proptest::prelude::*;
 
 fn region_file(name: &str) -> Region {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("regions").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("regions")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     Region::parse(&text).unwrap()
 }
@@ -33,7 +35,9 @@ fn figure_9_has_the_papers_game_form() {
     assert_eq!(region.cell_names(), ["x", "y"]);
     let mut arena = region.arena();
     let raw = region.value(&mut arena, false).value;
-    let paper = arena.parse("{{⊤ | ⊤}, {⊤ | a} | {a | ⊥}, {⊤ | ⊥}}").unwrap();
+    let paper = arena
+        .parse("{{⊤ | ⊤}, {⊤ | a} | {a | ⊥}, {⊤ | ⊥}}")
+        .unwrap();
     assert_eq!(raw, paper, "got {}", arena.display(raw));
     let built = region.value(&mut arena, true).value;
     assert_eq!(built, arena.canonical(paper));
@@ -81,7 +85,12 @@ fn sums_of_regions_are_the_composed_regions() {
 
 #[test]
 fn the_ziggurat_is_a_connection_and_values_are_passable() {
-    for name in ["figure9.region", "bridge.region", "connected.region", "ziggurat.region"] {
+    for name in [
+        "figure9.region",
+        "bridge.region",
+        "connected.region",
+        "ziggurat.region",
+    ] {
         let region = region_file(name);
         let (mut arena, built, after) = two_ways(&region);
         assert_eq!(built, after, "{name}");
@@ -125,7 +134,12 @@ fn malformed_regions_are_refused_with_the_line() {
         assert!(!err.contains('\n'), "one line: {err}");
     }
     let big = format!("1 {} 2", vec!["."; 65].join(" "));
-    assert!(Region::parse(&big).unwrap_err().to_string().contains("at most 64"));
+    assert!(
+        Region::parse(&big)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 64")
+    );
 }
 
 /// A random region: terminal 1 above, 2 below (and 3 at the left when
@@ -133,9 +147,19 @@ fn malformed_regions_are_refused_with_the_line() {
 fn random_region(three: impl Strategy<Value = bool>) -> impl Strategy<Value = String> {
     let cell = prop_oneof![Just('.'), Just('.'), Just('W'), Just('B')];
     (prop::collection::vec(cell, 10), three).prop_map(|(cells, three)| {
-        let row = |i: usize| cells[i * 5..i * 5 + 5].iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        let row = |i: usize| {
+            cells[i * 5..i * 5 + 5]
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let side = if three { "3" } else { "W" };
-        format!("1 1 1 1 1 W\n {side} {} W\n  {side} {} W\n   2 2 2 2 2 2\n", row(0), row(1))
+        format!(
+            "1 1 1 1 1 W\n {side} {} W\n  {side} {} W\n   2 2 2 2 2 2\n",
+            row(0),
+            row(1)
+        )
     })
 }
 
