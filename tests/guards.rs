@@ -510,7 +510,7 @@ fn region_files_that_are_no_region_are_refused_with_the_line() {
         &["region", "missing.region"],
         &["cannot read missing.region"],
     );
-    let big = format!("1 {} 2\n", vec!["."; 11].join(" "));
+    let big = format!("1 {} 2\n", ["."; 11].join(" "));
     std::fs::write(d.join("big.region"), big).unwrap();
     refused(d, &["region", "big.region", "--form"], &["at most 10"]);
 }

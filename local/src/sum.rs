@@ -78,43 +78,51 @@ pub fn sum(
     f: &OutcomeMap,
     out: &mut Arena,
 ) -> GameId {
-    let mut memo = FxHashMap::default();
-    sum_rec(ga, g, hb, h, f, out, &mut memo)
+    Summands {
+        ga,
+        hb,
+        f,
+        memo: FxHashMap::default(),
+    }
+    .sum(g, h, out)
 }
 
-fn sum_rec(
-    ga: &Arena,
-    g: GameId,
-    hb: &Arena,
-    h: GameId,
-    f: &OutcomeMap,
-    out: &mut Arena,
-    memo: &mut FxHashMap<(GameId, GameId), GameId>,
-) -> GameId {
-    if let Some(&s) = memo.get(&(g, h)) {
-        return s;
-    }
-    let s = match (ga.as_atom(g), hb.as_atom(h)) {
-        (Some(a), Some(b)) => out.atom(f.apply(a, b)),
-        _ => {
-            let mut left = Vec::new();
-            let mut right = Vec::new();
-            for &gl in ga.left(g) {
-                left.push(sum_rec(ga, gl, hb, h, f, out, memo));
-            }
-            for &hl in hb.left(h) {
-                left.push(sum_rec(ga, g, hb, hl, f, out, memo));
-            }
-            for &gr in ga.right(g) {
-                right.push(sum_rec(ga, gr, hb, h, f, out, memo));
-            }
-            for &hr in hb.right(h) {
-                right.push(sum_rec(ga, g, hb, hr, f, out, memo));
-            }
-            out.composite(left, right)
-                .expect("a composite summand gives options on both sides")
+/// The two arenas, the map, and the sums built so far.
+struct Summands<'a> {
+    ga: &'a Arena,
+    hb: &'a Arena,
+    f: &'a OutcomeMap,
+    memo: FxHashMap<(GameId, GameId), GameId>,
+}
+
+impl Summands<'_> {
+    fn sum(&mut self, g: GameId, h: GameId, out: &mut Arena) -> GameId {
+        if let Some(&s) = self.memo.get(&(g, h)) {
+            return s;
         }
-    };
-    memo.insert((g, h), s);
-    s
+        let (ga, hb) = (self.ga, self.hb);
+        let s = match (ga.as_atom(g), hb.as_atom(h)) {
+            (Some(a), Some(b)) => out.atom(self.f.apply(a, b)),
+            _ => {
+                let mut left = Vec::new();
+                let mut right = Vec::new();
+                for &gl in ga.left(g) {
+                    left.push(self.sum(gl, h, out));
+                }
+                for &hl in hb.left(h) {
+                    left.push(self.sum(g, hl, out));
+                }
+                for &gr in ga.right(g) {
+                    right.push(self.sum(gr, h, out));
+                }
+                for &hr in hb.right(h) {
+                    right.push(self.sum(g, hr, out));
+                }
+                out.composite(left, right)
+                    .expect("a composite summand gives options on both sides")
+            }
+        };
+        self.memo.insert((g, h), s);
+        s
+    }
 }

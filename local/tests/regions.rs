@@ -133,7 +133,7 @@ fn malformed_regions_are_refused_with_the_line() {
         assert!(err.contains(says), "{text:?}: {err}");
         assert!(!err.contains('\n'), "one line: {err}");
     }
-    let big = format!("1 {} 2", vec!["."; 65].join(" "));
+    let big = format!("1 {} 2", ["."; 65].join(" "));
     assert!(
         Region::parse(&big)
             .unwrap_err()
