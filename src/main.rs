@@ -22,6 +22,7 @@ mod showcase;
 mod solve;
 mod solve_hex;
 mod train;
+mod train_deep;
 
 use std::process::ExitCode;
 

@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use clap::builder::PossibleValuesParser;
+use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
 use darkhex_algorithms::cfr::rcfr::Link;
 use darkhex_algorithms::cfr::rcfr::RegressorKind;
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
@@ -46,6 +48,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo os-mccfr --iterations 1000000 --out dh3.bin",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
     "darkhex train leduc_poker --algo f-rcfr --link poly --power 1.5 --iterations 200 --plot leduc-frcfr.svg",
+    "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256",
 ], &[help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
@@ -55,8 +58,10 @@ pub struct TrainArgs {
     /// The full-width ones (cfr, cfr+, lcfr, dcfr, pcfr+) stream over the
     /// histories when the game tree is too large to compile; rcfr, rcfr+
     /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
-    /// linear least squares or a network (--regressor) on the compiled tree
-    #[arg(long, value_parser = ALGORITHM_NAMES)]
+    /// linear least squares or a network (--regressor) on the compiled tree;
+    /// deep-cfr samples on the game's states with networks and reservoirs
+    /// only (no table, no policy file nor checkpoint yet)
+    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR])))]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
     #[arg(long, default_value_t = 1000, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
@@ -140,18 +145,36 @@ pub struct TrainArgs {
     /// its initial weights drawn from --seed; default features obs)
     #[arg(long, value_parser = RegressorKind::NAMES)]
     regressor: Option<String>,
-    /// --regressor mlp: the hidden layers' widths, e.g. 64,64 (the
+    /// deep-cfr: external-sampling traversals per player and iteration, 1
+    /// to 1e7 (default 100)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(10_000_000)))]
+    traversals: Option<u32>,
+    /// deep-cfr: samples each player's advantage reservoir keeps, 1 to 1e9
+    /// (default 1e6)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
+    advantage_capacity: Option<usize>,
+    /// deep-cfr: samples each player's strategy reservoir keeps, 1 to 1e9
+    /// (default 1e6)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
+    strategy_capacity: Option<usize>,
+    /// deep-cfr: Adam steps of the policy networks' one fit at the end, 1
+    /// to 1e6 (default 4 times --fit-steps)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
+    policy_steps: Option<u32>,
+    /// --regressor mlp and deep-cfr: the hidden layers' widths, e.g. 64,64 (the
     /// default), up to 4 layers of 1 to 4096
     #[arg(long, value_parser = MlpSettings::parse_hidden)]
     hidden: Option<[u32; MAX_HIDDEN]>,
-    /// --regressor mlp: Adam steps per player and iteration, 1 to 1e6 (default 32)
+    /// --regressor mlp and deep-cfr: Adam steps per player and iteration, 1
+    /// to 1e6 (default 32; deep-cfr 100)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
     fit_steps: Option<u32>,
-    /// --regressor mlp: feature rows per Adam step, taken in order; 1 or
-    /// more (default 4096; every row when there are fewer)
+    /// --regressor mlp and deep-cfr: feature rows per Adam step, taken in
+    /// order (deep-cfr shuffles its samples first); 1 or more (default
+    /// 4096, deep-cfr 256; every row when there are fewer)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(u32::MAX.into())))]
     batch_size: Option<u32>,
-    /// --regressor mlp: Adam's learning rate, more than 0 and at most 1 (default 0.003)
+    /// --regressor mlp and deep-cfr: Adam's learning rate, more than 0 and at most 1 (default 0.003)
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
     learning_rate: Option<f64>,
     /// Refuse game trees that need more memory than this many GB (default
@@ -212,8 +235,23 @@ fn policy_is_large(trainer: &Trainer) -> bool {
     trainer.policy_infosets() > JSON_MAX_INFOSETS
 }
 
+/// The algorithm `darkhex train` runs apart from the trainer.
+const DEEP_CFR: &str = "deep-cfr";
+
 pub fn run(args: TrainArgs) -> Result<()> {
     set_threads(args.threads)?;
+    let deep_options = [
+        ("--traversals", args.traversals.is_some()),
+        ("--advantage-capacity", args.advantage_capacity.is_some()),
+        ("--strategy-capacity", args.strategy_capacity.is_some()),
+        ("--policy-steps", args.policy_steps.is_some()),
+    ];
+    if args.algo.as_deref() == Some(DEEP_CFR) {
+        return run_deep_cfr(args);
+    }
+    if let Some((name, _)) = deep_options.iter().find(|(_, given)| *given) {
+        bail!("{name} applies to --algo deep-cfr only");
+    }
     let params = AlgorithmParams {
         alpha: args.alpha,
         beta: args.beta,
@@ -581,6 +619,55 @@ pub fn run(args: TrainArgs) -> Result<()> {
         )?;
     }
     report(&args, &trainer, e, &out.policy)
+}
+
+/// Deep CFR: its settings from the options, refusing those it ignores.
+fn run_deep_cfr(args: TrainArgs) -> Result<()> {
+    let unused = [
+        ("--out", args.out.is_some()),
+        ("--checkpoint", args.checkpoint.is_some()),
+        ("--plot", args.plot.is_some()),
+        ("--eval-every", args.eval_every.is_some()),
+        ("--evals-per-decade", args.evals_per_decade.is_some()),
+        ("--alpha", args.alpha.is_some()),
+        ("--beta", args.beta.is_some()),
+        ("--gamma", args.gamma.is_some()),
+        ("--exploration", args.exploration.is_some()),
+        ("--features", args.features.is_some()),
+        ("--link", args.link.is_some()),
+        ("--power", args.power.is_some()),
+        ("--temperature", args.temperature.is_some()),
+        ("--ridge", args.ridge.is_some()),
+        ("--regressor", args.regressor.is_some()),
+        ("--stream", args.stream),
+        ("--precision", args.precision.is_some()),
+        ("--sum-order", args.sum_order.is_some()),
+        ("--keyed", args.keyed),
+    ];
+    if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
+        bail!("deep-cfr does not take {name}");
+    }
+    let mut s = DeepCfrSettings::new(args.iterations, args.seed);
+    s.traversals = args.traversals.unwrap_or(s.traversals);
+    s.advantage_capacity = args.advantage_capacity.unwrap_or(s.advantage_capacity);
+    s.strategy_capacity = args.strategy_capacity.unwrap_or(s.strategy_capacity);
+    for network in [&mut s.advantage_network, &mut s.policy_network] {
+        network.hidden = args.hidden.unwrap_or(network.hidden);
+        network.batch = args.batch_size.unwrap_or(network.batch);
+        network.learning_rate = args.learning_rate.unwrap_or(network.learning_rate);
+    }
+    s.advantage_network.steps = args.fit_steps.unwrap_or(s.advantage_network.steps);
+    s.policy_network.steps = args
+        .policy_steps
+        .unwrap_or(s.advantage_network.steps.saturating_mul(4));
+    crate::train_deep::run(crate::train_deep::DeepArgs {
+        game: args.game,
+        settings: s,
+        json: args.json,
+        time_limit: args.time_limit,
+        max_bytes: max_bytes(args.max_memory_gb),
+        eval_histories: EVAL_TREE_HISTORIES,
+    })
 }
 
 /// Where a run writes its policy and checkpoint.

@@ -655,3 +655,60 @@ fn mlp_rcfr_is_the_same_on_any_thread_count() {
         "--regressor",
     );
 }
+
+/// Deep CFR from the command line: the same exploitability to the bit with
+/// one thread and with two, the traversals it was asked for, the
+/// exploitability computed on Kuhn's tree, and the options it does not
+/// take refused (and its own refused elsewhere).
+#[test]
+fn deep_cfr_trains_the_same_on_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = |threads: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+            .args([
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "deep-cfr",
+                "--iterations",
+                "4",
+                "--traversals",
+                "20",
+                "--hidden",
+                "16,16",
+                "--fit-steps",
+                "16",
+                "--threads",
+                threads,
+                "--seed",
+                "3",
+                "--json",
+            ])
+            .env("RAYON_NUM_THREADS", threads)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        json(&o)
+    };
+    let one = train("1");
+    let two = train("2");
+    assert_eq!(one["exploitability"], two["exploitability"]);
+    assert_eq!(one["traversals"], 4 * 20 * 2);
+    let e = one["exploitability"].as_f64().unwrap();
+    assert!((0.0..0.5).contains(&e), "{e}");
+    for (bad, says) in [
+        (&["--out", "p.json"][..], "--out"),
+        (&["--checkpoint", "c.ckpt"][..], "--checkpoint"),
+        (&["--regressor", "mlp"][..], "--regressor"),
+        (&["--traversals", "0"][..], "0"),
+    ] {
+        let args = [&["train", "kuhn_poker", "--algo", "deep-cfr"][..], bad].concat();
+        assert_refused(d, &args, says);
+    }
+    assert_refused(
+        d,
+        &["train", "kuhn_poker", "--algo", "cfr", "--traversals", "10"],
+        "--traversals",
+    );
+}

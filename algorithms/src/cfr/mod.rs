@@ -6,10 +6,12 @@
 //! Hex, with [`sparse_updates`] per worker), full-width
 //! training on the streaming tables for games too large to compile
 //! ([`streaming`]), regression CFR and f-RCFR on the compiled tree
-//! ([`rcfr`], over [`crate::fa`]'s features and regressors), and training runs with checkpoints that resume bitwise
+//! ([`rcfr`], over [`crate::fa`]'s features and regressors), Deep CFR on
+//! the State API with networks and reservoirs only ([`deep_cfr`]), and training runs with checkpoints that resume bitwise
 //! ([`training`]).
 
 mod dark_hex_outcome;
+pub mod deep_cfr;
 pub mod info_table;
 pub mod mccfr;
 pub mod rcfr;

@@ -266,7 +266,9 @@ impl Mlp {
         Ok(h)
     }
 
-    fn train(&self, x: &Tensor, y: &Tensor) -> candle_core::Result<()> {
+    /// Adam on the mean squared error, each row's error multiplied by its
+    /// weight in `w` when there are weights.
+    fn train(&self, x: &Tensor, y: &Tensor, w: Option<&Tensor>) -> candle_core::Result<()> {
         let vars = self
             .layers
             .iter()
@@ -286,20 +288,94 @@ impl Mlp {
         for step in 0..self.settings.steps as usize {
             let start = (step % batches) * batch;
             let len = batch.min(rows - start);
-            let (xb, yb) = if len == rows {
-                (x.clone(), y.clone())
-            } else {
-                (x.narrow(0, start, len)?, y.narrow(0, start, len)?)
+            let rows_of = |t: &Tensor| {
+                if len == rows {
+                    Ok(t.clone())
+                } else {
+                    t.narrow(0, start, len)
+                }
             };
-            let loss = (self.forward(&xb)? - yb)?.sqr()?.mean_all()?;
+            let (xb, yb) = (rows_of(x)?, rows_of(y)?);
+            let squared = (self.forward(&xb)? - yb)?.sqr()?;
+            let loss = match w {
+                None => squared.mean_all()?,
+                Some(w) => (squared * rows_of(w)?)?.mean_all()?,
+            };
             adam.backward_step(&loss)?;
         }
         Ok(())
     }
 }
 
-impl Regressor for Mlp {
-    fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError> {
+impl Mlp {
+    /// Fits as [`Regressor::fit`] does, each row's squared error weighted
+    /// by `weights` (one a row, finite, at least zero, not all zero; Deep
+    /// CFR's weight is the iteration a sample was drawn at). The weights
+    /// are divided by their mean first, so that the loss keeps the scale of
+    /// the unweighted one and weights all 1 are that fit to the bit.
+    pub fn fit_weighted(
+        &mut self,
+        design: &Design,
+        targets: &[f64],
+        weights: &[f64],
+    ) -> Result<(), RegressError> {
+        if weights.len() != design.rows() {
+            return Err(RegressError::WrongLength {
+                rows: design.rows(),
+                targets: weights.len(),
+            });
+        }
+        if !weights.iter().all(|w| w.is_finite() && *w >= 0.0) {
+            return Err(RegressError::NotFinite);
+        }
+        if design.rows() == 0 {
+            return self.fit_with(design, targets, None);
+        }
+        let mean = weights.iter().sum::<f64>() / weights.len() as f64;
+        if !(mean > 0.0 && mean.is_finite()) {
+            return Err(RegressError::NotFinite);
+        }
+        let w: Vec<f32> = weights.iter().map(|&w| (w / mean) as f32).collect();
+        let w = Tensor::from_vec(w, (design.rows(), 1), &Device::Cpu).map_err(tensor_error)?;
+        self.fit_with(design, targets, Some(&w))
+    }
+
+    /// The network's value of each row of `x` (row-major, one row per
+    /// output, as many columns as the network has inputs) into `out`,
+    /// without a [`Design`]: for the many small batches of a traversal.
+    pub fn predict_rows(&self, x: Vec<f32>, out: &mut [f64]) -> Result<(), RegressError> {
+        if self.inputs == 0 || x.len() != out.len() * self.inputs {
+            return Err(RegressError::WrongWidth {
+                expected: self.inputs,
+                found: x.len().checked_div(out.len()).unwrap_or(0),
+            });
+        }
+        if out.is_empty() {
+            return Ok(());
+        }
+        let x =
+            Tensor::from_vec(x, (out.len(), self.inputs), &Device::Cpu).map_err(tensor_error)?;
+        self.write_predictions(&x, out)
+    }
+
+    fn write_predictions(&self, x: &Tensor, out: &mut [f64]) -> Result<(), RegressError> {
+        let y = self
+            .forward(x)
+            .and_then(|y| y.flatten_all())
+            .and_then(|y| y.to_vec1::<f32>())
+            .map_err(tensor_error)?;
+        for (o, v) in out.iter_mut().zip(y) {
+            *o = f64::from(v) * self.scale;
+        }
+        Ok(())
+    }
+
+    fn fit_with(
+        &mut self,
+        design: &Design,
+        targets: &[f64],
+        weights: Option<&Tensor>,
+    ) -> Result<(), RegressError> {
         check_targets(design, targets)?;
         if design.rows() == 0 {
             return Ok(());
@@ -309,7 +385,7 @@ impl Regressor for Mlp {
         self.scale = if largest > 0.0 { largest } else { 1.0 };
         let y: Vec<f32> = targets.iter().map(|&t| (t / self.scale) as f32).collect();
         let y = Tensor::from_vec(y, (design.rows(), 1), &Device::Cpu).map_err(tensor_error)?;
-        self.train(&x, &y).map_err(tensor_error)?;
+        self.train(&x, &y, weights).map_err(tensor_error)?;
         self.saved = self.read_params()?;
         if self.saved.weights.iter().all(|w| w.is_finite()) {
             Ok(())
@@ -317,20 +393,18 @@ impl Regressor for Mlp {
             Err(RegressError::NotFinite)
         }
     }
+}
+
+impl Regressor for Mlp {
+    fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError> {
+        self.fit_with(design, targets, None)
+    }
 
     fn predict(&mut self, design: &Design, out: &mut [f64]) -> Result<(), RegressError> {
         if design.rows() == 0 {
             return Ok(());
         }
         let x = self.input(design)?;
-        let y = self
-            .forward(&x)
-            .and_then(|y| y.flatten_all())
-            .and_then(|y| y.to_vec1::<f32>())
-            .map_err(tensor_error)?;
-        for (o, v) in out.iter_mut().zip(y) {
-            *o = f64::from(v) * self.scale;
-        }
-        Ok(())
+        self.write_predictions(&x, out)
     }
 }

@@ -1,0 +1,504 @@
+//! Deep CFR (Brown, Lerer, Gross and Sandholm 2019) on the State API: no
+//! table of information states, only networks and sample buffers.
+//!
+//! Each iteration `t` runs, for each player in turn, a number of external
+//! sampling traversals from the root. At the traverser's nodes every
+//! action is explored and the strategy is regret matching on the
+//! traverser's advantage network (uniform when no prediction is positive,
+//! and before the network's first fit); the sampled advantages (each
+//! action's value less the node's) go into the traverser's advantage
+//! reservoir with `t`. At the opponent's nodes one action is drawn from
+//! the opponent's strategy, the same regret matching on its own network,
+//! and that strategy goes into the opponent's strategy reservoir with `t`.
+//! Chance is sampled. After its traversals the traverser's advantage
+//! network is fitted again from fresh initial weights to its whole
+//! reservoir, each sample's squared error weighted by its iteration (Linear
+//! CFR's weighting, as in the paper and OpenSpiel). At the end each
+//! player's policy network is fitted to its strategy reservoir, weighted
+//! the same way.
+//!
+//! Networks are [`crate::fa::mlp`]'s, one output per (information state,
+//! action) row of [`FeatureKind::Observation`] features (what the player
+//! observed, then the action one-hot); a node's legal actions are one
+//! batch, one call. The policy network regresses probabilities by squared
+//! error, so its policy is its outputs clipped at zero and normalised over
+//! the legal actions (uniform if none is positive): the clipped outputs are
+//! the fitted probabilities themselves wherever the fit is good, where a
+//! softmax of them would flatten every distribution towards uniform (the
+//! softmax of (1, 0) is (0.73, 0.27)); a softmax belongs with a network
+//! trained through it, by cross-entropy, which a one-output regressor is
+//! not.
+//!
+//! Within an iteration a player's network does not change between fits, so
+//! its strategy at an information state is computed once and kept until
+//! the network's next fit.
+//!
+//! Determinism: the traversals of (iteration, player) draw from one seeded
+//! stream in order, each reservoir from its own seeded stream, every fit
+//! shuffles its rows with a seeded stream and starts from weights drawn
+//! from the network settings' seed, and the networks' arithmetic does not
+//! depend on the thread count ([`crate::fa::mlp`]). So a seed gives the
+//! same bits with any number of threads.
+
+use std::time::{Duration, Instant};
+
+use hashbrown::HashMap;
+use ndarray::Array2;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Token, Turn};
+
+use crate::cfr::mccfr::sample_index;
+use crate::fa::features::{FeatureKind, FeatureMap, Pair, table_pairs};
+use crate::fa::mlp::{Mlp, MlpSettings};
+use crate::fa::regress::{Design, RegressError, Regressor};
+use crate::policy::{TreePolicy, normalise, regret_matching};
+use crate::tree::GameTree;
+
+/// What a Deep CFR run is.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeepCfrSettings {
+    pub iterations: u64,
+    /// External-sampling traversals per iteration per player.
+    pub traversals: u32,
+    /// Samples each player's advantage reservoir keeps.
+    pub advantage_capacity: usize,
+    /// Samples each player's strategy reservoir keeps.
+    pub strategy_capacity: usize,
+    /// The advantage networks (fitted after every traversal batch).
+    pub advantage_network: MlpSettings,
+    /// The policy networks (fitted once, at the end).
+    pub policy_network: MlpSettings,
+    /// Seeds the traversals, the reservoirs and the fits' row order.
+    pub seed: u64,
+}
+
+impl DeepCfrSettings {
+    pub const DEFAULT_TRAVERSALS: u32 = 100;
+    pub const DEFAULT_CAPACITY: usize = 1_000_000;
+    /// Adam steps of an advantage fit; the policy's are four times as
+    /// many (one fit, at the end).
+    pub const DEFAULT_STEPS: u32 = 100;
+    /// Rows per Adam step: a reservoir is far more rows than RCFR's
+    /// table of one game, and small steps on shuffled rows fit it better
+    /// for the time than few large ones (on Kuhn, 100 steps of 256 rows
+    /// beat 50 of 1024 by half the exploitability).
+    pub const DEFAULT_BATCH: u32 = 256;
+
+    /// Default settings, every stream drawn from `seed`.
+    pub fn new(iterations: u64, seed: u64) -> DeepCfrSettings {
+        let network = |steps| MlpSettings {
+            steps,
+            batch: Self::DEFAULT_BATCH,
+            ..MlpSettings::new(seed)
+        };
+        DeepCfrSettings {
+            iterations,
+            traversals: Self::DEFAULT_TRAVERSALS,
+            advantage_capacity: Self::DEFAULT_CAPACITY,
+            strategy_capacity: Self::DEFAULT_CAPACITY,
+            advantage_network: network(Self::DEFAULT_STEPS),
+            policy_network: network(4 * Self::DEFAULT_STEPS),
+            seed,
+        }
+    }
+
+    pub fn check(&self) -> Result<(), DeepCfrError> {
+        if self.traversals == 0 {
+            return Err(DeepCfrError::BadSettings(
+                "Deep CFR needs at least one traversal per iteration".into(),
+            ));
+        }
+        if self.advantage_capacity == 0 || self.strategy_capacity == 0 {
+            return Err(DeepCfrError::BadSettings(
+                "the reservoirs need room for at least one sample".into(),
+            ));
+        }
+        for (what, n) in [
+            ("advantage", self.advantage_network),
+            ("policy", self.policy_network),
+        ] {
+            n.check()
+                .map_err(|e| DeepCfrError::BadSettings(format!("the {what} network: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum DeepCfrError {
+    #[error(transparent)]
+    Regress(#[from] RegressError),
+    #[error("{0}")]
+    BadSettings(String),
+    #[error("the policy networks are not trained yet (run every iteration first)")]
+    NoPolicy,
+}
+
+/// A uniform sample of at most `capacity` items of a stream (Vitter's
+/// algorithm R), drawn from its own seeded generator.
+#[derive(Clone, Debug)]
+pub struct Reservoir<T> {
+    capacity: usize,
+    seen: u64,
+    items: Vec<T>,
+    rng: ChaCha8Rng,
+}
+
+impl<T> Reservoir<T> {
+    /// An empty reservoir whose draws come from stream `stream` of `seed`.
+    pub fn new(capacity: usize, seed: u64, stream: u64) -> Reservoir<T> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(stream);
+        Reservoir {
+            capacity,
+            seen: 0,
+            items: Vec::new(),
+            rng,
+        }
+    }
+
+    /// Offers the stream's next item: kept with probability
+    /// capacity / items seen, in the place of a uniformly drawn one.
+    pub fn push(&mut self, item: T) {
+        self.seen += 1;
+        if self.items.len() < self.capacity {
+            self.items.push(item);
+        } else {
+            let j = self.rng.random_range(0..self.seen);
+            if let Some(slot) = usize::try_from(j).ok().and_then(|j| self.items.get_mut(j)) {
+                *slot = item;
+            }
+        }
+    }
+
+    pub fn items(&self) -> &[T] {
+        &self.items
+    }
+
+    /// Items offered so far.
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+}
+
+/// One sampled information state: its key and legal actions, the
+/// iteration it was drawn at, and a number per action (advantages, or
+/// strategy probabilities).
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub key: Box<[Token]>,
+    pub actions: Vec<Action>,
+    pub iteration: u64,
+    pub values: Vec<f64>,
+}
+
+/// Where a run's time and work went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DeepCfrStats {
+    pub traversals: u64,
+    /// Histories the traversals visited (terminal and chance included).
+    pub nodes: u64,
+    /// Advantage-network calls (one per information state and fit, each a
+    /// batch of its legal actions).
+    pub network_calls: u64,
+    pub traversal_time: Duration,
+    pub fit_time: Duration,
+}
+
+/// Streams of the seed, one purpose each.
+const STREAM_TRAVERSAL: u64 = 0;
+const STREAM_ADVANTAGE: u64 = 1;
+const STREAM_STRATEGY: u64 = 1 + NUM_PLAYERS as u64;
+const STREAM_SHUFFLE: u64 = 1 + 2 * NUM_PLAYERS as u64;
+
+/// A Deep CFR run on one game.
+pub struct DeepCfrSolver {
+    game: AnyGame,
+    settings: DeepCfrSettings,
+    map: FeatureMap,
+    iteration: u64,
+    /// Each player's advantage network, none before its first fit.
+    advantage: [Option<Mlp>; NUM_PLAYERS],
+    /// Each player's strategy at the information states met since its
+    /// network's last fit.
+    strategies: [HashMap<Box<[Token]>, Vec<f64>>; NUM_PLAYERS],
+    advantages: [Reservoir<Sample>; NUM_PLAYERS],
+    averages: [Reservoir<Sample>; NUM_PLAYERS],
+    policy: [Option<Mlp>; NUM_PLAYERS],
+    stats: DeepCfrStats,
+}
+
+impl DeepCfrSolver {
+    pub fn new(game: AnyGame, settings: DeepCfrSettings) -> Result<DeepCfrSolver, DeepCfrError> {
+        settings.check()?;
+        let map = FeatureMap::new(FeatureKind::Observation, &game, [0; NUM_PLAYERS]);
+        let seed = settings.seed;
+        Ok(DeepCfrSolver {
+            advantages: std::array::from_fn(|p| {
+                Reservoir::new(
+                    settings.advantage_capacity,
+                    seed,
+                    STREAM_ADVANTAGE + p as u64,
+                )
+            }),
+            averages: std::array::from_fn(|p| {
+                Reservoir::new(settings.strategy_capacity, seed, STREAM_STRATEGY + p as u64)
+            }),
+            game,
+            settings,
+            map,
+            iteration: 0,
+            advantage: Default::default(),
+            strategies: Default::default(),
+            policy: Default::default(),
+            stats: DeepCfrStats::default(),
+        })
+    }
+
+    pub fn settings(&self) -> DeepCfrSettings {
+        self.settings
+    }
+
+    /// Iterations finished.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    pub fn stats(&self) -> DeepCfrStats {
+        self.stats
+    }
+
+    /// Each player's advantage and strategy reservoirs.
+    pub fn reservoirs(&self, player: usize) -> (&Reservoir<Sample>, &Reservoir<Sample>) {
+        (&self.advantages[player], &self.averages[player])
+    }
+
+    /// Every iteration the settings ask for, then the policy networks.
+    pub fn run(&mut self) -> Result<(), DeepCfrError> {
+        while self.iteration < self.settings.iterations {
+            self.iterate()?;
+        }
+        self.train_policy()
+    }
+
+    /// One iteration: each player's traversals, then its advantage fit.
+    pub fn iterate(&mut self) -> Result<(), DeepCfrError> {
+        let t = self.iteration + 1;
+        for player in 0..NUM_PLAYERS {
+            let start = Instant::now();
+            let mut rng = ChaCha8Rng::seed_from_u64(self.settings.seed);
+            rng.set_stream(STREAM_TRAVERSAL);
+            // Each (iteration, player) its own position in the stream.
+            rng.set_word_pos(((t * NUM_PLAYERS as u64 + player as u64) as u128) << 40);
+            let root = self.game.new_initial_state();
+            for _ in 0..self.settings.traversals {
+                self.traverse(&root, player, t, &mut rng)?;
+            }
+            self.stats.traversals += u64::from(self.settings.traversals);
+            let fitted = Instant::now();
+            self.stats.traversal_time += fitted - start;
+            let net = self.fit(
+                self.advantages[player].items(),
+                player,
+                self.settings.advantage_network,
+                player as u64,
+                t,
+            )?;
+            self.advantage[player] = net;
+            self.strategies[player].clear();
+            self.stats.fit_time += fitted.elapsed();
+        }
+        self.iteration = t;
+        Ok(())
+    }
+
+    /// Fits each player's policy network to its strategy reservoir.
+    pub fn train_policy(&mut self) -> Result<(), DeepCfrError> {
+        let start = Instant::now();
+        for player in 0..NUM_PLAYERS {
+            self.policy[player] = self.fit(
+                self.averages[player].items(),
+                player,
+                self.settings.policy_network,
+                (NUM_PLAYERS + player) as u64,
+                0,
+            )?;
+        }
+        self.stats.fit_time += start.elapsed();
+        Ok(())
+    }
+
+    /// The sampled value of `state` to `player`, storing samples.
+    fn traverse(
+        &mut self,
+        state: &AnyState,
+        player: usize,
+        t: u64,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<f64, DeepCfrError> {
+        self.stats.nodes += 1;
+        match state.current_player() {
+            Turn::Terminal => Ok(state.returns()[player]),
+            Turn::Chance => {
+                let outcomes = state.chance_outcomes();
+                let probs: Vec<f64> = outcomes.iter().map(|o| o.1).collect();
+                let mut child = state.clone();
+                child.apply(outcomes[sample_index(&probs, rng)].0);
+                self.traverse(&child, player, t, rng)
+            }
+            Turn::Player(mover) => {
+                let actions = state.legal_actions();
+                let key = state.info_key(mover);
+                let sigma = self.strategy(mover, key, &actions)?;
+                if mover == player {
+                    let mut values = Vec::with_capacity(actions.len());
+                    for &a in &actions {
+                        let mut child = state.clone();
+                        child.apply(a);
+                        values.push(self.traverse(&child, player, t, rng)?);
+                    }
+                    let value: f64 = values.iter().zip(&sigma).map(|(v, p)| v * p).sum();
+                    values.iter_mut().for_each(|v| *v -= value);
+                    self.advantages[player].push(Sample {
+                        key: key.into(),
+                        actions,
+                        iteration: t,
+                        values,
+                    });
+                    Ok(value)
+                } else {
+                    let a = actions[sample_index(&sigma, rng)];
+                    self.averages[mover].push(Sample {
+                        key: key.into(),
+                        actions,
+                        iteration: t,
+                        values: sigma,
+                    });
+                    let mut child = state.clone();
+                    child.apply(a);
+                    self.traverse(&child, player, t, rng)
+                }
+            }
+        }
+    }
+
+    /// `player`'s strategy at `key`: regret matching on its advantage
+    /// network's predictions for every legal action, in one call.
+    fn strategy(
+        &mut self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+    ) -> Result<Vec<f64>, DeepCfrError> {
+        let Some(net) = &self.advantage[player] else {
+            return Ok(vec![1.0 / actions.len() as f64; actions.len()]);
+        };
+        if let Some(sigma) = self.strategies[player].get(key) {
+            return Ok(sigma.clone());
+        }
+        let width = self.map.width(player);
+        let mut x = vec![0.0f32; actions.len() * width];
+        let mut row = vec![0.0f64; width];
+        for (&action, out) in actions.iter().zip(x.chunks_exact_mut(width)) {
+            self.map.write_row(
+                player,
+                Pair {
+                    key,
+                    action,
+                    slot: 0,
+                },
+                &mut row,
+            );
+            out.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
+        }
+        let mut predicted = vec![0.0; actions.len()];
+        net.predict_rows(x, &mut predicted)?;
+        self.stats.network_calls += 1;
+        let mut sigma = vec![0.0; actions.len()];
+        regret_matching(&predicted, &mut sigma);
+        self.strategies[player].insert(key.into(), sigma.clone());
+        Ok(sigma)
+    }
+
+    /// A network fitted from fresh weights (stream `stream` of the
+    /// settings' seed) to `samples`, each row weighted by its iteration;
+    /// none when there are no samples. `t` picks the row order's stream.
+    fn fit(
+        &self,
+        samples: &[Sample],
+        player: usize,
+        network: MlpSettings,
+        stream: u64,
+        t: u64,
+    ) -> Result<Option<Mlp>, DeepCfrError> {
+        if samples.is_empty() {
+            return Ok(None);
+        }
+        // Minibatches are contiguous runs of rows: shuffled samples make
+        // each a uniform draw instead of one traversal's neighbours.
+        let mut order: Vec<usize> = (0..samples.len()).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.settings.seed);
+        rng.set_stream(STREAM_SHUFFLE + stream);
+        rng.set_word_pos(u128::from(t) << 40);
+        order.shuffle(&mut rng);
+        let rows: usize = samples.iter().map(|s| s.actions.len()).sum();
+        let width = self.map.width(player);
+        let mut x = Array2::zeros((rows, width));
+        let mut targets = Vec::with_capacity(rows);
+        let mut weights = Vec::with_capacity(rows);
+        let mut r = 0;
+        for s in order.into_iter().map(|i| &samples[i]) {
+            for (&action, &value) in s.actions.iter().zip(&s.values) {
+                let mut row = x.row_mut(r);
+                let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
+                self.map.write_row(
+                    player,
+                    Pair {
+                        key: &s.key,
+                        action,
+                        slot: 0,
+                    },
+                    row,
+                );
+                targets.push(value);
+                weights.push(s.iteration.max(1) as f64);
+                r += 1;
+            }
+        }
+        let design = Design::new(x);
+        let mut net = Mlp::new(network, width, stream)?;
+        net.fit_weighted(&design, &targets, &weights)?;
+        Ok(Some(net))
+    }
+
+    /// The learned average policy at every information state of `tree`
+    /// (compiled from this game): the policy networks' outputs, clipped at
+    /// zero and normalised over the legal actions (see the module notes).
+    pub fn tree_policy(&mut self, tree: &GameTree) -> Result<TreePolicy, DeepCfrError> {
+        let mut probs: [Vec<f64>; NUM_PLAYERS] = Default::default();
+        for (p, out) in probs.iter_mut().enumerate() {
+            let table = tree.infosets(p);
+            let Some(net) = self.policy[p].as_mut() else {
+                if table.is_empty() {
+                    continue;
+                }
+                return Err(DeepCfrError::NoPolicy);
+            };
+            let design = Design::new(self.map.batch(p, table_pairs(table)));
+            let mut y = vec![0.0; table.num_slots()];
+            net.predict(&design, &mut y)?;
+            y.iter_mut().for_each(|v| *v = v.max(0.0));
+            out.resize(table.num_slots(), 0.0);
+            for i in 0..table.len() {
+                let s = table.slots(i);
+                normalise(&y[s.clone()], &mut out[s]);
+            }
+        }
+        Ok(TreePolicy { probs })
+    }
+}

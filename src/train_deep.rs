@@ -1,0 +1,111 @@
+//! `darkhex train --algo deep-cfr`: a Deep CFR run with a progress bar, and
+//! the exact exploitability of the learned policy where the tree compiles.
+//! The networks live only as long as the run: nothing is saved.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
+use darkhex_algorithms::exploitability;
+use darkhex_algorithms::tree::estimate_histories;
+use darkhex_games::{AnyGame, Game, with_game};
+
+use crate::interrupt;
+use crate::output::outln;
+use crate::progress::{bar, compile};
+
+/// What a Deep CFR run takes from the command line.
+pub struct DeepArgs {
+    pub game: AnyGame,
+    pub settings: DeepCfrSettings,
+    pub json: bool,
+    pub time_limit: Option<f64>,
+    pub max_bytes: u64,
+    pub eval_histories: f64,
+}
+
+pub fn run(a: DeepArgs) -> Result<()> {
+    let target = a.settings.iterations;
+    let mut solver = DeepCfrSolver::new(a.game, a.settings)?;
+    let status = interrupt::Status::default();
+    interrupt::exit_saying(&status);
+    let progress = bar(target);
+    let start = Instant::now();
+    let out_of_time = || {
+        a.time_limit
+            .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
+    };
+    while solver.iteration() < target && !out_of_time() {
+        status.set(format!(
+            "at iteration {} of deep-cfr (it keeps no checkpoint: nothing was saved)",
+            solver.iteration() + 1
+        ));
+        solver.iterate()?;
+        progress.set_position(solver.iteration());
+    }
+    progress.finish_and_clear();
+    if solver.iteration() < target {
+        eprintln!(
+            "time limit reached: stopped at iteration {} of {target}",
+            solver.iteration()
+        );
+    }
+    status.set("while fitting deep-cfr's policy networks (nothing was saved)");
+    solver.train_policy()?;
+    let seconds = start.elapsed().as_secs_f64();
+    status.set("during the exploitability of deep-cfr's policy");
+    let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
+    let eval = match fits.then(|| compile(&a.game, a.max_bytes)) {
+        Some(Ok((tree, _))) => {
+            let e = exploitability(&tree, &solver.tree_policy(&tree)?);
+            Some((e.exploitability, e.value_p0))
+        }
+        _ => None,
+    };
+    let stats = solver.stats();
+    let game = a.game.game_string();
+    let rate = stats.traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
+    if a.json {
+        let (advantages, strategies) = solver.reservoirs(0);
+        let json = serde_json::json!({
+            "game": game,
+            "algo": "deep-cfr",
+            "iterations": solver.iteration(),
+            "exploitability": eval.map(|e| e.0),
+            "value_p0": eval.map(|e| e.1),
+            "seconds": seconds,
+            "traversals": stats.traversals,
+            "traversals_per_second": rate,
+            "nodes": stats.nodes,
+            "network_calls": stats.network_calls,
+            "traversal_seconds": stats.traversal_time.as_secs_f64(),
+            "fit_seconds": stats.fit_time.as_secs_f64(),
+            "advantage_samples_p0": advantages.items().len(),
+            "strategy_samples_p0": strategies.items().len(),
+        });
+        outln!("{json}");
+        return Ok(());
+    }
+    outln!("game             {game}");
+    outln!("algorithm        deep-cfr");
+    outln!("iterations       {}", solver.iteration());
+    match eval {
+        Some((e, v)) => {
+            outln!("exploitability   {e:.6e}");
+            outln!("value for p0     {v:.6}");
+        }
+        None => outln!("exploitability   not computed: the game tree is too large"),
+    }
+    outln!(
+        "traversals       {} ({rate:.0} a second, {} network calls)",
+        stats.traversals,
+        stats.network_calls
+    );
+    outln!(
+        "seconds          {seconds:.3} ({:.3} traversing, {:.3} fitting networks)",
+        stats.traversal_time.as_secs_f64(),
+        stats.fit_time.as_secs_f64()
+    );
+    outln!("policy           not saved (deep-cfr writes no policy file yet)");
+    Ok(())
+}
