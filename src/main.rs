@@ -16,6 +16,7 @@ mod plot;
 mod plot_runs;
 mod pone;
 mod progress;
+mod region;
 mod sgf;
 mod showcase;
 mod solve;
@@ -71,6 +72,8 @@ enum Command {
     Gtp(gtp::GtpArgs),
     /// Honjo et al.'s position networks of a Hex position: distances, path counts, E, E_k
     Analyze(analyze::AnalyzeArgs),
+    /// The combinatorial value of a Hex region drawn in a file, and whether it is passable
+    Region(region::RegionArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
         Some(Command::Pone(args)) => pone::run(args),
         Some(Command::Gtp(args)) => gtp::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Region(args)) => region::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

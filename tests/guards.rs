@@ -482,3 +482,35 @@ fn tournament_file_errors_keep_their_lines() {
         .unwrap_or_else(|| panic!("{err}"));
     assert!(lines[at + 1].contains('^'), "{err}");
 }
+
+#[test]
+fn region_files_that_are_no_region_are_refused_with_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "1 . 2\n. Z .\n",
+            &["line 2", "'Z' is not a cell", "accepted"],
+        ),
+        ("1 . .\n", &["terminals must be 1 and 2"]),
+        (
+            "poset klein\n1 . 2\n",
+            &["unknown poset 'klein'", "accepted boolean, p3"],
+        ),
+        ("\u{0}\u{1}binary", &["is not"]),
+        ("", &["terminals must be"]),
+    ];
+    for (i, (text, needles)) in cases.iter().enumerate() {
+        let name = format!("r{i}.region");
+        std::fs::write(d.join(&name), text).unwrap();
+        refused(d, &["region", &name], needles);
+    }
+    refused(
+        d,
+        &["region", "missing.region"],
+        &["cannot read missing.region"],
+    );
+    let big = format!("1 {} 2\n", ["."; 11].join(" "));
+    std::fs::write(d.join("big.region"), big).unwrap();
+    refused(d, &["region", "big.region", "--form"], &["at most 10"]);
+}

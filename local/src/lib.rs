@@ -1,0 +1,33 @@
+//! Local Hex theory: the combinatorial value of a region of a Hex board
+//! over its outcome poset, after Selinger, "On the combinatorial value of
+//! Hex positions" (2022) and Demer and Selinger, "On 3-terminal positions
+//! in Hex".
+//!
+//! - [`poset`]: outcome posets (boolean, P3, corner, fork);
+//! - [`form`]: game forms in a hash-consing arena, the relations <= and ◁,
+//!   monotone and passable tests;
+//! - [`canonical`]: canonical forms;
+//! - [`sum`]: sums G +_f H;
+//! - [`region`]: Hex regions read from a text diagram, and their values.
+
+pub mod canonical;
+pub mod form;
+pub mod poset;
+pub mod region;
+pub mod sum;
+
+pub use form::{Arena, GameId};
+pub use poset::{Atom, Connection, Poset};
+
+/// What can go wrong reading or combining local games.
+#[derive(Debug, thiserror::Error)]
+pub enum LocalError {
+    #[error("poset: {0}")]
+    Poset(String),
+    #[error("game form: {0}")]
+    Form(String),
+    #[error("outcome map: {0}")]
+    Map(String),
+    #[error("region file, {0}")]
+    Region(String),
+}
