@@ -194,38 +194,36 @@ impl Arena {
 
     /// Monotone: G <= G^L and G^R <= G for every option, recursively.
     pub fn is_monotone(&mut self, g: GameId) -> bool {
-        let mut seen = FxHashMap::default();
-        self.monotone_rec(g, &mut seen)
-    }
-
-    fn monotone_rec(&mut self, g: GameId, seen: &mut FxHashMap<GameId, bool>) -> bool {
-        if let Some(&v) = seen.get(&g) {
-            return v;
-        }
-        let left = self.left(g).to_vec();
-        let right = self.right(g).to_vec();
-        let v = left.iter().all(|&gl| self.le(g, gl))
-            && right.iter().all(|&gr| self.le(gr, g))
-            && left
-                .iter()
-                .chain(&right)
-                .all(|&o| self.monotone_rec(o, seen));
-        seen.insert(g, v);
-        v
+        self.holds_throughout(g, |arena, g| {
+            let left = arena.left(g).to_vec();
+            let right = arena.right(g).to_vec();
+            left.iter().all(|&gl| arena.le(g, gl)) && right.iter().all(|&gr| arena.le(gr, g))
+        })
     }
 
     /// Passable: G ◁ G, recursively for every option.
     pub fn is_passable(&mut self, g: GameId) -> bool {
-        let mut seen = FxHashMap::default();
-        self.passable_rec(g, &mut seen)
+        self.holds_throughout(g, |arena, g| arena.lf(g, g))
     }
 
-    fn passable_rec(&mut self, g: GameId, seen: &mut FxHashMap<GameId, bool>) -> bool {
+    /// Whether `local` holds at G and at every subgame of G, each subgame
+    /// tested once.
+    fn holds_throughout(&mut self, g: GameId, local: fn(&mut Self, GameId) -> bool) -> bool {
+        let mut seen = FxHashMap::default();
+        self.holds_rec(g, local, &mut seen)
+    }
+
+    fn holds_rec(
+        &mut self,
+        g: GameId,
+        local: fn(&mut Self, GameId) -> bool,
+        seen: &mut FxHashMap<GameId, bool>,
+    ) -> bool {
         if let Some(&v) = seen.get(&g) {
             return v;
         }
         let options: Vec<GameId> = self.left(g).iter().chain(self.right(g)).copied().collect();
-        let v = self.lf(g, g) && options.into_iter().all(|o| self.passable_rec(o, seen));
+        let v = local(self, g) && options.into_iter().all(|o| self.holds_rec(o, local, seen));
         seen.insert(g, v);
         v
     }
