@@ -48,9 +48,9 @@ fn settings(
 /// Deep CFR learns Kuhn poker: 30 iterations of 100 traversals a player,
 /// networks of two hidden layers of 64 fitted by 100 Adam steps of 256 rows
 /// (400 for the policy), and the learned policy's exploitability, computed
-/// exactly on the tree, is below 0.1, from the uniform policy's 0.4583
-/// (seeds 0, 1, 2: 0.062, 0.035, 0.039; with the advantages' sign flipped
-/// seed 0 gives 1.018).
+/// exactly on the tree, is below 0.05, from the uniform policy's 0.4583
+/// (seeds 0, 1, 2: 0.010, 0.030, 0.041; with the advantages' sign flipped
+/// seed 0 gives 0.83).
 #[test]
 fn deep_cfr_learns_kuhn() {
     let (game, tree) = kuhn();
@@ -69,7 +69,7 @@ fn deep_cfr_learns_kuhn() {
     let policy = solver.tree_policy(&tree).unwrap();
     assert!(policy.is_valid(&tree, 1e-9));
     let e = exploitability(&tree, &policy).exploitability;
-    assert!(e < 0.1, "{e}");
+    assert!(e < 0.05, "{e}");
 }
 
 /// The same seed gives the same bits (the tensor library's threads are set
@@ -185,6 +185,52 @@ fn weighted_fit() {
     assert!(matches!(
         mlp.fit_weighted(&design, &targets, &[0.0; 8]),
         Err(RegressError::NotFinite)
+    ));
+}
+
+/// A network of two outputs fitted on the first only: the second's
+/// targets change nothing (to the bit), and the first learns its targets;
+/// fitted on both, each output learns its own.
+#[test]
+fn legal_outputs_fit() {
+    let x = Array2::from_shape_fn((4, 3), |(r, c)| match c {
+        0 => (r % 2) as f64,
+        1 => 1.0,
+        _ => (r / 2) as f64,
+    });
+    let design = Design::new(x);
+    let first = [0.5, -0.5, 1.0, 0.0];
+    let second = [1.0, 0.25, -1.0, 0.5];
+    let mut network = MlpSettings::new(2);
+    network.steps = 1500;
+    let fit = |targets: &[f64], legal: &[bool]| {
+        let mut mlp = Mlp::with_outputs(network, 3, 2, 0).unwrap();
+        mlp.fit_legal(&design, targets, legal, &[1.0; 4]).unwrap();
+        let mut y = vec![0.0; 8];
+        mlp.predict(&design, &mut y).unwrap();
+        let bits: Vec<u32> = mlp.params().weights.iter().map(|w| w.to_bits()).collect();
+        (y, bits)
+    };
+    let interleave = |a: &[f64], b: &[f64]| -> Vec<f64> {
+        a.iter().zip(b).flat_map(|(&a, &b)| [a, b]).collect()
+    };
+    let first_only = [true, false].repeat(4);
+    let (y, bits) = fit(&interleave(&first, &[0.0; 4]), &first_only);
+    let (y_other, bits_other) = fit(&interleave(&first, &[9.0; 4]), &first_only);
+    assert_eq!(bits, bits_other);
+    assert_eq!(y, y_other);
+    for (r, &t) in first.iter().enumerate() {
+        assert!((y[2 * r] - t).abs() < 0.05, "{y:?}");
+    }
+    let (both, _) = fit(&interleave(&first, &second), &[true; 8]);
+    for (r, (&a, &b)) in first.iter().zip(&second).enumerate() {
+        assert!((both[2 * r] - a).abs() < 0.05, "{both:?}");
+        assert!((both[2 * r + 1] - b).abs() < 0.05, "{both:?}");
+    }
+    let mut mlp = Mlp::with_outputs(network, 3, 2, 0).unwrap();
+    assert!(matches!(
+        mlp.fit_legal(&design, &first, &[true; 4], &[1.0; 4]),
+        Err(RegressError::WrongLength { .. })
     ));
 }
 

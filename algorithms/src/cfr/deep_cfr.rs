@@ -4,8 +4,11 @@
 //! Each iteration `t` runs, for each player in turn, a number of external
 //! sampling traversals from the root. At the traverser's nodes every
 //! action is explored and the strategy is regret matching on the
-//! traverser's advantage network (uniform when no prediction is positive,
-//! and before the network's first fit); the sampled advantages (each
+//! traverser's advantage network (uniform before the network's first
+//! fit; when no legal action's prediction is positive, the one predicted
+//! highest, with probability 1, as the paper prescribes: a network's
+//! small negative errors would otherwise make it uniform wherever all
+//! regrets are near zero); the sampled advantages (each
 //! action's value less the node's) go into the traverser's advantage
 //! reservoir with `t`. At the opponent's nodes one action is drawn from
 //! the opponent's strategy, the same regret matching on its own network,
@@ -17,17 +20,18 @@
 //! player's policy network is fitted to its strategy reservoir, weighted
 //! the same way.
 //!
-//! Networks are [`crate::fa::mlp`]'s, one output per (information state,
-//! action) row of [`FeatureKind::Observation`] features (what the player
-//! observed, then the action one-hot); a node's legal actions are one
-//! batch, one call. The policy network regresses probabilities by squared
-//! error, so its policy is its outputs clipped at zero and normalised over
-//! the legal actions (uniform if none is positive): the clipped outputs are
-//! the fitted probabilities themselves wherever the fit is good, where a
-//! softmax of them would flatten every distribution towards uniform (the
-//! softmax of (1, 0) is (0.73, 0.27)); a softmax belongs with a network
-//! trained through it, by cross-entropy, which a one-output regressor is
-//! not.
+//! Networks are [`crate::fa::mlp`]'s, as in the paper: the input is
+//! what the player observed (the observation features of
+//! [`FeatureKind::Observation`], without an action), and there is one
+//! output per action of the game, so one call gives a node's every
+//! action; a fit counts only the legal actions' outputs of each sample.
+//! (One output per (state, action) row, the action one-hot among the
+//! inputs, learns far more slowly: the network must build every action's
+//! interaction with the observations in its hidden layers.) The policy
+//! network regresses probabilities by squared error, so its policy is its
+//! legal outputs clipped at zero and normalised (uniform if none is
+//! positive): the clipped outputs are the fitted probabilities themselves
+//! wherever the fit is good.
 //!
 //! Within an iteration a player's network does not change between fits, so
 //! its strategy at an information state is computed once and kept until
@@ -53,7 +57,7 @@ use thiserror::Error;
 use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Token, Turn};
 
 use crate::cfr::mccfr::sample_index;
-use crate::fa::features::{FeatureKind, FeatureMap, Pair, table_pairs};
+use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpSettings};
 use crate::fa::regress::{Design, RegressError, Regressor};
 use crate::policy::{TreePolicy, normalise, regret_matching};
@@ -401,26 +405,19 @@ impl DeepCfrSolver {
         if let Some(sigma) = self.strategies[player].get(key) {
             return Ok(sigma.clone());
         }
-        let width = self.map.width(player);
-        let mut x = vec![0.0f32; actions.len() * width];
-        let mut row = vec![0.0f64; width];
-        for (&action, out) in actions.iter().zip(x.chunks_exact_mut(width)) {
-            self.map.write_row(
-                player,
-                Pair {
-                    key,
-                    action,
-                    slot: 0,
-                },
-                &mut row,
-            );
-            out.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
-        }
-        let mut predicted = vec![0.0; actions.len()];
-        net.predict_rows(x, &mut predicted)?;
+        let mut row = vec![0.0f64; self.map.observation_width()];
+        self.map.write_observation(player, key, &mut row);
+        let x = row.iter().map(|&v| v as f32).collect();
+        let mut outputs = vec![0.0; self.game.num_distinct_actions()];
+        net.predict_rows(x, &mut outputs)?;
         self.stats.network_calls += 1;
+        let predicted: Vec<f64> = actions.iter().map(|&a| outputs[a as usize]).collect();
         let mut sigma = vec![0.0; actions.len()];
         regret_matching(&predicted, &mut sigma);
+        if predicted.iter().all(|&r| r <= 0.0) {
+            sigma.fill(0.0);
+            sigma[argmax(&predicted)] = 1.0;
+        }
         self.strategies[player].insert(key.into(), sigma.clone());
         Ok(sigma)
     }
@@ -446,33 +443,25 @@ impl DeepCfrSolver {
         rng.set_stream(STREAM_SHUFFLE + stream);
         rng.set_word_pos(u128::from(t) << 40);
         order.shuffle(&mut rng);
-        let rows: usize = samples.iter().map(|s| s.actions.len()).sum();
-        let width = self.map.width(player);
-        let mut x = Array2::zeros((rows, width));
-        let mut targets = Vec::with_capacity(rows);
-        let mut weights = Vec::with_capacity(rows);
-        let mut r = 0;
-        for s in order.into_iter().map(|i| &samples[i]) {
+        let width = self.map.observation_width();
+        let outputs = self.game.num_distinct_actions();
+        let mut x = Array2::zeros((samples.len(), width));
+        let mut targets = vec![0.0; samples.len() * outputs];
+        let mut legal = vec![false; samples.len() * outputs];
+        let mut weights = Vec::with_capacity(samples.len());
+        for (r, s) in order.into_iter().map(|i| &samples[i]).enumerate() {
+            let mut row = x.row_mut(r);
+            let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
+            self.map.write_observation(player, &s.key, row);
             for (&action, &value) in s.actions.iter().zip(&s.values) {
-                let mut row = x.row_mut(r);
-                let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
-                self.map.write_row(
-                    player,
-                    Pair {
-                        key: &s.key,
-                        action,
-                        slot: 0,
-                    },
-                    row,
-                );
-                targets.push(value);
-                weights.push(s.iteration.max(1) as f64);
-                r += 1;
+                targets[r * outputs + action as usize] = value;
+                legal[r * outputs + action as usize] = true;
             }
+            weights.push(s.iteration.max(1) as f64);
         }
         let design = Design::new(x);
-        let mut net = Mlp::new(network, width, stream)?;
-        net.fit_weighted(&design, &targets, &weights)?;
+        let mut net = Mlp::with_outputs(network, width, outputs, stream)?;
+        net.fit_legal(&design, &targets, &legal, &weights)?;
         Ok(Some(net))
     }
 
@@ -489,16 +478,38 @@ impl DeepCfrSolver {
                 }
                 return Err(DeepCfrError::NoPolicy);
             };
-            let design = Design::new(self.map.batch(p, table_pairs(table)));
-            let mut y = vec![0.0; table.num_slots()];
-            net.predict(&design, &mut y)?;
-            y.iter_mut().for_each(|v| *v = v.max(0.0));
+            let width = self.map.observation_width();
+            let outputs = self.game.num_distinct_actions();
+            let mut x = Array2::zeros((table.len(), width));
+            for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+                let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
+                self.map.write_observation(p, &table.keys[i], row);
+            }
+            let mut y = vec![0.0; table.len() * outputs];
+            net.predict(&Design::new(x), &mut y)?;
             out.resize(table.num_slots(), 0.0);
+            let mut legal = Vec::new();
             for i in 0..table.len() {
                 let s = table.slots(i);
-                normalise(&y[s.clone()], &mut out[s]);
+                legal.clear();
+                legal.extend(
+                    s.clone()
+                        .map(|slot| y[i * outputs + table.actions[slot] as usize].max(0.0)),
+                );
+                normalise(&legal, &mut out[s]);
             }
         }
         Ok(TreePolicy { probs })
     }
+}
+
+/// The index of the largest value, the first of equals.
+fn argmax(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if v > values[best] {
+            best = i;
+        }
+    }
+    best
 }

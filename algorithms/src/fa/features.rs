@@ -269,6 +269,14 @@ impl FeatureMap {
         }
     }
 
+    /// Writes what `player` observed at `key` (the observation features,
+    /// the constant included) into `out`, `observation_width()` long: the
+    /// input of a network with one output per action.
+    pub fn write_observation(&self, player: usize, key: &[Token], out: &mut [f64]) {
+        out.fill(0.0);
+        self.observer.write(player, key, out);
+    }
+
     /// Writes `player`'s row of `pair` into `out`, `width(player)` long.
     pub fn write_row(&self, player: usize, pair: Pair, out: &mut [f64]) {
         out.fill(0.0);

@@ -1,6 +1,7 @@
-//! A multilayer perceptron regressor: rectified hidden layers, one linear
-//! output, trained by Adam on the mean squared error with candle's CPU
-//! tensors and autodiff.
+//! A multilayer perceptron regressor: rectified hidden layers, linear
+//! outputs (one as a [`Regressor`]; one per action for Deep CFR, which
+//! fits only the legal actions' outputs of each row), trained by Adam on
+//! the mean squared error with candle's CPU tensors and autodiff.
 //!
 //! Deterministic by construction: the initial weights come from a seeded
 //! ChaCha generator (uniform in ±1/√fan-in, as PyTorch's default), every
@@ -104,11 +105,17 @@ impl MlpSettings {
         Ok(())
     }
 
-    /// The number of weights of a network on `inputs` features.
+    /// The number of weights of a network on `inputs` features with one output.
     pub fn parameters(&self, inputs: usize) -> usize {
+        self.parameters_with(inputs, 1)
+    }
+
+    /// The number of weights of a network on `inputs` features with
+    /// `outputs` outputs.
+    pub fn parameters_with(&self, inputs: usize, outputs: usize) -> usize {
         let mut fan_in = inputs;
         let mut n = 0;
-        for width in self.layers().chain([1]) {
+        for width in self.layers().chain([outputs]) {
             n += (fan_in + 1) * width;
             fan_in = width;
         }
@@ -117,18 +124,26 @@ impl MlpSettings {
 }
 
 /// What a checkpoint keeps of a network: its weights (each layer's
-/// `[inputs, outputs]` matrix then its biases, first layer first) and the
-/// scale its outputs are multiplied by.
+/// `[inputs, outputs]` matrix then its biases, first layer first), the
+/// scale its outputs are multiplied by, and its number of outputs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MlpParams {
     pub weights: Vec<f32>,
     pub scale: f64,
+    /// Files written before networks had several outputs had one.
+    #[serde(default = "one_output")]
+    pub outputs: usize,
+}
+
+fn one_output() -> usize {
+    1
 }
 
 /// The network, fitted by [`Regressor::fit`].
 pub struct Mlp {
     settings: MlpSettings,
     inputs: usize,
+    outputs: usize,
     /// Each layer's weight `[inputs, outputs]` and bias `[outputs]`.
     layers: Vec<(Var, Var)>,
     scale: f64,
@@ -146,11 +161,22 @@ impl Mlp {
     /// A network on `inputs` features, its weights drawn from the
     /// settings' seed on stream `stream` (one per player).
     pub fn new(settings: MlpSettings, inputs: usize, stream: u64) -> Result<Mlp, RegressError> {
+        Self::with_outputs(settings, inputs, 1, stream)
+    }
+
+    /// A network on `inputs` features with `outputs` outputs, its weights
+    /// drawn as [`Mlp::new`] draws them.
+    pub fn with_outputs(
+        settings: MlpSettings,
+        inputs: usize,
+        outputs: usize,
+        stream: u64,
+    ) -> Result<Mlp, RegressError> {
         let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
         rng.set_stream(stream);
-        let mut weights = Vec::with_capacity(settings.parameters(inputs));
+        let mut weights = Vec::with_capacity(settings.parameters_with(inputs, outputs));
         let mut fan_in = inputs;
-        for width in settings.layers().chain([1]) {
+        for width in settings.layers().chain([outputs]) {
             let bound = 1.0 / (fan_in.max(1) as f32).sqrt();
             weights.extend((0..(fan_in + 1) * width).map(|_| rng.random_range(-bound..bound)));
             fan_in = width;
@@ -161,6 +187,7 @@ impl Mlp {
             MlpParams {
                 weights,
                 scale: 1.0,
+                outputs,
             },
         )
     }
@@ -172,8 +199,9 @@ impl Mlp {
         inputs: usize,
         params: MlpParams,
     ) -> Result<Mlp, RegressError> {
-        let expected = settings.parameters(inputs);
-        if params.weights.len() != expected {
+        let outputs = params.outputs;
+        let expected = settings.parameters_with(inputs, outputs);
+        if outputs == 0 || params.weights.len() != expected {
             return Err(RegressError::WrongWeights {
                 expected,
                 found: params.weights.len(),
@@ -185,7 +213,7 @@ impl Mlp {
         let mut layers = Vec::new();
         let mut fan_in = inputs;
         let mut at = 0;
-        for width in settings.layers().chain([1]) {
+        for width in settings.layers().chain([outputs]) {
             let w = &params.weights[at..at + fan_in * width];
             let b = &params.weights[at + fan_in * width..at + (fan_in + 1) * width];
             at += (fan_in + 1) * width;
@@ -200,6 +228,7 @@ impl Mlp {
         Ok(Mlp {
             settings,
             inputs,
+            outputs,
             layers,
             scale: params.scale,
             saved: params,
@@ -213,7 +242,8 @@ impl Mlp {
     }
 
     fn read_params(&self) -> Result<MlpParams, RegressError> {
-        let mut weights = Vec::with_capacity(self.settings.parameters(self.inputs));
+        let mut weights =
+            Vec::with_capacity(self.settings.parameters_with(self.inputs, self.outputs));
         for (w, b) in &self.layers {
             for t in [w, b] {
                 let values = t
@@ -227,11 +257,20 @@ impl Mlp {
         Ok(MlpParams {
             weights,
             scale: self.scale,
+            outputs: self.outputs,
         })
     }
 
     pub fn settings(&self) -> MlpSettings {
         self.settings
+    }
+
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    pub fn outputs(&self) -> usize {
+        self.outputs
     }
 
     /// The design's rows as an f32 tensor, built once per design.
@@ -267,8 +306,15 @@ impl Mlp {
     }
 
     /// Adam on the mean squared error, each row's error multiplied by its
-    /// weight in `w` when there are weights.
-    fn train(&self, x: &Tensor, y: &Tensor, w: Option<&Tensor>) -> candle_core::Result<()> {
+    /// weight in `w` when there are weights, and each output's by its entry
+    /// of `mask` (1 or 0) when there is a mask.
+    fn train(
+        &self,
+        x: &Tensor,
+        y: &Tensor,
+        w: Option<&Tensor>,
+        mask: Option<&Tensor>,
+    ) -> candle_core::Result<()> {
         let vars = self
             .layers
             .iter()
@@ -296,10 +342,13 @@ impl Mlp {
                 }
             };
             let (xb, yb) = (rows_of(x)?, rows_of(y)?);
-            let squared = (self.forward(&xb)? - yb)?.sqr()?;
+            let mut squared = (self.forward(&xb)? - yb)?.sqr()?;
+            if let Some(mask) = mask {
+                squared = (squared * rows_of(mask)?)?;
+            }
             let loss = match w {
                 None => squared.mean_all()?,
-                Some(w) => (squared * rows_of(w)?)?.mean_all()?,
+                Some(w) => squared.broadcast_mul(&rows_of(w)?)?.mean_all()?,
             };
             adam.backward_step(&loss)?;
         }
@@ -319,6 +368,39 @@ impl Mlp {
         targets: &[f64],
         weights: &[f64],
     ) -> Result<(), RegressError> {
+        let w = self.row_weights(design, weights)?;
+        self.fit_with(design, targets, w.as_ref(), None)
+    }
+
+    /// Fits a network of several outputs: `targets` and `legal` hold one
+    /// entry per (row, output), row-major, and only the outputs marked
+    /// legal are fitted (Deep CFR's rows are information states, its
+    /// outputs actions); each row's errors are weighted by `weights` as in
+    /// [`Mlp::fit_weighted`].
+    pub fn fit_legal(
+        &mut self,
+        design: &Design,
+        targets: &[f64],
+        legal: &[bool],
+        weights: &[f64],
+    ) -> Result<(), RegressError> {
+        if legal.len() != targets.len() {
+            return Err(RegressError::WrongLength {
+                rows: targets.len(),
+                targets: legal.len(),
+            });
+        }
+        let w = self.row_weights(design, weights)?;
+        let mask: Vec<f32> = legal.iter().map(|&l| f32::from(u8::from(l))).collect();
+        self.fit_with(design, targets, w.as_ref(), Some(mask))
+    }
+
+    /// The weights as a column divided by their mean; none for no rows.
+    fn row_weights(
+        &self,
+        design: &Design,
+        weights: &[f64],
+    ) -> Result<Option<Tensor>, RegressError> {
         if weights.len() != design.rows() {
             return Err(RegressError::WrongLength {
                 rows: design.rows(),
@@ -329,32 +411,37 @@ impl Mlp {
             return Err(RegressError::NotFinite);
         }
         if design.rows() == 0 {
-            return self.fit_with(design, targets, None);
+            return Ok(None);
         }
         let mean = weights.iter().sum::<f64>() / weights.len() as f64;
         if !(mean > 0.0 && mean.is_finite()) {
             return Err(RegressError::NotFinite);
         }
         let w: Vec<f32> = weights.iter().map(|&w| (w / mean) as f32).collect();
-        let w = Tensor::from_vec(w, (design.rows(), 1), &Device::Cpu).map_err(tensor_error)?;
-        self.fit_with(design, targets, Some(&w))
+        Tensor::from_vec(w, (design.rows(), 1), &Device::Cpu)
+            .map(Some)
+            .map_err(tensor_error)
     }
 
-    /// The network's value of each row of `x` (row-major, one row per
-    /// output, as many columns as the network has inputs) into `out`,
-    /// without a [`Design`]: for the many small batches of a traversal.
+    /// The network's outputs for each row of `x` (row-major, as many
+    /// columns as the network has inputs) into `out` (row-major, as many
+    /// columns as it has outputs), without a [`Design`]: for the many
+    /// small batches of a traversal.
     pub fn predict_rows(&self, x: Vec<f32>, out: &mut [f64]) -> Result<(), RegressError> {
-        if self.inputs == 0 || x.len() != out.len() * self.inputs {
+        let rows = out.len() / self.outputs;
+        if self.inputs == 0
+            || !out.len().is_multiple_of(self.outputs)
+            || x.len() != rows * self.inputs
+        {
             return Err(RegressError::WrongWidth {
                 expected: self.inputs,
-                found: x.len().checked_div(out.len()).unwrap_or(0),
+                found: x.len().checked_div(rows).unwrap_or(0),
             });
         }
         if out.is_empty() {
             return Ok(());
         }
-        let x =
-            Tensor::from_vec(x, (out.len(), self.inputs), &Device::Cpu).map_err(tensor_error)?;
+        let x = Tensor::from_vec(x, (rows, self.inputs), &Device::Cpu).map_err(tensor_error)?;
         self.write_predictions(&x, out)
     }
 
@@ -375,17 +462,46 @@ impl Mlp {
         design: &Design,
         targets: &[f64],
         weights: Option<&Tensor>,
+        mask: Option<Vec<f32>>,
     ) -> Result<(), RegressError> {
-        check_targets(design, targets)?;
+        if self.outputs == 1 {
+            check_targets(design, targets)?;
+        } else if targets.len() != design.rows() * self.outputs {
+            return Err(RegressError::WrongLength {
+                rows: design.rows() * self.outputs,
+                targets: targets.len(),
+            });
+        } else if !targets.iter().all(|t| t.is_finite()) {
+            return Err(RegressError::NotFinite);
+        }
         if design.rows() == 0 {
             return Ok(());
         }
         let x = self.input(design)?;
-        let largest = targets.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+        let shape = (design.rows(), self.outputs);
+        // The scale is the fitted targets' only: an output left out must
+        // not shrink the others.
+        let fitted = |i: usize| mask.as_ref().is_none_or(|m| m[i] > 0.0);
+        let largest = (targets.iter().enumerate())
+            .filter(|&(i, _)| fitted(i))
+            .fold(0.0f64, |m, (_, t)| m.max(t.abs()));
         self.scale = if largest > 0.0 { largest } else { 1.0 };
-        let y: Vec<f32> = targets.iter().map(|&t| (t / self.scale) as f32).collect();
-        let y = Tensor::from_vec(y, (design.rows(), 1), &Device::Cpu).map_err(tensor_error)?;
-        self.train(&x, &y, weights).map_err(tensor_error)?;
+        let y: Vec<f32> = (targets.iter().enumerate())
+            .map(|(i, &t)| {
+                if fitted(i) {
+                    (t / self.scale) as f32
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let y = Tensor::from_vec(y, shape, &Device::Cpu).map_err(tensor_error)?;
+        let mask = mask
+            .map(|m| Tensor::from_vec(m, shape, &Device::Cpu))
+            .transpose()
+            .map_err(tensor_error)?;
+        self.train(&x, &y, weights, mask.as_ref())
+            .map_err(tensor_error)?;
         self.saved = self.read_params()?;
         if self.saved.weights.iter().all(|w| w.is_finite()) {
             Ok(())
@@ -397,7 +513,7 @@ impl Mlp {
 
 impl Regressor for Mlp {
     fn fit(&mut self, design: &Design, targets: &[f64]) -> Result<(), RegressError> {
-        self.fit_with(design, targets, None)
+        self.fit_with(design, targets, None, None)
     }
 
     fn predict(&mut self, design: &Design, out: &mut [f64]) -> Result<(), RegressError> {
