@@ -57,6 +57,8 @@ struct Node {
     /// (a context cell).
     cells: u128,
     stones: bool,
+    /// A context cell's position (unused for stones).
+    position: (isize, isize),
     /// For a context cell: the stone nodes next to it (a mask of nodes).
     stone_nb: u32,
 }
@@ -202,6 +204,36 @@ impl Template {
         self.nodes.iter().filter(|n| !n.stones).count()
     }
 
+    /// The context cells' (row, column) positions in the diagram's
+    /// coordinates, in reading order.
+    pub fn context_positions(&self) -> Vec<(isize, isize)> {
+        self.nodes
+            .iter()
+            .filter(|n| !n.stones)
+            .map(|n| n.position)
+            .collect()
+    }
+
+    /// The outcome (an atom of [`Template::poset`]) of the carrier filled
+    /// with the empty cells of `black` (a mask over the empty cells, in
+    /// reading order) black and the others white.
+    pub fn outcome(&self, black: u64) -> Atom {
+        self.outcome[black as usize]
+    }
+
+    /// A fresh arena over the template's outcome poset.
+    pub fn arena(&self) -> Arena {
+        Arena::new(self.poset.clone())
+    }
+
+    /// The canonical form of the position with the empty cells of `black`
+    /// and `white` (masks over the empty cells) taken, in `arena` (from
+    /// [`Template::arena`]).
+    pub fn form(&self, arena: &mut Arena, black: u64, white: u64) -> GameId {
+        let mut memo = FxHashMap::default();
+        self.expand(arena, black, white, &mut memo)
+    }
+
     /// The analysis: template or not, and every probe's status.
     pub fn analyse(&self) -> TemplateReport {
         let start = Instant::now();
@@ -238,11 +270,9 @@ impl Template {
                     continue;
                 }
                 let rights = arena.right(xy).to_vec();
-                let reversed = rights.into_iter().all(|k| {
-                    (0..n)
-                        .filter(|&w| w != x)
-                        .any(|w| arena.le(probe[w], k))
-                });
+                let reversed = rights
+                    .into_iter()
+                    .all(|k| (0..n).filter(|&w| w != x).any(|w| arena.le(probe[w], k)));
                 if reversed {
                     report.reversed_by.push(names[y].clone());
                 }
@@ -298,7 +328,12 @@ impl Template {
 
     /// Black reaches the goal in G with White moving first, read off the
     /// form: the context cells all White.
-    fn right_first_wins(&self, arena: &Arena, g: GameId, memo: &mut FxHashMap<GameId, bool>) -> bool {
+    fn right_first_wins(
+        &self,
+        arena: &Arena,
+        g: GameId,
+        memo: &mut FxHashMap<GameId, bool>,
+    ) -> bool {
         self.wins(arena, g, false, memo)
     }
 
@@ -342,6 +377,7 @@ fn boundary_nodes(region: &Region) -> Vec<Node> {
             name: (t + 1).to_string(),
             cells: region.term[t],
             stones: true,
+            position: (0, 0),
             stone_nb: 0,
         });
     }
@@ -356,6 +392,7 @@ fn boundary_nodes(region: &Region) -> Vec<Node> {
             name: format!("B{}", cell_label(r as isize, c as isize)),
             cells: group,
             stones: true,
+            position: (0, 0),
             stone_nb: 0,
         });
     }
@@ -409,6 +446,7 @@ fn boundary_nodes(region: &Region) -> Vec<Node> {
             name: cell_label(r, c),
             cells,
             stones: false,
+            position: (r, c),
             stone_nb,
         });
     }
