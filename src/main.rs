@@ -17,11 +17,11 @@ mod plot_runs;
 mod pone;
 mod progress;
 mod region;
-mod template;
 mod sgf;
 mod showcase;
 mod solve;
 mod solve_hex;
+mod template;
 mod train;
 mod train_deep;
 

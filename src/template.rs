@@ -17,8 +17,8 @@ use crate::region::REGION_FORMAT;
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
-    "darkhex template bolstered-bridge-left.region",
-    "darkhex template ziggurat.region --json",
+    "darkhex template half-star.region",
+    "darkhex template bolstered-bridge-left.region --json",
 ], &[REGION_FORMAT]))]
 pub struct TemplateArgs {
     /// The region file: the template's carrier, stones and terminals
@@ -33,8 +33,8 @@ pub fn run(args: TemplateArgs) -> Result<()> {
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let region =
         Region::parse(&text).with_context(|| format!("{} is no region", args.file.display()))?;
-    let template = Template::new(region)
-        .with_context(|| format!("{} is no template", args.file.display()))?;
+    let template =
+        Template::new(region).with_context(|| format!("{} is no template", args.file.display()))?;
     let report = template.analyse();
     let file = args.file.display().to_string();
     if args.json {
