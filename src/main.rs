@@ -21,6 +21,7 @@ mod sgf;
 mod showcase;
 mod solve;
 mod solve_hex;
+mod template;
 mod train;
 mod train_deep;
 
@@ -74,6 +75,8 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// The combinatorial value of a Hex region drawn in a file, and whether it is passable
     Region(region::RegionArgs),
+    /// Whether a region is a template, and which probes into it are inferior
+    Template(template::TemplateArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Some(Command::Gtp(args)) => gtp::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Region(args)) => region::run(args),
+        Some(Command::Template(args)) => template::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,7 +26,7 @@ pub struct RegionArgs {
 /// Empty cells up to which `--form` expands the whole game tree (3^n positions).
 const MAX_FORM_CELLS: usize = 10;
 
-const REGION_FORMAT: &str = "\
+pub(crate) const REGION_FORMAT: &str = "\
 Region file: one board row a line, one cell a token, tokens apart by spaces
   .  a-z      an empty cell (a letter names it)
   1  2  3     a black stone of terminal 1, 2 or 3

@@ -31,7 +31,7 @@ use crate::outputs::{Files, Holds};
 const DEFAULT_TT_MB: usize = 1024;
 
 /// Hex rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 11] = [
+pub const RULE_NAMES: [&str; 13] = [
     "connections",
     "edge-patterns",
     "ladder-patterns",
@@ -40,6 +40,8 @@ pub const RULE_NAMES: [&str; 11] = [
     "decompositions",
     "vulnerable",
     "dominated",
+    "path-domination",
+    "neighbour-domination",
     "symmetry",
     "resistance-order",
     "proof-sets",
@@ -99,7 +101,8 @@ pub struct HexSolveArgs {
     order: Option<String>,
     /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
-    /// vulnerable, dominated, symmetry, resistance-order, proof-sets. Rex:
+    /// vulnerable, dominated, path-domination, neighbour-domination, symmetry,
+    /// resistance-order, proof-sets. Rex:
     /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
     /// mutual-fill, preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
@@ -244,6 +247,8 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
                 "decompositions" => rules.decompositions = false,
                 "vulnerable" => rules.vulnerable = false,
                 "dominated" => rules.dominated = false,
+                "path-domination" => rules.path_domination = false,
+                "neighbour-domination" => rules.neighbour_domination = false,
                 "symmetry" => rules.symmetry = false,
                 "resistance-order" => rules.resistance_order = false,
                 "proof-sets" => rules.proof_sets = false,

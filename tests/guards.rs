@@ -514,3 +514,30 @@ fn region_files_that_are_no_region_are_refused_with_the_line() {
     std::fs::write(d.join("big.region"), big).unwrap();
     refused(d, &["region", "big.region", "--form"], &["at most 10"]);
 }
+
+#[test]
+fn template_files_that_are_no_template_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "1 . 2\n. Z .\n",
+            &["line 2", "'Z' is not a cell", "accepted"],
+        ),
+        ("1 . .\n", &["terminals must be 1 and 2"]),
+        (
+            "1 . . . . . . . . . . . . . . . . . 2\n",
+            &["17 empty cells", "at most 16"],
+        ),
+    ];
+    for (i, (text, needles)) in cases.iter().enumerate() {
+        let name = format!("t{i}.region");
+        std::fs::write(d.join(&name), text).unwrap();
+        refused(d, &["template", &name], needles);
+    }
+    refused(
+        d,
+        &["template", "missing.region"],
+        &["cannot read missing.region"],
+    );
+}

@@ -7,7 +7,9 @@ mod common;
 use common::{geom, positions};
 use darkhex_algorithms::hexsolve::captured_search::{CaptureCache, is_captured, template_carriers};
 use darkhex_algorithms::hexsolve::decompose::sealed_regions;
-use darkhex_algorithms::hexsolve::inferior::{analyse, dead_cells};
+use darkhex_algorithms::hexsolve::inferior::{
+    analyse, dead_cells, neighbour_dominated, path_dominated,
+};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::position::joined;
 use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
@@ -125,6 +127,52 @@ fn fill_in_changes_no_value_and_no_pruned_move_is_the_only_winner() {
     assert!(
         filled_cells > 100 && pruned_cells > 100 && wins_checked > 100,
         "{filled_cells} {pruned_cells} {wins_checked}"
+    );
+}
+
+/// Henderson and Hayward's path- and neighbourhood-domination, each on
+/// its own: wherever the player's stone on the dominated cell wins, the
+/// stone on the dominating cell wins too (opponent to move), by minimax.
+#[test]
+fn path_and_neighbourhood_dominations_hold_against_minimax() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut counts = [0usize; 2];
+    let mut live = 0;
+    for (r, c) in BOARDS {
+        let g = geom(r, c);
+        let mut m = Minimax::new(&g, false);
+        for s in positions(&g, &mut rng, 80, 12) {
+            if joined(&g, &s).is_some() {
+                continue;
+            }
+            let empty = g.all() - s[0] - s[1];
+            for player in [BLACK, WHITE] {
+                let rules = [
+                    path_dominated(&g, &s, player, empty),
+                    neighbour_dominated(&g, &s, player, empty),
+                ];
+                for (rule, arcs) in rules.iter().enumerate() {
+                    for &(x, y) in arcs {
+                        let mut with_x = s;
+                        with_x[player].insert(x);
+                        let mut with_y = s;
+                        with_y[player].insert(y);
+                        if !m.wins(&with_x, 1 - player) {
+                            live += 1;
+                            assert!(
+                                !m.wins(&with_y, 1 - player),
+                                "{r}x{c} {s:?} player {player} rule {rule}: {x} wins, {y} does not"
+                            );
+                        }
+                        counts[rule] += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        counts[0] > 200 && counts[1] > 200 && live > 200,
+        "{counts:?} {live}"
     );
 }
 

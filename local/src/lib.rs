@@ -8,13 +8,15 @@
 //!   monotone and passable tests;
 //! - [`canonical`]: canonical forms;
 //! - [`sum`]: sums G +_f H;
-//! - [`region`]: Hex regions read from a text diagram, and their values.
+//! - [`region`]: Hex regions read from a text diagram, and their values;
+//! - [`template`]: templates, and which probes into them are inferior.
 
 pub mod canonical;
 pub mod form;
 pub mod poset;
 pub mod region;
 pub mod sum;
+pub mod template;
 
 pub use form::{Arena, GameId};
 pub use poset::{Atom, Connection, Poset};

@@ -37,18 +37,18 @@ enum Cell {
 #[derive(Clone, Debug)]
 pub struct Region {
     poset: Poset,
-    terminals: u8,
+    pub(crate) terminals: u8,
     /// Per cell (row, column) as in the diagram.
-    coords: Vec<(usize, usize)>,
+    pub(crate) coords: Vec<(usize, usize)>,
     /// Cell index of each empty cell; bit i of a position mask is empty[i].
-    empty: Vec<usize>,
+    pub(crate) empty: Vec<usize>,
     /// Bit of each cell in position masks (empty cells only).
     bit: Vec<Option<u8>>,
     /// Neighbours of each cell, as masks over the cells.
-    nb: Vec<u128>,
+    pub(crate) nb: Vec<u128>,
     /// The black stones, and each terminal's stones, as masks.
-    fixed_black: u128,
-    term: [u128; 3],
+    pub(crate) fixed_black: u128,
+    pub(crate) term: [u128; 3],
     names: Vec<String>,
 }
 
@@ -277,7 +277,7 @@ impl Region {
     }
 
     /// Cells (a mask over all cells) of a mask over the empty cells.
-    fn cells_of(&self, mut bits: u64) -> u128 {
+    pub(crate) fn cells_of(&self, mut bits: u64) -> u128 {
         let mut cells = 0u128;
         while bits != 0 {
             cells |= 1u128 << self.empty[bits.trailing_zeros() as usize];
@@ -296,7 +296,7 @@ impl Region {
     }
 
     /// The cells of `within` joined to `seed` through `within`.
-    fn flood(&self, seed: u128, within: u128) -> u128 {
+    pub(crate) fn flood(&self, seed: u128, within: u128) -> u128 {
         let mut reach = seed & within;
         let mut frontier = reach;
         while frontier != 0 {
@@ -422,7 +422,7 @@ impl Region {
         (dead, (alive, key_groups.into_boxed_slice()))
     }
 
-    fn free_mask(&self) -> u64 {
+    pub(crate) fn free_mask(&self) -> u64 {
         if self.empty.len() == 64 {
             u64::MAX
         } else {

@@ -508,14 +508,42 @@ fn someone_joined<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>) -> boo
     geom.connected(stones[BLACK], BLACK) || geom.connected(stones[WHITE], WHITE)
 }
 
+/// Which dominations [`analyse_cached`] looks for among the cells that
+/// are not vulnerable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dominations {
+    /// Capture-domination (kills and captured pairs) and the acute-corner
+    /// 4-3-2 arcs.
+    pub capture: bool,
+    /// Henderson and Hayward's path-domination ([`path_dominated`]).
+    pub path: bool,
+    /// Henderson and Hayward's neighbourhood-domination
+    /// ([`neighbour_dominated`]).
+    pub neighbour: bool,
+}
+
+impl Dominations {
+    pub const ALL: Self = Dominations {
+        capture: true,
+        path: true,
+        neighbour: true,
+    };
+}
+
 /// Fill-in to a fixpoint (dead cells, then captured pairs of either
-/// player), then the vulnerable and capture-dominated cells of `to_move`.
+/// player), then the vulnerable and dominated cells of `to_move`.
 pub fn analyse<const W: usize>(
     geom: &Geometry<W>,
     stones: &Stones<W>,
     to_move: usize,
 ) -> InferiorCells<W> {
-    analyse_cached(geom, stones, to_move, Some(&mut CaptureCache::new()))
+    analyse_cached(
+        geom,
+        stones,
+        to_move,
+        Some(&mut CaptureCache::new()),
+        Dominations::ALL,
+    )
 }
 
 /// [`analyse`], remembering in `cache` which template carriers were found
@@ -526,6 +554,7 @@ pub fn analyse_cached<const W: usize>(
     stones: &Stones<W>,
     to_move: usize,
     mut cache: Option<&mut CaptureCache<W>>,
+    dominations: Dominations,
 ) -> InferiorCells<W> {
     let mut filled = *stones;
     let mut fill = [CellSet::EMPTY; 2];
@@ -594,27 +623,105 @@ pub fn analyse_cached<const W: usize>(
             }
         }
     }
-    // Rule: if the player's stone on y kills x, then y is at least as good
-    // a move as x (S + P[y] with x dead is S + P[y] + P[x]): x is
-    // capture-dominated by y. Of cells dominating each other one is kept.
-    let own_kills = kills_now[to_move]
-        .take()
-        .unwrap_or_else(|| kills(geom, &filled, to_move));
     let candidates = empty - is_vulnerable;
     let mut arcs: Vec<Vec<usize>> = vec![Vec::new(); geom.cells()];
-    for y in candidates.iter() {
-        let beaten = own_kills[y] | captured_around(geom, &filled, to_move, y);
-        for x in (beaten & candidates).without(y).iter() {
-            arcs[x].push(y);
+    if dominations.capture {
+        // Rule: if the player's stone on y kills x, then y is at least as
+        // good a move as x (S + P[y] with x dead is S + P[y] + P[x]): x is
+        // capture-dominated by y. Of cells dominating each other one is kept.
+        let own_kills = kills_now[to_move]
+            .take()
+            .unwrap_or_else(|| kills(geom, &filled, to_move));
+        for y in candidates.iter() {
+            let beaten = own_kills[y] | captured_around(geom, &filled, to_move, y);
+            for x in (beaten & candidates).without(y).iter() {
+                arcs[x].push(y);
+            }
+        }
+        for (x, y) in acute_corner_arcs(geom, empty, to_move) {
+            if candidates.contains(x) && candidates.contains(y) {
+                arcs[x].push(y);
+            }
         }
     }
-    for (x, y) in acute_corner_arcs(geom, empty, to_move) {
-        if candidates.contains(x) && candidates.contains(y) {
+    let henderson_hayward: [(bool, DominationRule<W>); 2] = [
+        (dominations.path, path_dominated),
+        (dominations.neighbour, neighbour_dominated),
+    ];
+    for (_, rule) in henderson_hayward.into_iter().filter(|(on, _)| *on) {
+        for (x, y) in rule(geom, &filled, to_move, candidates) {
             arcs[x].push(y);
         }
     }
     result.dominated = prune_dominated(&arcs, candidates);
     result
+}
+
+/// A domination rule: the arcs (dominated, dominating) among the
+/// candidates for the player.
+type DominationRule<const W: usize> =
+    fn(&Geometry<W>, &Stones<W>, usize, CellSet<W>) -> Vec<(usize, usize)>;
+
+/// Rule (Henderson and Hayward, "Probing the 4-3-2 edge template in Hex",
+/// Lemma 1: path-domination): y path-dominates x for `player` when every
+/// minimal connector of the player through x also holds y; then S + P[y]
+/// is at least as good for P as S + P[x]. Found here when y separates x
+/// from one of the player's sides in the graph of the empty cells and
+/// the player's stones: a minimal connector through x is a path from
+/// side to side through x, so it passes y. Returns the arcs (x, y) among
+/// `candidates`.
+pub fn path_dominated<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    candidates: CellSet<W>,
+) -> Vec<(usize, usize)> {
+    let empty = geom.all() - stones[0] - stones[1];
+    let passable = empty | stones[player];
+    let [a, b] = geom.sides(player);
+    let mut arcs = Vec::new();
+    for y in candidates.iter() {
+        let open = passable.without(y);
+        let both = geom.flood(a, open) & geom.flood(b, open);
+        for x in (candidates - both).without(y).iter() {
+            arcs.push((x, y));
+        }
+    }
+    arcs
+}
+
+/// Rule (Henderson and Hayward, section 4: neighbourhood-domination): y
+/// dominates x for `player` when everything x touches, y touches too: x's
+/// empty neighbours (y aside) are y's, and every group of the player's
+/// stones (or side) next to x is next to y. Any connector through x then
+/// has one through y in its place, so S + P[y] is at least as good for P
+/// as S + P[x]. Returns the arcs (x, y) among `candidates`.
+pub fn neighbour_dominated<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    player: usize,
+    candidates: CellSet<W>,
+) -> Vec<(usize, usize)> {
+    let empty = geom.all() - stones[0] - stones[1];
+    let groups = GroupMap::new(geom, stones, player);
+    let touched = |c: usize| -> Vec<usize> {
+        (0..groups.reach.len())
+            .filter(|&g| groups.reach[g].contains(c))
+            .collect()
+    };
+    let info: Vec<(usize, CellSet<W>, Vec<usize>)> = candidates
+        .iter()
+        .map(|c| (c, geom.adjacent(c) & empty, touched(c)))
+        .collect();
+    let mut arcs = Vec::new();
+    for (x, nx, gx) in &info {
+        for (y, ny, gy) in &info {
+            if x != y && nx.without(*y).is_subset(ny) && gx.iter().all(|g| gy.contains(g)) {
+                arcs.push((*x, *y));
+            }
+        }
+    }
+    arcs
 }
 
 /// Rule (capture-domination through a captured pair): the cells of a pair

@@ -12,7 +12,7 @@ use super::captured_search::CaptureCache;
 use super::decompose::sealed_regions;
 use super::edge_patterns::{EdgeFrame, EdgePatterns, PlacedEdges};
 use super::edge_search::{EdgeLearner, LEARN_DEPTH};
-use super::inferior::analyse_cached;
+use super::inferior::{Dominations, analyse_cached};
 use super::ladder_patterns::PlacedLadders;
 use super::position::{Position, Stones, joined};
 use super::rex::RexRules;
@@ -41,8 +41,12 @@ pub struct Rules {
     pub decompositions: bool,
     /// Vulnerable cells pruned.
     pub vulnerable: bool,
-    /// Capture-dominated cells pruned.
+    /// Capture-dominated cells pruned (and the acute-corner 4-3-2 arcs).
     pub dominated: bool,
+    /// Path-dominated cells pruned (Henderson and Hayward, Lemma 1).
+    pub path_domination: bool,
+    /// Neighbourhood-dominated cells pruned (Henderson and Hayward).
+    pub neighbour_domination: bool,
     /// A position equal to its 180-degree rotation searches one of each
     /// pair of symmetric moves.
     pub symmetry: bool,
@@ -82,6 +86,8 @@ impl Rules {
             decompositions: true,
             vulnerable: true,
             dominated: true,
+            path_domination: true,
+            neighbour_domination: true,
             symmetry: true,
             resistance_order: true,
             network_order: None,
@@ -111,6 +117,8 @@ impl Rules {
             decompositions: false,
             vulnerable: false,
             dominated: false,
+            path_domination: false,
+            neighbour_domination: false,
             symmetry: true,
             resistance_order: true,
             network_order: None,
@@ -317,14 +325,20 @@ pub fn examine_with_grounds<const W: usize>(
         grounds.proof = proof;
         return (node, grounds);
     }
-    let (filled, fill, prunable) = if rules.fill_in || rules.vulnerable || rules.dominated {
+    let dominations = Dominations {
+        capture: rules.dominated,
+        path: rules.path_domination,
+        neighbour: rules.neighbour_domination,
+    };
+    let any_domination = dominations.capture || dominations.path || dominations.neighbour;
+    let (filled, fill, prunable) = if rules.fill_in || rules.vulnerable || any_domination {
         let captures = rules.template_captures.then_some(&mut ws.captures);
-        let inf = analyse_cached(geom, &stones, p, captures);
+        let inf = analyse_cached(geom, &stones, p, captures, dominations);
         let mut prunable = Vec::new();
         if rules.vulnerable {
             prunable.extend(inf.vulnerable.iter().map(|&(c, by)| (c as u16, by as u16)));
         }
-        if rules.dominated {
+        if any_domination {
             prunable.extend(inf.dominated.iter().map(|&(c, by)| (c as u16, by as u16)));
         }
         if rules.fill_in {
