@@ -76,15 +76,46 @@ pub fn evaluate<const W: usize>(
     stones: &Stones<W>,
     vcs: [&VcSet<W>; 2],
 ) -> Resistance {
+    evaluate_with(geom, stones, vcs, Links::OnePerPair)
+}
+
+/// How a pair of ends joined by full connections is linked in the circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    /// One link a pair, whatever the number of its connections (Hex's
+    /// evaluation: a position and its turned image score alike).
+    OnePerPair,
+    /// One link for each time the pair's list of fulls was started
+    /// ([`VcSet::full_starts`]): its first full, and each full whose
+    /// carrier lay inside all those then listed, which it replaced. A pair whose
+    /// connection H-search kept improving on outright conducts more. This
+    /// depends on the order connections were found in, so a position and
+    /// its turned image may order differently; Rex's move order uses it
+    /// because it orders Rex better than one link a pair (docs/results/rex.md).
+    OnePerStart,
+}
+
+/// [`evaluate`] with the connections linked as `links` says.
+pub fn evaluate_with<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    vcs: [&VcSet<W>; 2],
+    links: Links,
+) -> Resistance {
     Resistance {
         circuits: [
-            circuit(geom, stones, vcs[BLACK]),
-            circuit(geom, stones, vcs[WHITE]),
+            circuit(geom, stones, vcs[BLACK], links),
+            circuit(geom, stones, vcs[WHITE], links),
         ],
     }
 }
 
-fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W>) -> Circuit {
+fn circuit<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    vcs: &VcSet<W>,
+    per: Links,
+) -> Circuit {
     let n = geom.cells();
     let player = vcs.player();
     let (source, sink) = (vcs.side(0), vcs.side(1));
@@ -164,7 +195,11 @@ fn circuit<const W: usize>(geom: &Geometry<W>, stones: &Stones<W>, vcs: &VcSet<W
             _ => STONE_EMPTY,
         };
         let (a, b) = (number(x, &mut ends), number(y, &mut ends));
-        links.push((a, b, value / (1.0 + inter.count() as f64)));
+        let parallel = match per {
+            Links::OnePerPair => 1.0,
+            Links::OnePerStart => vcs.full_starts(x, y) as f64,
+        };
+        links.push((a, b, parallel * value / (1.0 + inter.count() as f64)));
     }
     let m = ends.len();
     // Only the part of the circuit connected to the sink carries current.

@@ -96,6 +96,10 @@ struct PairSlot {
     semi_at: u32,
     fulls: u16,
     semis: u16,
+    /// How many times the full list was started: its first full, and each
+    /// full whose carrier lay inside every carrier then listed (which it
+    /// replaced). The padding holds it: the slot stays 32 bytes.
+    full_starts: u16,
     fulls_done: u64,
     semis_done: u64,
 }
@@ -108,6 +112,7 @@ impl PairSlot {
         semi_at: NO_BLOCK,
         fulls: 0,
         semis: 0,
+        full_starts: 0,
         fulls_done: 0,
         semis_done: 0,
     };
@@ -478,6 +483,9 @@ impl<const W: usize> VcSet<W> {
             self.full_partners[x as usize].push(y);
             self.full_partners[y as usize].push(x);
         }
+        if len == 0 {
+            self.slots[p].full_starts += 1;
+        }
         if self.slots[p].full_at == NO_BLOCK {
             let at = self.full_top;
             self.full_top += self.params.max_fulls;
@@ -823,6 +831,13 @@ impl<const W: usize> VcSet<W> {
     /// The carriers of the fulls between `x` and `y`.
     pub fn fulls(&self, x: End, y: End) -> impl Iterator<Item = CellSet<W>> + '_ {
         self.full_list(self.pair(x, y)).iter().copied()
+    }
+
+    /// How many times the full list of `x` and `y` was started: its first
+    /// full, and each later full whose carrier lay inside every carrier
+    /// then listed.
+    pub fn full_starts(&self, x: End, y: End) -> usize {
+        self.slots[self.pair(x, y)].full_starts as usize
     }
 
     /// The (carrier, key) of the semis between `x` and `y`.
