@@ -107,9 +107,10 @@ pub struct HexSolveArgs {
     /// mutual-fill, preferences, colour-symmetry, symmetry, resistance-order
     #[arg(long)]
     without: Option<String>,
-    /// Rex: rules off by default to switch on, comma-separated:
-    /// captured-overlap (H-search combining semis that overlap on captured
-    /// pairs, Solrex's augmented H-search)
+    /// Hex/Rex: rules off by default to switch on, comma-separated. Hex:
+    /// path-domination, neighbour-domination (Henderson and Hayward's
+    /// inferior cells). Rex: captured-overlap (H-search combining semis
+    /// that overlap on captured pairs, Solrex's augmented H-search)
     #[arg(long)]
     with: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
@@ -315,15 +316,18 @@ fn run_width<const W: usize>(
     let order = args.order.as_deref().unwrap_or("resistance");
     let mut rules = rules(game, &args.without, order)?;
     if let Some(list) = &args.with {
-        if !game.is_misere() {
-            bail!("--with is for Rex (captured-overlap): every Hex rule is on by default");
-        }
         for name in list.split(',').map(str::trim) {
-            match name {
-                "captured-overlap" => rules.vc.captured_overlap = true,
-                other => {
+            match (game.is_misere(), name) {
+                (true, "captured-overlap") => rules.vc.captured_overlap = true,
+                (false, "path-domination") => rules.path_domination = true,
+                (false, "neighbour-domination") => rules.neighbour_domination = true,
+                (true, other) => {
                     bail!("unknown Rex rule '{other}' in --with: accepted is captured-overlap")
                 }
+                (false, other) => bail!(
+                    "unknown Hex rule '{other}' in --with: accepted are path-domination, \
+                     neighbour-domination"
+                ),
             }
         }
     }

@@ -43,9 +43,11 @@ pub struct Rules {
     pub vulnerable: bool,
     /// Capture-dominated cells pruned (and the acute-corner 4-3-2 arcs).
     pub dominated: bool,
-    /// Path-dominated cells pruned (Henderson and Hayward, Lemma 1).
+    /// Path-dominated cells pruned (Henderson and Hayward, Lemma 1); off
+    /// by default.
     pub path_domination: bool,
-    /// Neighbourhood-dominated cells pruned (Henderson and Hayward).
+    /// Neighbourhood-dominated cells pruned (Henderson and Hayward); off
+    /// by default.
     pub neighbour_domination: bool,
     /// A position equal to its 180-degree rotation searches one of each
     /// pair of symmetric moves.
@@ -86,8 +88,11 @@ impl Rules {
             decompositions: true,
             vulnerable: true,
             dominated: true,
-            path_domination: true,
-            neighbour_domination: true,
+            // Henderson and Hayward's two rules prune nothing the others
+            // do not on 6x6 and 7x7 and cost time a position
+            // (docs/results/hex-solver.md): opt-in, `--with`.
+            path_domination: false,
+            neighbour_domination: false,
             symmetry: true,
             resistance_order: true,
             network_order: None,
