@@ -1,7 +1,8 @@
 //! `darkhex train --algo deep-cfr`: a Deep CFR run with a progress bar, and
-//! the exact exploitability of the learned policy where the tree compiles.
-//! The networks live only as long as the run: nothing is saved.
+//! the exact exploitability of the learned policy where the tree compiles,
+//! and the policy networks saved as a model file (`darkhex-model`).
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -18,6 +19,8 @@ use crate::progress::{bar, compile};
 pub struct DeepArgs {
     pub game: AnyGame,
     pub settings: DeepCfrSettings,
+    /// Where the model goes.
+    pub out: PathBuf,
     pub json: bool,
     pub time_limit: Option<f64>,
     pub max_bytes: u64,
@@ -57,11 +60,14 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
     let eval = match fits.then(|| compile(&a.game, a.max_bytes)) {
         Some(Ok((tree, _))) => {
-            let e = exploitability(&tree, &solver.tree_policy(&tree)?);
+            let e = exploitability(&tree, &solver.model()?.tree_policy(&tree)?);
             Some((e.exploitability, e.value_p0))
         }
         _ => None,
     };
+    status.set("while writing the model");
+    let model = solver.model()?;
+    model.save(&a.out, solver.provenance(eval.map(|e| e.0)))?;
     let stats = solver.stats();
     let game = a.game.game_string();
     let rate = stats.traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
@@ -82,20 +88,18 @@ pub fn run(a: DeepArgs) -> Result<()> {
             "fit_seconds": stats.fit_time.as_secs_f64(),
             "advantage_samples_p0": advantages.items().len(),
             "strategy_samples_p0": strategies.items().len(),
+            "policy": a.out.display().to_string(),
         });
         outln!("{json}");
         return Ok(());
     }
-    outln!("game             {game}");
-    outln!("algorithm        deep-cfr");
-    outln!("iterations       {}", solver.iteration());
-    match eval {
-        Some((e, v)) => {
-            outln!("exploitability   {e:.6e}");
-            outln!("value for p0     {v:.6}");
-        }
-        None => outln!("exploitability   not computed: the game tree is too large"),
-    }
+    crate::train::print_summary(
+        &game,
+        "deep-cfr",
+        solver.iteration(),
+        eval,
+        " (`darkhex exploit GAME MODEL` computes it by a streaming pass where the tables fit)",
+    )?;
     outln!(
         "traversals       {} ({rate:.0} a second, {} network calls)",
         stats.traversals,
@@ -106,6 +110,6 @@ pub fn run(a: DeepArgs) -> Result<()> {
         stats.traversal_time.as_secs_f64(),
         stats.fit_time.as_secs_f64()
     );
-    outln!("policy           not saved (deep-cfr writes no policy file yet)");
+    outln!("policy           {} (a model)", a.out.display());
     Ok(())
 }

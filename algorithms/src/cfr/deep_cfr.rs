@@ -53,10 +53,11 @@ use thiserror::Error;
 use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Token, Turn};
 
 use crate::cfr::mccfr::sample_index;
-use crate::fa::features::{FeatureKind, FeatureMap, Pair, table_pairs};
+use crate::fa::features::{FeatureKind, FeatureMap, Pair};
 use crate::fa::mlp::{Mlp, MlpSettings};
-use crate::fa::regress::{Design, RegressError, Regressor};
-use crate::policy::{TreePolicy, normalise, regret_matching};
+use crate::fa::model::{ModelProvenance, PolicyModel};
+use crate::fa::regress::{Design, RegressError};
+use crate::policy::{TreePolicy, regret_matching};
 use crate::tree::GameTree;
 
 /// What a Deep CFR run is.
@@ -229,7 +230,8 @@ pub struct DeepCfrSolver {
     strategies: [HashMap<Box<[Token]>, Vec<f64>>; NUM_PLAYERS],
     advantages: [Reservoir<Sample>; NUM_PLAYERS],
     averages: [Reservoir<Sample>; NUM_PLAYERS],
-    policy: [Option<Mlp>; NUM_PLAYERS],
+    /// The policy networks, once fitted.
+    model: Option<PolicyModel>,
     stats: DeepCfrStats,
 }
 
@@ -255,7 +257,7 @@ impl DeepCfrSolver {
             iteration: 0,
             advantage: Default::default(),
             strategies: Default::default(),
-            policy: Default::default(),
+            model: None,
             stats: DeepCfrStats::default(),
         })
     }
@@ -320,8 +322,9 @@ impl DeepCfrSolver {
     /// Fits each player's policy network to its strategy reservoir.
     pub fn train_policy(&mut self) -> Result<(), DeepCfrError> {
         let start = Instant::now();
-        for player in 0..NUM_PLAYERS {
-            self.policy[player] = self.fit(
+        let mut networks: [Option<Mlp>; NUM_PLAYERS] = Default::default();
+        for (player, net) in networks.iter_mut().enumerate() {
+            *net = self.fit(
                 self.averages[player].items(),
                 player,
                 self.settings.policy_network,
@@ -329,8 +332,25 @@ impl DeepCfrSolver {
                 0,
             )?;
         }
+        self.model = Some(PolicyModel::new(self.game, self.map.clone(), networks));
         self.stats.fit_time += start.elapsed();
         Ok(())
+    }
+
+    /// The learned average policy: the policy networks (see the module
+    /// notes), once [`DeepCfrSolver::train_policy`] has fitted them.
+    pub fn model(&self) -> Result<&PolicyModel, DeepCfrError> {
+        self.model.as_ref().ok_or(DeepCfrError::NoPolicy)
+    }
+
+    /// What a saved model says of this run.
+    pub fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        ModelProvenance {
+            algorithm: "deep-cfr".to_string(),
+            iterations: self.iteration,
+            exploitability,
+            training: self.settings,
+        }
     }
 
     /// The sampled value of `state` to `player`, storing samples.
@@ -477,28 +497,8 @@ impl DeepCfrSolver {
     }
 
     /// The learned average policy at every information state of `tree`
-    /// (compiled from this game): the policy networks' outputs, clipped at
-    /// zero and normalised over the legal actions (see the module notes).
-    pub fn tree_policy(&mut self, tree: &GameTree) -> Result<TreePolicy, DeepCfrError> {
-        let mut probs: [Vec<f64>; NUM_PLAYERS] = Default::default();
-        for (p, out) in probs.iter_mut().enumerate() {
-            let table = tree.infosets(p);
-            let Some(net) = self.policy[p].as_mut() else {
-                if table.is_empty() {
-                    continue;
-                }
-                return Err(DeepCfrError::NoPolicy);
-            };
-            let design = Design::new(self.map.batch(p, table_pairs(table)));
-            let mut y = vec![0.0; table.num_slots()];
-            net.predict(&design, &mut y)?;
-            y.iter_mut().for_each(|v| *v = v.max(0.0));
-            out.resize(table.num_slots(), 0.0);
-            for i in 0..table.len() {
-                let s = table.slots(i);
-                normalise(&y[s.clone()], &mut out[s]);
-            }
-        }
-        Ok(TreePolicy { probs })
+    /// (compiled from this game): [`PolicyModel::tree_policy`].
+    pub fn tree_policy(&self, tree: &GameTree) -> Result<TreePolicy, DeepCfrError> {
+        Ok(self.model()?.tree_policy(tree)?)
     }
 }
