@@ -247,6 +247,16 @@ pub fn run(args: TrainArgs) -> Result<()> {
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--policy-steps", args.policy_steps.is_some()),
     ];
+    if let Some(path) = &args.checkpoint
+        && path.exists()
+        && !args.resume
+        && !args.overwrite
+    {
+        bail!(
+            "{} already exists: give --resume to continue that run, or --overwrite to start a new one and replace it",
+            path.display()
+        );
+    }
     if args.algo.as_deref() == Some(DEEP_CFR) {
         return run_deep_cfr(args);
     }
@@ -281,16 +291,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .as_deref()
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
-    if let Some(path) = &args.checkpoint
-        && path.exists()
-        && !args.resume
-        && !args.overwrite
-    {
-        bail!(
-            "{} already exists: give --resume to continue that run, or --overwrite to start a new one and replace it",
-            path.display()
-        );
-    }
     let checkpoint = match (&args.checkpoint, args.resume) {
         (Some(path), true) if path.exists() => Some(Checkpoint::load(path)?),
         (Some(path), true) => {
@@ -625,7 +625,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
 /// Deep CFR: its settings from the options, refusing those it ignores.
 fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     let unused = [
-        ("--checkpoint", args.checkpoint.is_some()),
         ("--plot", args.plot.is_some()),
         ("--eval-every", args.eval_every.is_some()),
         ("--evals-per-decade", args.evals_per_decade.is_some()),
@@ -666,11 +665,18 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         .unwrap_or_else(|| default_policy_path(&args.game, DEEP_CFR, true));
     Files::new()
         .writes("--out", Some(&out), Holds::Document(FileKind::Model))
+        .writes(
+            "--checkpoint",
+            args.checkpoint.as_deref(),
+            Holds::Document(FileKind::Checkpoint),
+        )
         .check()?;
     crate::train_deep::run(crate::train_deep::DeepArgs {
         game: args.game,
         settings: s,
         out,
+        checkpoint: args.checkpoint,
+        resume: args.resume,
         json: args.json,
         time_limit: args.time_limit,
         max_bytes: max_bytes(args.max_memory_gb),
@@ -732,7 +738,7 @@ fn last_evaluation(trainer: &Trainer) -> Option<(f64, f64)> {
 
 /// Between evaluations far apart (a log schedule on a large game), the
 /// checkpoint is still saved this often, so a killed run loses at most this.
-const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+pub const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// When a run evaluates: every K iterations, or N times a decade.
 enum EvalSchedule {

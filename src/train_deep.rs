@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
+use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
 use darkhex_algorithms::exploitability;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
@@ -14,6 +14,7 @@ use darkhex_games::{AnyGame, Game, with_game};
 use crate::interrupt;
 use crate::output::outln;
 use crate::progress::{bar, compile};
+use crate::train::CHECKPOINT_INTERVAL;
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
@@ -21,6 +22,9 @@ pub struct DeepArgs {
     pub settings: DeepCfrSettings,
     /// Where the model goes.
     pub out: PathBuf,
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint if it exists.
+    pub resume: bool,
     pub json: bool,
     pub time_limit: Option<f64>,
     pub max_bytes: u64,
@@ -29,22 +33,66 @@ pub struct DeepArgs {
 
 pub fn run(a: DeepArgs) -> Result<()> {
     let target = a.settings.iterations;
-    let mut solver = DeepCfrSolver::new(a.game, a.settings)?;
+    let resumed = match (&a.checkpoint, a.resume) {
+        (Some(path), true) if path.exists() => Some(DeepCheckpoint::load_for(path, &a.game)?),
+        (Some(path), true) => {
+            eprintln!(
+                "no checkpoint at {} yet: starting a new run",
+                path.display()
+            );
+            None
+        }
+        _ => None,
+    };
+    let (mut solver, earlier) = match resumed {
+        Some(c) => {
+            eprintln!(
+                "resuming at iteration {} with the checkpoint's settings",
+                c.deep_cfr.iteration
+            );
+            (
+                DeepCfrSolver::resume(a.game, c.deep_cfr, target)?,
+                c.seconds,
+            )
+        }
+        None => (DeepCfrSolver::new(a.game, a.settings)?, 0.0),
+    };
     let status = interrupt::Status::default();
     interrupt::exit_saying(&status);
     let progress = bar(target);
+    progress.set_position(solver.iteration());
     let start = Instant::now();
     let out_of_time = || {
         a.time_limit
             .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
     };
+    let save = |solver: &DeepCfrSolver| -> Result<()> {
+        if let Some(path) = &a.checkpoint {
+            status.set("while writing the checkpoint");
+            let seconds = earlier + start.elapsed().as_secs_f64();
+            DeepCheckpoint::new(&a.game, solver.state(), seconds).save(path)?;
+        }
+        Ok(())
+    };
+    let mut saved_at = Instant::now();
+    let saved = |at: u64| match &a.checkpoint {
+        Some(p) => format!("the checkpoint {} holds iteration {at}", p.display()),
+        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
+    };
+    let mut last_saved = solver.iteration();
     while solver.iteration() < target && !out_of_time() {
         status.set(format!(
-            "at iteration {} of deep-cfr (it keeps no checkpoint: nothing was saved)",
-            solver.iteration() + 1
+            "at iteration {} of deep-cfr ({})",
+            solver.iteration() + 1,
+            saved(last_saved)
         ));
         solver.iterate()?;
         progress.set_position(solver.iteration());
+        if a.checkpoint.is_some() && saved_at.elapsed() >= CHECKPOINT_INTERVAL {
+            save(&solver)?;
+            saved_at = Instant::now();
+            last_saved = solver.iteration();
+        }
     }
     progress.finish_and_clear();
     if solver.iteration() < target {
@@ -53,9 +101,10 @@ pub fn run(a: DeepArgs) -> Result<()> {
             solver.iteration()
         );
     }
-    status.set("while fitting deep-cfr's policy networks (nothing was saved)");
+    save(&solver)?;
+    status.set("while fitting deep-cfr's policy networks (the model is not written yet)");
     solver.train_policy()?;
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = earlier + start.elapsed().as_secs_f64();
     status.set("during the exploitability of deep-cfr's policy");
     let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
     let eval = match fits.then(|| compile(&a.game, a.max_bytes)) {

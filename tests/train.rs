@@ -698,7 +698,7 @@ fn deep_cfr_trains_the_same_on_any_thread_count() {
     let e = one["exploitability"].as_f64().unwrap();
     assert!((0.0..0.5).contains(&e), "{e}");
     for (bad, says) in [
-        (&["--checkpoint", "c.ckpt"][..], "--checkpoint"),
+        (&["--plot", "p.svg"][..], "--plot"),
         (&["--regressor", "mlp"][..], "--regressor"),
         (&["--traversals", "0"][..], "0"),
     ] {
@@ -837,5 +837,126 @@ fn deep_cfr_model_files_are_exploited_played_and_checked() {
             "k.model",
         ],
         "would replace a darkhex policy model",
+    );
+}
+
+/// Deep CFR stopped by --time-limit (or short of its iterations) and
+/// resumed from its checkpoint writes the model an uninterrupted run
+/// writes, byte for byte, with the same exploitability; another game's
+/// checkpoint and another algorithm's are refused.
+#[test]
+fn deep_cfr_resumes_to_the_same_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let deep = |extra: &[&str]| {
+        let base = [
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--traversals",
+            "20",
+            "--hidden",
+            "16,16",
+            "--fit-steps",
+            "16",
+            "--seed",
+            "2",
+            "--json",
+        ];
+        json(&darkhex(d, &[&base[..], extra].concat()))
+    };
+    let one = deep(&["--iterations", "4", "--out", "one.model"]);
+    deep(&[
+        "--iterations",
+        "4",
+        "--time-limit",
+        "0.001",
+        "--checkpoint",
+        "t.ckpt",
+        "--out",
+        "t.model",
+    ]);
+    deep(&[
+        "--iterations",
+        "2",
+        "--checkpoint",
+        "i.ckpt",
+        "--out",
+        "i.model",
+    ]);
+    for ckpt in ["t.ckpt", "i.ckpt"] {
+        let out = format!("{ckpt}.model");
+        let resumed = deep(&[
+            "--iterations",
+            "4",
+            "--checkpoint",
+            ckpt,
+            "--resume",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(resumed["iterations"], 4);
+        assert_eq!(resumed["traversals"], 4 * 20 * 2);
+        assert_eq!(resumed["exploitability"], one["exploitability"]);
+        let (a, b) = (
+            std::fs::read(d.join(&out)).unwrap(),
+            std::fs::read(d.join("one.model")).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{ckpt}: the resumed model differs from the uninterrupted one"
+        );
+    }
+    assert_refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--checkpoint",
+            "i.ckpt",
+        ],
+        "--resume",
+    );
+    assert_refused(
+        d,
+        &[
+            "train",
+            "leduc_poker",
+            "--algo",
+            "deep-cfr",
+            "--checkpoint",
+            "i.ckpt",
+            "--resume",
+        ],
+        "kuhn_poker",
+    );
+    darkhex(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "cfr",
+            "--iterations",
+            "2",
+            "--checkpoint",
+            "cfr.ckpt",
+        ],
+    );
+    assert_refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--checkpoint",
+            "cfr.ckpt",
+            "--resume",
+        ],
+        "not a deep-cfr checkpoint",
     );
 }
