@@ -48,7 +48,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo os-mccfr --iterations 1000000 --out dh3.bin",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
     "darkhex train leduc_poker --algo f-rcfr --link poly --power 1.5 --iterations 200 --plot leduc-frcfr.svg",
-    "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256",
+    "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256 --out kuhn.model",
 ], &[help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
@@ -60,7 +60,7 @@ pub struct TrainArgs {
     /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
     /// linear least squares or a network (--regressor) on the compiled tree;
     /// deep-cfr samples on the game's states with networks and reservoirs
-    /// only (no table, no policy file nor checkpoint yet)
+    /// only and writes a policy model, not a table (no checkpoint yet)
     #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR])))]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
@@ -74,7 +74,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: u64,
     /// Policy file to write: .json, or anything else for compact binary
-    /// (default: policies/<game>-<algo>.json, or .bin past 100000 information states)
+    /// (default: policies/<game>-<algo>.json, or .bin past 100000 information
+    /// states; deep-cfr's model: policies/<game>-deep-cfr.bin)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Save the solver state here at every evaluation and at the end
@@ -246,6 +247,16 @@ pub fn run(args: TrainArgs) -> Result<()> {
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--policy-steps", args.policy_steps.is_some()),
     ];
+    if let Some(path) = &args.checkpoint
+        && path.exists()
+        && !args.resume
+        && !args.overwrite
+    {
+        bail!(
+            "{} already exists: give --resume to continue that run, or --overwrite to start a new one and replace it",
+            path.display()
+        );
+    }
     if args.algo.as_deref() == Some(DEEP_CFR) {
         return run_deep_cfr(args);
     }
@@ -280,16 +291,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .as_deref()
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
-    if let Some(path) = &args.checkpoint
-        && path.exists()
-        && !args.resume
-        && !args.overwrite
-    {
-        bail!(
-            "{} already exists: give --resume to continue that run, or --overwrite to start a new one and replace it",
-            path.display()
-        );
-    }
     let checkpoint = match (&args.checkpoint, args.resume) {
         (Some(path), true) if path.exists() => Some(Checkpoint::load(path)?),
         (Some(path), true) => {
@@ -624,8 +625,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
 /// Deep CFR: its settings from the options, refusing those it ignores.
 fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     let unused = [
-        ("--out", args.out.is_some()),
-        ("--checkpoint", args.checkpoint.is_some()),
         ("--plot", args.plot.is_some()),
         ("--eval-every", args.eval_every.is_some()),
         ("--evals-per-decade", args.evals_per_decade.is_some()),
@@ -660,9 +659,24 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     s.policy_network.steps = args
         .policy_steps
         .unwrap_or(s.advantage_network.steps.saturating_mul(4));
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_policy_path(&args.game, DEEP_CFR, true));
+    Files::new()
+        .writes("--out", Some(&out), Holds::Document(FileKind::Model))
+        .writes(
+            "--checkpoint",
+            args.checkpoint.as_deref(),
+            Holds::Document(FileKind::Checkpoint),
+        )
+        .check()?;
     crate::train_deep::run(crate::train_deep::DeepArgs {
         game: args.game,
         settings: s,
+        out,
+        checkpoint: args.checkpoint,
+        resume: args.resume,
         json: args.json,
         time_limit: args.time_limit,
         max_bytes: max_bytes(args.max_memory_gb),
@@ -724,7 +738,7 @@ fn last_evaluation(trainer: &Trainer) -> Option<(f64, f64)> {
 
 /// Between evaluations far apart (a log schedule on a large game), the
 /// checkpoint is still saved this often, so a killed run loses at most this.
-const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+pub const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// When a run evaluates: every K iterations, or N times a decade.
 enum EvalSchedule {
@@ -869,6 +883,29 @@ fn rescue_policy(trainer: &Trainer, path: &Path) -> Result<PathBuf> {
     Ok(fallback)
 }
 
+/// The first lines of a run's report: the game, the algorithm, the
+/// iterations and the exploitability (`too_large` says what else could
+/// compute it where the tree is too large).
+pub fn print_summary(
+    game: &str,
+    algo: &str,
+    iterations: u64,
+    eval: Option<(f64, f64)>,
+    too_large: &str,
+) -> Result<()> {
+    outln!("game             {game}");
+    outln!("algorithm        {algo}");
+    outln!("iterations       {iterations}");
+    match eval {
+        Some((e, v)) => {
+            outln!("exploitability   {e:.6e}");
+            outln!("value for p0     {v:.6}");
+        }
+        None => outln!("exploitability   not computed: the game tree is too large{too_large}"),
+    }
+    Ok(())
+}
+
 fn report(
     args: &TrainArgs,
     trainer: &Trainer,
@@ -895,18 +932,13 @@ fn report(
         outln!("{json}");
         return Ok(());
     }
-    outln!("game             {game}");
-    outln!("algorithm        {algo}");
-    outln!("iterations       {}", trainer.iteration());
-    match eval {
-        Some((e, v)) => {
-            outln!("exploitability   {e:.6e}");
-            outln!("value for p0     {v:.6}");
-        }
-        None => outln!(
-            "exploitability   not computed: the game tree is too large (sampling over the information-state tables, without --keyed, computes it by a streaming pass)"
-        ),
-    }
+    print_summary(
+        &game,
+        algo,
+        trainer.iteration(),
+        eval,
+        " (sampling over the information-state tables, without --keyed, computes it by a streaming pass)",
+    )?;
     if let Some(p) = trainer.precision() {
         outln!(
             "method           streaming passes over every history, {} arrays",

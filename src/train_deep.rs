@@ -1,11 +1,12 @@
 //! `darkhex train --algo deep-cfr`: a Deep CFR run with a progress bar, and
-//! the exact exploitability of the learned policy where the tree compiles.
-//! The networks live only as long as the run: nothing is saved.
+//! the exact exploitability of the learned policy where the tree compiles,
+//! and the policy networks saved as a model file (`darkhex-model`).
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
+use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
 use darkhex_algorithms::exploitability;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
@@ -13,11 +14,17 @@ use darkhex_games::{AnyGame, Game, with_game};
 use crate::interrupt;
 use crate::output::outln;
 use crate::progress::{bar, compile};
+use crate::train::CHECKPOINT_INTERVAL;
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
     pub game: AnyGame,
     pub settings: DeepCfrSettings,
+    /// Where the model goes.
+    pub out: PathBuf,
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint if it exists.
+    pub resume: bool,
     pub json: bool,
     pub time_limit: Option<f64>,
     pub max_bytes: u64,
@@ -26,22 +33,66 @@ pub struct DeepArgs {
 
 pub fn run(a: DeepArgs) -> Result<()> {
     let target = a.settings.iterations;
-    let mut solver = DeepCfrSolver::new(a.game, a.settings)?;
+    let resumed = match (&a.checkpoint, a.resume) {
+        (Some(path), true) if path.exists() => Some(DeepCheckpoint::load_for(path, &a.game)?),
+        (Some(path), true) => {
+            eprintln!(
+                "no checkpoint at {} yet: starting a new run",
+                path.display()
+            );
+            None
+        }
+        _ => None,
+    };
+    let (mut solver, earlier) = match resumed {
+        Some(c) => {
+            eprintln!(
+                "resuming at iteration {} with the checkpoint's settings",
+                c.deep_cfr.iteration
+            );
+            (
+                DeepCfrSolver::resume(a.game, c.deep_cfr, target)?,
+                c.seconds,
+            )
+        }
+        None => (DeepCfrSolver::new(a.game, a.settings)?, 0.0),
+    };
     let status = interrupt::Status::default();
     interrupt::exit_saying(&status);
     let progress = bar(target);
+    progress.set_position(solver.iteration());
     let start = Instant::now();
     let out_of_time = || {
         a.time_limit
             .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
     };
+    let save = |solver: &DeepCfrSolver| -> Result<()> {
+        if let Some(path) = &a.checkpoint {
+            status.set("while writing the checkpoint");
+            let seconds = earlier + start.elapsed().as_secs_f64();
+            DeepCheckpoint::new(&a.game, solver.state(), seconds).save(path)?;
+        }
+        Ok(())
+    };
+    let mut saved_at = Instant::now();
+    let saved = |at: u64| match &a.checkpoint {
+        Some(p) => format!("the checkpoint {} holds iteration {at}", p.display()),
+        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
+    };
+    let mut last_saved = solver.iteration();
     while solver.iteration() < target && !out_of_time() {
         status.set(format!(
-            "at iteration {} of deep-cfr (it keeps no checkpoint: nothing was saved)",
-            solver.iteration() + 1
+            "at iteration {} of deep-cfr ({})",
+            solver.iteration() + 1,
+            saved(last_saved)
         ));
         solver.iterate()?;
         progress.set_position(solver.iteration());
+        if a.checkpoint.is_some() && saved_at.elapsed() >= CHECKPOINT_INTERVAL {
+            save(&solver)?;
+            saved_at = Instant::now();
+            last_saved = solver.iteration();
+        }
     }
     progress.finish_and_clear();
     if solver.iteration() < target {
@@ -50,18 +101,22 @@ pub fn run(a: DeepArgs) -> Result<()> {
             solver.iteration()
         );
     }
-    status.set("while fitting deep-cfr's policy networks (nothing was saved)");
+    save(&solver)?;
+    status.set("while fitting deep-cfr's policy networks (the model is not written yet)");
     solver.train_policy()?;
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = earlier + start.elapsed().as_secs_f64();
     status.set("during the exploitability of deep-cfr's policy");
     let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
     let eval = match fits.then(|| compile(&a.game, a.max_bytes)) {
         Some(Ok((tree, _))) => {
-            let e = exploitability(&tree, &solver.tree_policy(&tree)?);
+            let e = exploitability(&tree, &solver.model()?.tree_policy(&tree)?);
             Some((e.exploitability, e.value_p0))
         }
         _ => None,
     };
+    status.set("while writing the model");
+    let model = solver.model()?;
+    model.save(&a.out, solver.provenance(eval.map(|e| e.0)))?;
     let stats = solver.stats();
     let game = a.game.game_string();
     let rate = stats.traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
@@ -82,20 +137,18 @@ pub fn run(a: DeepArgs) -> Result<()> {
             "fit_seconds": stats.fit_time.as_secs_f64(),
             "advantage_samples_p0": advantages.items().len(),
             "strategy_samples_p0": strategies.items().len(),
+            "policy": a.out.display().to_string(),
         });
         outln!("{json}");
         return Ok(());
     }
-    outln!("game             {game}");
-    outln!("algorithm        deep-cfr");
-    outln!("iterations       {}", solver.iteration());
-    match eval {
-        Some((e, v)) => {
-            outln!("exploitability   {e:.6e}");
-            outln!("value for p0     {v:.6}");
-        }
-        None => outln!("exploitability   not computed: the game tree is too large"),
-    }
+    crate::train::print_summary(
+        &game,
+        "deep-cfr",
+        solver.iteration(),
+        eval,
+        " (`darkhex exploit GAME MODEL` computes it by a streaming pass where the tables fit)",
+    )?;
     outln!(
         "traversals       {} ({rate:.0} a second, {} network calls)",
         stats.traversals,
@@ -106,6 +159,6 @@ pub fn run(a: DeepArgs) -> Result<()> {
         stats.traversal_time.as_secs_f64(),
         stats.fit_time.as_secs_f64()
     );
-    outln!("policy           not saved (deep-cfr writes no policy file yet)");
+    outln!("policy           {} (a model)", a.out.display());
     Ok(())
 }

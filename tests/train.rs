@@ -698,8 +698,7 @@ fn deep_cfr_trains_the_same_on_any_thread_count() {
     let e = one["exploitability"].as_f64().unwrap();
     assert!((0.0..0.5).contains(&e), "{e}");
     for (bad, says) in [
-        (&["--out", "p.json"][..], "--out"),
-        (&["--checkpoint", "c.ckpt"][..], "--checkpoint"),
+        (&["--plot", "p.svg"][..], "--plot"),
         (&["--regressor", "mlp"][..], "--regressor"),
         (&["--traversals", "0"][..], "0"),
     ] {
@@ -710,5 +709,254 @@ fn deep_cfr_trains_the_same_on_any_thread_count() {
         d,
         &["train", "kuhn_poker", "--algo", "cfr", "--traversals", "10"],
         "--traversals",
+    );
+}
+
+/// A Deep CFR model from the command line: `--out` writes it, `exploit`
+/// reads it and finds the exploitability the training printed, to the bit;
+/// `play` and a league-style spec play it; a cut file, a changed byte, a
+/// model for another game and a policy path holding another kind of
+/// darkhex file are refused in one line.
+#[test]
+fn deep_cfr_model_files_are_exploited_played_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let deep = [
+        "--algo",
+        "deep-cfr",
+        "--iterations",
+        "3",
+        "--traversals",
+        "20",
+        "--hidden",
+        "16,16",
+        "--fit-steps",
+        "16",
+        "--json",
+    ];
+    let trained = json(&darkhex(
+        d,
+        &[&["train", "kuhn_poker", "--out", "k.model"][..], &deep[..]].concat(),
+    ));
+    assert_eq!(trained["policy"], "k.model");
+    let e = trained["exploitability"].as_f64().unwrap();
+    assert!(e > 0.0);
+    let head = std::fs::read(d.join("k.model")).unwrap();
+    assert!(head.starts_with(b"{\"format\":\"darkhex-model\""));
+    let x = json(&darkhex(d, &["exploit", "kuhn_poker", "k.model", "--json"]));
+    assert_eq!(x["exploitability"].as_f64().unwrap(), e);
+    assert_eq!(x["uniform_infosets"], 0);
+    // Without --out, the default path under policies/.
+    let v = json(&darkhex(
+        d,
+        &[&["train", "kuhn_poker"][..], &deep[..]].concat(),
+    ));
+    assert_eq!(v["policy"], "policies/kuhn_poker-deep-cfr.bin");
+    assert_eq!(v["exploitability"], trained["exploitability"]);
+    // A model plays: Kuhn against the equilibrium, and 3x3 Dark Hex, where
+    // no table fits, against itself.
+    let out = ok(&darkhex(
+        d,
+        &[
+            "play",
+            "kuhn_poker",
+            "--p0",
+            "policy(file=k.model)",
+            "--p1",
+            "lp",
+            "--seed",
+            "1",
+        ],
+    ));
+    assert!(out.contains("wins"), "{out}");
+    let dh3 = "dark_hex(num_rows=3,num_cols=3)";
+    let small = [
+        "--algo",
+        "deep-cfr",
+        "--iterations",
+        "1",
+        "--traversals",
+        "1",
+        "--hidden",
+        "8",
+        "--fit-steps",
+        "4",
+        "--out",
+        "dh3.model",
+    ];
+    let out = ok(&darkhex(d, &[&["train", dh3][..], &small[..]].concat()));
+    assert!(
+        out.contains("not computed") && out.contains("dh3.model"),
+        "{out}"
+    );
+    let out = ok(&darkhex(
+        d,
+        &[
+            "play",
+            dh3,
+            "--p0",
+            "policy(file=dh3.model)",
+            "--p1",
+            "policy(file=dh3.model)",
+        ],
+    ));
+    assert!(out.contains("x wins") || out.contains("o wins"), "{out}");
+    // Refusals.
+    assert_refused(d, &["exploit", "leduc_poker", "k.model"], "kuhn_poker");
+    assert_refused(
+        d,
+        &[
+            "play",
+            dh3,
+            "--p0",
+            "policy(file=k.model)",
+            "--p1",
+            "random",
+        ],
+        "is for kuhn_poker",
+    );
+    let good = std::fs::read(d.join("k.model")).unwrap();
+    std::fs::write(d.join("cut.model"), &good[..good.len() - 10]).unwrap();
+    assert_refused(d, &["exploit", "kuhn_poker", "cut.model"], "cut short");
+    let mut flipped = good.clone();
+    let at = good.len() - 20;
+    flipped[at] ^= 4;
+    std::fs::write(d.join("flipped.model"), &flipped).unwrap();
+    assert_refused(d, &["exploit", "kuhn_poker", "flipped.model"], "checksum");
+    // A model is not overwritten by a table policy, nor read as one.
+    assert_refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "cfr",
+            "--iterations",
+            "2",
+            "--out",
+            "k.model",
+        ],
+        "would replace a darkhex policy model",
+    );
+}
+
+/// Deep CFR stopped by --time-limit (or short of its iterations) and
+/// resumed from its checkpoint writes the model an uninterrupted run
+/// writes, byte for byte, with the same exploitability; another game's
+/// checkpoint and another algorithm's are refused.
+#[test]
+fn deep_cfr_resumes_to_the_same_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let deep = |extra: &[&str]| {
+        let base = [
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--traversals",
+            "20",
+            "--hidden",
+            "16,16",
+            "--fit-steps",
+            "16",
+            "--seed",
+            "2",
+            "--json",
+        ];
+        json(&darkhex(d, &[&base[..], extra].concat()))
+    };
+    let one = deep(&["--iterations", "4", "--out", "one.model"]);
+    deep(&[
+        "--iterations",
+        "4",
+        "--time-limit",
+        "0.001",
+        "--checkpoint",
+        "t.ckpt",
+        "--out",
+        "t.model",
+    ]);
+    deep(&[
+        "--iterations",
+        "2",
+        "--checkpoint",
+        "i.ckpt",
+        "--out",
+        "i.model",
+    ]);
+    for ckpt in ["t.ckpt", "i.ckpt"] {
+        let out = format!("{ckpt}.model");
+        let resumed = deep(&[
+            "--iterations",
+            "4",
+            "--checkpoint",
+            ckpt,
+            "--resume",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(resumed["iterations"], 4);
+        assert_eq!(resumed["traversals"], 4 * 20 * 2);
+        assert_eq!(resumed["exploitability"], one["exploitability"]);
+        let (a, b) = (
+            std::fs::read(d.join(&out)).unwrap(),
+            std::fs::read(d.join("one.model")).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{ckpt}: the resumed model differs from the uninterrupted one"
+        );
+    }
+    assert_refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--checkpoint",
+            "i.ckpt",
+        ],
+        "--resume",
+    );
+    assert_refused(
+        d,
+        &[
+            "train",
+            "leduc_poker",
+            "--algo",
+            "deep-cfr",
+            "--checkpoint",
+            "i.ckpt",
+            "--resume",
+        ],
+        "kuhn_poker",
+    );
+    darkhex(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "cfr",
+            "--iterations",
+            "2",
+            "--checkpoint",
+            "cfr.ckpt",
+        ],
+    );
+    assert_refused(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--checkpoint",
+            "cfr.ckpt",
+            "--resume",
+        ],
+        "not a deep-cfr checkpoint",
     );
 }

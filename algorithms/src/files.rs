@@ -19,6 +19,8 @@ use thiserror::Error;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
     Policy,
+    /// A trained network's policy (Deep CFR's average-policy network).
+    Model,
     Checkpoint,
     PoneStrategy,
     LeagueLog,
@@ -26,8 +28,9 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 5] = [
+    pub const ALL: [FileKind; 6] = [
         FileKind::Policy,
+        FileKind::Model,
         FileKind::Checkpoint,
         FileKind::PoneStrategy,
         FileKind::LeagueLog,
@@ -38,6 +41,7 @@ impl FileKind {
     pub fn format(self) -> &'static str {
         match self {
             FileKind::Policy => "darkhex-policy",
+            FileKind::Model => "darkhex-model",
             FileKind::Checkpoint => "darkhex-checkpoint",
             FileKind::PoneStrategy => "darkhex-pone-strategy",
             FileKind::LeagueLog => "darkhex-league-log",
@@ -53,6 +57,7 @@ impl FileKind {
     pub fn what(self) -> &'static str {
         match self {
             FileKind::Policy => "policy",
+            FileKind::Model => "policy model",
             FileKind::Checkpoint => "training checkpoint",
             FileKind::PoneStrategy => "PONE strategy",
             FileKind::LeagueLog => "league results log",
@@ -65,6 +70,9 @@ impl FileKind {
         match self {
             FileKind::Policy => {
                 "`darkhex exploit GAME FILE` and the player `policy(file=FILE)` of play and league read it"
+            }
+            FileKind::Model => {
+                "`darkhex exploit GAME FILE` and the player `policy(file=FILE)` of play and league read it, as they read a policy"
             }
             FileKind::Checkpoint => {
                 "`darkhex train GAME --checkpoint FILE --resume` continues it; `darkhex train` writes the policy"

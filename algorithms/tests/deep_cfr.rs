@@ -250,6 +250,6 @@ fn bad_settings_are_refused() {
     s.policy_network.steps = 0;
     assert!(DeepCfrSolver::new(game, s).is_err());
     let (game, tree) = kuhn();
-    let mut solver = DeepCfrSolver::new(game, DeepCfrSettings::new(1, 0)).unwrap();
+    let solver = DeepCfrSolver::new(game, DeepCfrSettings::new(1, 0)).unwrap();
     assert_eq!(solver.tree_policy(&tree), Err(DeepCfrError::NoPolicy));
 }

@@ -27,6 +27,8 @@ pub enum PlayerError {
         action: Action,
         legal: Vec<Action>,
     },
+    #[error("player {name}'s policy model failed: {reason}")]
+    Model { name: String, reason: String },
 }
 
 /// A player of one seat in one game. Deterministic given its seed: the same

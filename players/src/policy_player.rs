@@ -1,9 +1,11 @@
-//! Players that follow a tabular policy: one from a file written by `train`
-//! or `solve`, or the equilibrium the LP finds when the player is prepared.
+//! Players that follow a policy: a table from a file written by `train` or
+//! `solve`, the equilibrium the LP finds when the player is prepared, or a
+//! trained network's (a model file written by `train --algo deep-cfr`).
 
 use std::sync::Arc;
 
 use darkhex_algorithms::PolicyTable;
+use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::policy::sample_index;
 use darkhex_games::Action;
 use rand::{Rng, SeedableRng};
@@ -11,21 +13,29 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::player::{Player, PlayerError, PlayerView};
 
-/// Samples its action from the policy at its information state; where the
-/// policy has no entry (a state its training never reached) it plays uniformly.
+/// Where a policy player's distributions come from.
+#[derive(Clone)]
+pub enum PolicySource {
+    Table(Arc<PolicyTable>),
+    Model(Arc<PolicyModel>),
+}
+
+/// Samples its action from the policy at its information state; where a
+/// table has no entry (a state its training never reached) it plays
+/// uniformly. A model has a policy everywhere.
 pub struct PolicyPlayer {
     name: String,
-    table: Arc<PolicyTable>,
+    source: PolicySource,
     rng: ChaCha8Rng,
     /// Decisions taken where the policy had no entry.
     uncovered: u32,
 }
 
 impl PolicyPlayer {
-    pub fn new(name: String, table: Arc<PolicyTable>, seed: u64) -> Self {
+    pub fn new(name: String, source: PolicySource, seed: u64) -> Self {
         PolicyPlayer {
             name,
-            table,
+            source,
             rng: ChaCha8Rng::seed_from_u64(seed),
             uncovered: 0,
         }
@@ -43,7 +53,19 @@ impl Player for PolicyPlayer {
     }
 
     fn act(&mut self, view: &PlayerView) -> Result<Action, PlayerError> {
-        match self.table.get(view.seat, view.info_key) {
+        let table = match &self.source {
+            PolicySource::Table(table) => table,
+            PolicySource::Model(model) => {
+                let probs = model
+                    .policy(view.seat, view.info_key, view.legal)
+                    .map_err(|e| PlayerError::Model {
+                        name: self.name.clone(),
+                        reason: e.to_string(),
+                    })?;
+                return Ok(sample(view.legal, &probs, &mut self.rng));
+            }
+        };
+        match table.get(view.seat, view.info_key) {
             // Policy files are checked against the game when loaded, so an
             // entry lists exactly the legal actions.
             Some((actions, probs)) if actions == view.legal => {

@@ -13,6 +13,8 @@ use std::time::Duration;
 use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
 use darkhex_algorithms::eval::Weight;
 use darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS;
+use darkhex_algorithms::fa::model::PolicyModel;
+use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
 use darkhex_algorithms::pone::{self, search::Search as PoneSearch};
 use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
@@ -26,7 +28,7 @@ use thiserror::Error;
 use crate::hex_players::{ResistancePlayer, SolverPlayer};
 use crate::network_player::{NetworkEval, NetworkPlayer};
 use crate::player::Player;
-use crate::policy_player::PolicyPlayer;
+use crate::policy_player::{PolicyPlayer, PolicySource};
 use crate::pone_player::PonePlayer;
 use crate::random::RandomPlayer;
 use crate::search::SearchConfig;
@@ -95,7 +97,7 @@ impl PlayerFactory for Random {
 
 struct Policy {
     label: String,
-    table: Arc<PolicyTable>,
+    source: PolicySource,
     notes: Vec<String>,
 }
 
@@ -103,7 +105,7 @@ impl PlayerFactory for Policy {
     fn create(&self, _seat: usize, seed: u64) -> Box<dyn Player> {
         Box::new(PolicyPlayer::new(
             self.label.clone(),
-            self.table.clone(),
+            self.source.clone(),
             seed,
         ))
     }
@@ -242,17 +244,23 @@ pub fn network_eval(text: &str) -> Result<(NetworkEval, usize), SpecError> {
 /// Seconds the solver player searches per move unless told otherwise.
 const DEFAULT_SOLVER_SECONDS: f64 = 1.0;
 
-/// Loads and checks a policy file; the notes say how many information
-/// states it lacks, when the game is small enough to count them.
+/// Loads and checks a policy file, a table or a model (told apart by the
+/// file's header); the notes say how many information states a table
+/// lacks, when the game is small enough to count them.
 fn load_policy(
     label: &str,
     path: &Path,
     game: &AnyGame,
-) -> Result<(Arc<PolicyTable>, Vec<String>), SpecError> {
-    let file = PolicyFile::load_for(path, game).map_err(|source| SpecError::Policy {
+) -> Result<(PolicySource, Vec<String>), SpecError> {
+    let error = |source| SpecError::Policy {
         player: label.to_string(),
         source,
-    })?;
+    };
+    if files::identify(path) == Some(FileKind::Model) {
+        let (model, _) = PolicyModel::load_for(path, game).map_err(error)?;
+        return Ok((PolicySource::Model(Arc::new(model)), Vec::new()));
+    }
+    let file = PolicyFile::load_for(path, game).map_err(error)?;
     let notes = match file.uncovered(game, COVERAGE_MAX_HISTORIES) {
         Some([0, 0]) => Vec::new(),
         Some(missing) => vec![format!(
@@ -266,7 +274,10 @@ fn load_policy(
             path.display()
         )],
     };
-    Ok((Arc::new(PolicyTable::new(&file)), notes))
+    Ok((
+        PolicySource::Table(Arc::new(PolicyTable::new(&file))),
+        notes,
+    ))
 }
 
 /// Solves `game` by sequence-form LP: the equilibrium player's policy.
@@ -335,9 +346,9 @@ pub fn prepare_in(
             let path = s
                 .get("file")
                 .ok_or_else(|| unsupported("policy needs file=PATH"))?;
-            let (table, notes) = load_policy(&label, &base.join(path), game)?;
+            let (source, notes) = load_policy(&label, &base.join(path), game)?;
             Ok(Arc::new(Policy {
-                table,
+                source,
                 label,
                 notes,
             }))
@@ -350,18 +361,18 @@ pub fn prepare_in(
                 LpBackend::from_name,
                 LpBackend::Clarabel,
             )?;
-            let (table, notes) = match s.get("file") {
+            let (source, notes) = match s.get("file") {
                 Some(path) => load_policy(&label, &base.join(path), game)?,
                 None => (
-                    Arc::new(PolicyTable::new(&equilibrium_policy(
+                    PolicySource::Table(Arc::new(PolicyTable::new(&equilibrium_policy(
                         game, backend, &label,
-                    )?)),
+                    )?))),
                     Vec::new(),
                 ),
             };
             Ok(Arc::new(Policy {
                 label,
-                table,
+                source,
                 notes,
             }))
         }

@@ -44,6 +44,7 @@
 //! depend on the thread count ([`crate::fa::mlp`]). So a seed gives the
 //! same bits with any number of threads.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use hashbrown::HashMap;
@@ -57,10 +58,14 @@ use thiserror::Error;
 use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Token, Turn};
 
 use crate::cfr::mccfr::sample_index;
+use crate::cfr::training::CHECKPOINT_VERSION;
 use crate::fa::features::{FeatureKind, FeatureMap};
-use crate::fa::mlp::{Mlp, MlpSettings};
-use crate::fa::regress::{Design, RegressError, Regressor};
-use crate::policy::{TreePolicy, normalise, regret_matching};
+use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
+use crate::fa::model::{ModelProvenance, PolicyModel};
+use crate::fa::regress::{Design, RegressError};
+use crate::files::{self, Document, Encoding, FileError, FileKind};
+use crate::policy::{TreePolicy, regret_matching};
+use crate::policy_file::{PolicyError, game_differences, same_game};
 use crate::tree::GameTree;
 
 /// What a Deep CFR run is.
@@ -141,6 +146,8 @@ pub enum DeepCfrError {
     BadSettings(String),
     #[error("the policy networks are not trained yet (run every iteration first)")]
     NoPolicy,
+    #[error("the checkpoint does not fit: {0}")]
+    BadCheckpoint(String),
 }
 
 /// A uniform sample of at most `capacity` items of a stream (Vitter's
@@ -190,10 +197,63 @@ impl<T> Reservoir<T> {
     }
 }
 
+/// What a checkpoint keeps of a reservoir: its items, the items seen and
+/// its generator's position in its stream (high and low words).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReservoirState {
+    pub seen: u64,
+    pub items: Vec<Sample>,
+    pub word_pos: [u64; 2],
+}
+
+impl Reservoir<Sample> {
+    fn state(&self) -> ReservoirState {
+        let pos = self.rng.get_word_pos();
+        ReservoirState {
+            seen: self.seen,
+            items: self.items.clone(),
+            word_pos: [(pos >> 64) as u64, pos as u64],
+        }
+    }
+
+    /// The reservoir `state` was taken of (its generator seeded as `new`).
+    fn restore(&mut self, state: ReservoirState) -> Result<(), DeepCfrError> {
+        if state.items.len() > self.capacity || (state.items.len() as u64) > state.seen {
+            return Err(DeepCfrError::BadCheckpoint(format!(
+                "a reservoir holds {} samples of {} seen, with room for {}",
+                state.items.len(),
+                state.seen,
+                self.capacity
+            )));
+        }
+        self.seen = state.seen;
+        self.items = state.items;
+        let [hi, lo] = state.word_pos;
+        self.rng
+            .set_word_pos((u128::from(hi) << 64) | u128::from(lo));
+        Ok(())
+    }
+}
+
+/// Everything a Deep CFR run needs to continue bit for bit: the settings,
+/// the iterations done, each player's advantage network and reservoirs,
+/// and the work counters. (Strategies are recomputed from the networks;
+/// the traversals' and fits' generators are seeded afresh per iteration.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeepCfrState {
+    pub settings: DeepCfrSettings,
+    pub iteration: u64,
+    pub advantage: [Option<MlpParams>; NUM_PLAYERS],
+    pub advantages: [ReservoirState; NUM_PLAYERS],
+    pub averages: [ReservoirState; NUM_PLAYERS],
+    pub traversals: u64,
+    pub nodes: u64,
+}
+
 /// One sampled information state: its key and legal actions, the
 /// iteration it was drawn at, and a number per action (advantages, or
 /// strategy probabilities).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     pub key: Box<[Token]>,
     pub actions: Vec<Action>,
@@ -233,7 +293,8 @@ pub struct DeepCfrSolver {
     strategies: [HashMap<Box<[Token]>, Vec<f64>>; NUM_PLAYERS],
     advantages: [Reservoir<Sample>; NUM_PLAYERS],
     averages: [Reservoir<Sample>; NUM_PLAYERS],
-    policy: [Option<Mlp>; NUM_PLAYERS],
+    /// The policy networks, once fitted.
+    model: Option<PolicyModel>,
     stats: DeepCfrStats,
 }
 
@@ -259,7 +320,7 @@ impl DeepCfrSolver {
             iteration: 0,
             advantage: Default::default(),
             strategies: Default::default(),
-            policy: Default::default(),
+            model: None,
             stats: DeepCfrStats::default(),
         })
     }
@@ -275,6 +336,56 @@ impl DeepCfrSolver {
 
     pub fn stats(&self) -> DeepCfrStats {
         self.stats
+    }
+
+    /// The run's state, for a checkpoint.
+    pub fn state(&self) -> DeepCfrState {
+        DeepCfrState {
+            settings: self.settings,
+            iteration: self.iteration,
+            advantage: std::array::from_fn(|p| {
+                self.advantage[p].as_ref().map(|n| n.params().clone())
+            }),
+            advantages: std::array::from_fn(|p| self.advantages[p].state()),
+            averages: std::array::from_fn(|p| self.averages[p].state()),
+            traversals: self.stats.traversals,
+            nodes: self.stats.nodes,
+        }
+    }
+
+    /// The run `state` was taken of, to continue up to `iterations` (the
+    /// other settings must be the checkpoint's).
+    pub fn resume(
+        game: AnyGame,
+        state: DeepCfrState,
+        iterations: u64,
+    ) -> Result<DeepCfrSolver, DeepCfrError> {
+        let settings = DeepCfrSettings {
+            iterations,
+            ..state.settings
+        };
+        let (iteration, traversals, nodes) = (state.iteration, state.traversals, state.nodes);
+        let mut solver = DeepCfrSolver::new(game, settings)?;
+        let DeepCfrState {
+            advantage,
+            advantages,
+            averages,
+            ..
+        } = state;
+        let players = advantages.into_iter().zip(averages).zip(advantage);
+        for (p, ((a, s), params)) in players.enumerate() {
+            solver.advantages[p].restore(a)?;
+            solver.averages[p].restore(s)?;
+            if let Some(params) = params {
+                let width = solver.map.observation_width();
+                let net = Mlp::with_params(settings.advantage_network, width, params)?;
+                solver.advantage[p] = Some(net);
+            }
+        }
+        solver.iteration = iteration;
+        solver.stats.traversals = traversals;
+        solver.stats.nodes = nodes;
+        Ok(solver)
     }
 
     /// Each player's advantage and strategy reservoirs.
@@ -324,8 +435,9 @@ impl DeepCfrSolver {
     /// Fits each player's policy network to its strategy reservoir.
     pub fn train_policy(&mut self) -> Result<(), DeepCfrError> {
         let start = Instant::now();
-        for player in 0..NUM_PLAYERS {
-            self.policy[player] = self.fit(
+        let mut networks: [Option<Mlp>; NUM_PLAYERS] = Default::default();
+        for (player, net) in networks.iter_mut().enumerate() {
+            *net = self.fit(
                 self.averages[player].items(),
                 player,
                 self.settings.policy_network,
@@ -333,8 +445,25 @@ impl DeepCfrSolver {
                 0,
             )?;
         }
+        self.model = Some(PolicyModel::new(self.game, self.map.clone(), networks));
         self.stats.fit_time += start.elapsed();
         Ok(())
+    }
+
+    /// The learned average policy: the policy networks (see the module
+    /// notes), once [`DeepCfrSolver::train_policy`] has fitted them.
+    pub fn model(&self) -> Result<&PolicyModel, DeepCfrError> {
+        self.model.as_ref().ok_or(DeepCfrError::NoPolicy)
+    }
+
+    /// What a saved model says of this run.
+    pub fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        ModelProvenance {
+            algorithm: "deep-cfr".to_string(),
+            iterations: self.iteration,
+            exploitability,
+            training: self.settings,
+        }
     }
 
     /// The sampled value of `state` to `player`, storing samples.
@@ -466,40 +595,70 @@ impl DeepCfrSolver {
     }
 
     /// The learned average policy at every information state of `tree`
-    /// (compiled from this game): the policy networks' outputs, clipped at
-    /// zero and normalised over the legal actions (see the module notes).
-    pub fn tree_policy(&mut self, tree: &GameTree) -> Result<TreePolicy, DeepCfrError> {
-        let mut probs: [Vec<f64>; NUM_PLAYERS] = Default::default();
-        for (p, out) in probs.iter_mut().enumerate() {
-            let table = tree.infosets(p);
-            let Some(net) = self.policy[p].as_mut() else {
-                if table.is_empty() {
-                    continue;
-                }
-                return Err(DeepCfrError::NoPolicy);
-            };
-            let width = self.map.observation_width();
-            let outputs = self.game.num_distinct_actions();
-            let mut x = Array2::zeros((table.len(), width));
-            for (i, mut row) in x.rows_mut().into_iter().enumerate() {
-                let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
-                self.map.write_observation(p, &table.keys[i], row);
-            }
-            let mut y = vec![0.0; table.len() * outputs];
-            net.predict(&Design::new(x), &mut y)?;
-            out.resize(table.num_slots(), 0.0);
-            let mut legal = Vec::new();
-            for i in 0..table.len() {
-                let s = table.slots(i);
-                legal.clear();
-                legal.extend(
-                    s.clone()
-                        .map(|slot| y[i * outputs + table.actions[slot] as usize].max(0.0)),
-                );
-                normalise(&legal, &mut out[s]);
-            }
+    /// (compiled from this game): [`PolicyModel::tree_policy`].
+    pub fn tree_policy(&self, tree: &GameTree) -> Result<TreePolicy, DeepCfrError> {
+        Ok(self.model()?.tree_policy(tree)?)
+    }
+}
+
+/// A Deep CFR checkpoint file: a training checkpoint (`darkhex train
+/// --checkpoint`) holding a [`DeepCfrState`], always the checksummed binary
+/// form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeepCheckpoint {
+    pub format: String,
+    pub version: u32,
+    pub game: String,
+    pub deep_cfr: DeepCfrState,
+    /// Training seconds so far, across resumed runs.
+    pub seconds: f64,
+}
+
+impl Document for DeepCheckpoint {
+    const KIND: FileKind = FileKind::Checkpoint;
+    const VERSION: u32 = CHECKPOINT_VERSION;
+    fn game(&self) -> &str {
+        &self.game
+    }
+}
+
+impl DeepCheckpoint {
+    pub fn new(game: &AnyGame, deep_cfr: DeepCfrState, seconds: f64) -> DeepCheckpoint {
+        DeepCheckpoint {
+            format: FileKind::Checkpoint.format().to_string(),
+            version: CHECKPOINT_VERSION,
+            game: game.game_string(),
+            deep_cfr,
+            seconds,
         }
-        Ok(TreePolicy { probs })
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        files::save(path, self, Encoding::Binary)
+    }
+
+    /// Reads a Deep CFR checkpoint for `game`: another game's, or another
+    /// algorithm's checkpoint, is refused saying so.
+    pub fn load_for(path: &Path, game: &AnyGame) -> Result<DeepCheckpoint, PolicyError> {
+        let c: DeepCheckpoint = files::load(path).map_err(|e| match e {
+            FileError::Malformed { path, what, .. } => PolicyError::File(FileError::Malformed {
+                path,
+                what,
+                reason:
+                    "it is not a deep-cfr checkpoint (resume it with the --algo it was made with)"
+                        .into(),
+            }),
+            e => PolicyError::File(e),
+        })?;
+        if !same_game(&c.game, game) {
+            let ours = game.game_string();
+            return Err(PolicyError::WrongGame {
+                differences: game_differences(&c.game, &ours),
+                file_game: c.game,
+                game: ours,
+            });
+        }
+        Ok(c)
     }
 }
 

@@ -1,8 +1,10 @@
 //! Function approximation for the CFR family: feature rows of
 //! (information state, action) pairs ([`features`]) and regressors fitted
 //! to regrets: linear least squares ([`regress`]) and a multilayer
-//! perceptron ([`mlp`]).
+//! perceptron ([`mlp`]); a trained network as a policy and its file
+//! ([`model`]).
 
 pub mod features;
 pub mod mlp;
+pub mod model;
 pub mod regress;

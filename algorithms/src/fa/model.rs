@@ -1,0 +1,324 @@
+//! A trained policy network as a policy: the policy it plays at any
+//! information state, over a compiled tree or the streaming tables, and
+//! its file (`darkhex-model`), which `exploit`, `play` and the league read
+//! where they read a policy file.
+//!
+//! A network takes what the player observed (the observation features of
+//! [`FeatureKind::Observation`]) and has one output per action of the
+//! game; the policy at an information state is its legal actions' outputs,
+//! clipped at zero and normalised (uniform when none is positive, and for
+//! a player without a network).
+//!
+//! The file holds the game string, the feature map's name and each
+//! network's input width, shape and weights, and the training's settings;
+//! its binary form is checksummed (see [`crate::files`]). Loading checks
+//! the game, and that the game has the feature map and gives it the width
+//! the networks were trained on: a model cannot be run on another board.
+//!
+//! Networks are called on batches of at most [`CHUNK`] information states,
+//! cut the same way wherever a whole table is evaluated, so a tree and the
+//! tables of one game get the same bits from one model.
+
+use std::path::Path;
+
+use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Token};
+use serde::{Deserialize, Serialize};
+
+use crate::cfr::deep_cfr::DeepCfrSettings;
+use crate::fa::features::{FeatureKind, FeatureMap};
+use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
+use crate::fa::regress::RegressError;
+use crate::files::{self, Document, Encoding, FileError, FileKind};
+use crate::policy::{TreePolicy, normalise};
+use crate::policy_file::{PolicyError, game_differences, same_game};
+use crate::stream::{InfoStateTables, RowPolicy};
+use crate::tree::GameTree;
+
+pub const MODEL_VERSION: u32 = 1;
+
+/// Information states per network call when a whole table is evaluated.
+pub const CHUNK: usize = 1024;
+
+/// One player's network as the file holds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkFile {
+    pub inputs: usize,
+    pub settings: MlpSettings,
+    pub params: MlpParams,
+}
+
+/// A policy model file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub format: String,
+    pub version: u32,
+    pub game: String,
+    /// The algorithm that trained it (`deep-cfr`).
+    pub algorithm: String,
+    /// The feature map's name ([`FeatureKind::name`]).
+    pub features: String,
+    pub iterations: u64,
+    /// Exact exploitability when the training could compute it.
+    pub exploitability: Option<f64>,
+    pub training: DeepCfrSettings,
+    /// Each player's network; none for a player who never moved in training.
+    pub networks: [Option<NetworkFile>; NUM_PLAYERS],
+}
+
+impl Document for ModelFile {
+    const KIND: FileKind = FileKind::Model;
+    const VERSION: u32 = MODEL_VERSION;
+    fn game(&self) -> &str {
+        &self.game
+    }
+}
+
+/// What a model says about how it was made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelProvenance {
+    pub algorithm: String,
+    pub iterations: u64,
+    pub exploitability: Option<f64>,
+    pub training: DeepCfrSettings,
+}
+
+/// A feature map and each player's network: a policy at every information
+/// state of the game.
+pub struct PolicyModel {
+    game: AnyGame,
+    map: FeatureMap,
+    networks: [Option<Mlp>; NUM_PLAYERS],
+}
+
+impl PolicyModel {
+    /// `networks[p]` takes `map.observation_width()` inputs and has one
+    /// output per action of `game`.
+    pub fn new(game: AnyGame, map: FeatureMap, networks: [Option<Mlp>; NUM_PLAYERS]) -> Self {
+        PolicyModel {
+            game,
+            map,
+            networks,
+        }
+    }
+
+    pub fn game(&self) -> &AnyGame {
+        &self.game
+    }
+
+    pub fn features(&self) -> FeatureKind {
+        self.map.kind()
+    }
+
+    /// Writes `player`'s policy at each of `states` (a key and its legal
+    /// actions) into `out`, one probability per action, in order: one
+    /// network call for all of them.
+    pub fn write_policies(
+        &self,
+        player: usize,
+        states: &[(&[Token], &[Action])],
+        out: &mut [f64],
+    ) -> Result<(), RegressError> {
+        let rows: usize = states.iter().map(|(_, a)| a.len()).sum();
+        if out.len() != rows {
+            return Err(RegressError::WrongLength {
+                rows,
+                targets: out.len(),
+            });
+        }
+        let Some(net) = &self.networks[player] else {
+            let mut at = 0;
+            for (_, actions) in states {
+                out[at..at + actions.len()].fill(1.0 / actions.len() as f64);
+                at += actions.len();
+            }
+            return Ok(());
+        };
+        let width = self.map.observation_width();
+        let outputs = self.game.num_distinct_actions();
+        let mut x = vec![0.0f32; states.len() * width];
+        let mut row = vec![0.0f64; width];
+        for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
+            self.map.write_observation(player, key, &mut row);
+            chunk.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
+        }
+        let mut y = vec![0.0; states.len() * outputs];
+        net.predict_rows(x, &mut y)?;
+        let mut at = 0;
+        let mut legal = Vec::new();
+        for (i, (_, actions)) in states.iter().enumerate() {
+            legal.clear();
+            legal.extend(
+                actions
+                    .iter()
+                    .map(|&a| y[i * outputs + a as usize].max(0.0)),
+            );
+            normalise(&legal, &mut out[at..at + actions.len()]);
+            at += actions.len();
+        }
+        Ok(())
+    }
+
+    /// `player`'s policy at one information state.
+    pub fn policy(
+        &self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+    ) -> Result<Vec<f64>, RegressError> {
+        let mut out = vec![0.0; actions.len()];
+        self.write_policies(player, &[(key, actions)], &mut out)?;
+        Ok(out)
+    }
+
+    /// The policy at every information state of `tree` (compiled from
+    /// this model's game).
+    pub fn tree_policy(&self, tree: &GameTree) -> Result<TreePolicy, RegressError> {
+        let mut probs: [Vec<f64>; NUM_PLAYERS] = Default::default();
+        for (p, out) in probs.iter_mut().enumerate() {
+            let table = tree.infosets(p);
+            out.resize(table.num_slots(), 0.0);
+            let mut start = 0;
+            while start < table.len() {
+                let end = (start + CHUNK).min(table.len());
+                let states: Vec<(&[Token], &[Action])> = (start..end)
+                    .map(|i| (&*table.keys[i], table.actions_of(i)))
+                    .collect();
+                let slots = table.slots(start).start..table.slots(end - 1).end;
+                self.write_policies(p, &states, &mut out[slots])?;
+                start = end;
+            }
+        }
+        Ok(TreePolicy { probs })
+    }
+
+    /// The policy at every decision row of `tables` (built from this
+    /// model's game), for the streaming pass.
+    pub fn row_policy(&self, tables: &InfoStateTables) -> Result<RowPolicy, RegressError> {
+        let mut policy = RowPolicy::uniform(tables);
+        for p in 0..NUM_PLAYERS {
+            let t = tables.player(p);
+            let rows: Vec<u32> = t.decision_rows().collect();
+            for chunk in rows.chunks(CHUNK) {
+                let keys: Vec<Vec<Token>> =
+                    chunk.iter().map(|&r| tables.key_of_row(p, r)).collect();
+                let states: Vec<(&[Token], &[Action])> = chunk
+                    .iter()
+                    .zip(&keys)
+                    .map(|(&r, k)| (k.as_slice(), t.actions(r)))
+                    .collect();
+                let mut out: Vec<f64> = vec![0.0; states.iter().map(|s| s.1.len()).sum()];
+                self.write_policies(p, &states, &mut out)?;
+                let mut at = 0;
+                for &r in chunk {
+                    let s = t.slots(r);
+                    let n = s.len();
+                    policy.probs[p][s].copy_from_slice(&out[at..at + n]);
+                    at += n;
+                }
+            }
+        }
+        Ok(policy)
+    }
+
+    /// The model as a file.
+    pub fn to_file(&self, provenance: ModelProvenance) -> ModelFile {
+        ModelFile {
+            format: FileKind::Model.format().to_string(),
+            version: MODEL_VERSION,
+            game: self.game.game_string(),
+            algorithm: provenance.algorithm,
+            features: self.map.kind().name().to_string(),
+            iterations: provenance.iterations,
+            exploitability: provenance.exploitability,
+            training: provenance.training,
+            networks: std::array::from_fn(|p| {
+                self.networks[p].as_ref().map(|net| NetworkFile {
+                    inputs: self.map.observation_width(),
+                    settings: net.settings(),
+                    params: net.params().clone(),
+                })
+            }),
+        }
+    }
+
+    /// Writes the model (JSON when the name ends in `.json`, else the
+    /// checksummed binary form), atomically.
+    pub fn save(&self, path: &Path, provenance: ModelProvenance) -> Result<(), PolicyError> {
+        let file = self.to_file(provenance);
+        Ok(files::save(path, &file, Encoding::for_path(path))?)
+    }
+
+    /// Reads a model file for `game`, refusing a file for another game and
+    /// a feature map the game does not have or gives another width.
+    pub fn load_for(path: &Path, game: &AnyGame) -> Result<(PolicyModel, ModelFile), PolicyError> {
+        let mut file: ModelFile = files::load(path)?;
+        let model = PolicyModel::from_file(&mut file, game, path)?;
+        Ok((model, file))
+    }
+
+    /// The model of `file` (its weights moved out) for `game`.
+    fn from_file(
+        file: &mut ModelFile,
+        game: &AnyGame,
+        path: &Path,
+    ) -> Result<PolicyModel, PolicyError> {
+        let ours = game.game_string();
+        if !same_game(&file.game, game) {
+            return Err(PolicyError::WrongGame {
+                file_game: file.game.clone(),
+                game: ours.clone(),
+                differences: game_differences(&file.game, &ours),
+            });
+        }
+        let mismatch = |reason: String| PolicyError::Mismatch {
+            game: ours.clone(),
+            reason,
+        };
+        let kind = match FeatureKind::parse(&file.features) {
+            Some(FeatureKind::Observation) => FeatureKind::Observation,
+            _ => {
+                return Err(mismatch(format!(
+                    "the model's feature map is '{}'; a model runs on the feature map obs",
+                    file.features
+                )));
+            }
+        };
+        let map = FeatureMap::new(kind, game, [0; NUM_PLAYERS]);
+        let mut networks: [Option<Mlp>; NUM_PLAYERS] = Default::default();
+        for (p, slot) in networks.iter_mut().enumerate() {
+            let Some(net) = file.networks[p].take() else {
+                continue;
+            };
+            if net.inputs != map.observation_width() {
+                return Err(mismatch(format!(
+                    "player {p}'s network takes {} features, and the game's {} features are {} wide",
+                    net.inputs,
+                    kind.name(),
+                    map.observation_width()
+                )));
+            }
+            if net.params.outputs != game.num_distinct_actions() {
+                return Err(mismatch(format!(
+                    "player {p}'s network has {} outputs, and the game has {} actions",
+                    net.params.outputs,
+                    game.num_distinct_actions()
+                )));
+            }
+            net.settings
+                .check()
+                .map_err(|reason| malformed(path, p, reason))?;
+            let mlp = Mlp::with_params(net.settings, net.inputs, net.params)
+                .map_err(|e| malformed(path, p, e.to_string()))?;
+            *slot = Some(mlp);
+        }
+        Ok(PolicyModel::new(*game, map, networks))
+    }
+}
+
+fn malformed(path: &Path, player: usize, reason: String) -> PolicyError {
+    PolicyError::File(FileError::Malformed {
+        path: path.to_path_buf(),
+        what: FileKind::Model.what(),
+        reason: format!("player {player}'s network: {reason}"),
+    })
+}

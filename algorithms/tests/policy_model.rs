@@ -1,0 +1,223 @@
+//! Policy model files: a trained network saved and loaded plays the same
+//! policy to the bit, and damaged files, files for another game and
+//! feature maps the game does not have are refused.
+
+use std::path::Path;
+
+use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
+use darkhex_algorithms::fa::features::{FeatureKind, FeatureMap};
+use darkhex_algorithms::fa::mlp::{Mlp, MlpSettings};
+use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
+use darkhex_algorithms::{CompileOptions, GameTree, TreePolicy, exploitability};
+use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, State, Token, Turn, load_game};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn bits(p: &TreePolicy) -> Vec<u64> {
+    p.probs.iter().flatten().map(|x| x.to_bits()).collect()
+}
+
+fn small_settings(iterations: u64) -> DeepCfrSettings {
+    let mut s = DeepCfrSettings::new(iterations, 5);
+    s.traversals = 20;
+    for n in [&mut s.advantage_network, &mut s.policy_network] {
+        n.hidden = [16, 16, 0, 0];
+        n.steps = 16;
+    }
+    s
+}
+
+/// A Kuhn model trained, saved in both encodings and loaded: every
+/// information state's probabilities are the trained ones to the bit, and
+/// so is the exploitability; one state at a time (as a player asks) gives
+/// the bits of the whole table at once.
+#[test]
+fn a_saved_model_plays_the_trained_policy_to_the_bit() {
+    let game = load_game("kuhn_poker").unwrap();
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    let mut solver = DeepCfrSolver::new(game, small_settings(3)).unwrap();
+    solver.run().unwrap();
+    let trained = solver.tree_policy(&tree).unwrap();
+    let e = exploitability(&tree, &trained).exploitability;
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["kuhn.bin", "kuhn.json"] {
+        let path = dir.path().join(name);
+        solver
+            .model()
+            .unwrap()
+            .save(&path, solver.provenance(Some(e)))
+            .unwrap();
+        let (model, file) = PolicyModel::load_for(&path, &game).unwrap();
+        assert_eq!(file.exploitability, Some(e));
+        assert_eq!(file.iterations, 3);
+        assert_eq!(file.training, solver.settings());
+        assert_eq!(file.features, "obs");
+        let loaded = model.tree_policy(&tree).unwrap();
+        assert_eq!(bits(&loaded), bits(&trained), "{name}");
+        assert_eq!(exploitability(&tree, &loaded).exploitability, e);
+        for p in 0..NUM_PLAYERS {
+            let table = tree.infosets(p);
+            for i in 0..table.len() {
+                let one = model
+                    .policy(p, &table.keys[i], table.actions_of(i))
+                    .unwrap();
+                let one: Vec<u64> = one.iter().map(|x| x.to_bits()).collect();
+                let all: Vec<u64> = trained
+                    .infoset(&tree, p, i)
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect();
+                assert_eq!(one, all, "player {p} infoset {i}");
+            }
+        }
+    }
+    // The learned policy is not the uniform one: the test would not notice
+    // a model that forgot its weights otherwise.
+    assert_ne!(bits(&trained), bits(&TreePolicy::uniform(&tree)));
+}
+
+/// Information states met on random playouts of `game`, with their legal
+/// actions and player.
+fn random_states(game: &AnyGame, count: usize, seed: u64) -> Vec<(usize, Vec<Token>, Vec<Action>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut state = game.new_initial_state();
+        loop {
+            match state.current_player() {
+                Turn::Terminal => break,
+                Turn::Chance => {
+                    let outcomes = state.chance_outcomes();
+                    state.apply(outcomes[rng.random_range(0..outcomes.len())].0);
+                }
+                Turn::Player(p) => {
+                    let actions = state.legal_actions();
+                    out.push((p, state.info_key(p).to_vec(), actions.clone()));
+                    state.apply(actions[rng.random_range(0..actions.len())]);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn dark_hex_3x3() -> AnyGame {
+    load_game("dark_hex(num_rows=3,num_cols=3)").unwrap()
+}
+
+/// A 3x3 Dark Hex model with networks of drawn weights (no table of the
+/// game fits in a test, nor does it need one).
+fn drawn_model(game: AnyGame) -> PolicyModel {
+    let map = FeatureMap::new(FeatureKind::Observation, &game, [0; NUM_PLAYERS]);
+    let networks = std::array::from_fn(|p| {
+        let settings = MlpSettings {
+            hidden: [32, 16, 0, 0],
+            ..MlpSettings::new(11)
+        };
+        let actions = game.num_distinct_actions();
+        Some(Mlp::with_outputs(settings, map.observation_width(), actions, p as u64).unwrap())
+    });
+    PolicyModel::new(game, map, networks)
+}
+
+fn provenance() -> ModelProvenance {
+    ModelProvenance {
+        algorithm: "deep-cfr".into(),
+        iterations: 0,
+        exploitability: None,
+        training: DeepCfrSettings::new(0, 11),
+    }
+}
+
+/// On 3x3 Dark Hex, 3,000 information states of random playouts: the
+/// loaded model's probabilities are the saved one's to the bit, and they
+/// are distributions that differ from state to state.
+#[test]
+fn a_saved_dark_hex_model_gives_the_same_bits_on_random_states() {
+    let game = dark_hex_3x3();
+    let model = drawn_model(game);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dh3.bin");
+    model.save(&path, provenance()).unwrap();
+    let (loaded, _) = PolicyModel::load_for(&path, &game).unwrap();
+    let states = random_states(&game, 3000, 1);
+    let mut distinct = std::collections::HashSet::new();
+    for (p, key, actions) in &states {
+        let a = model.policy(*p, key, actions).unwrap();
+        let b = loaded.policy(*p, key, actions).unwrap();
+        let (a, b): (Vec<u64>, Vec<u64>) = (
+            a.iter().map(|x| x.to_bits()).collect(),
+            b.iter().map(|x| x.to_bits()).collect(),
+        );
+        assert_eq!(a, b, "player {p} at {}", game.describe_info_state(key));
+        let sum: f64 = loaded.policy(*p, key, actions).unwrap().iter().sum();
+        assert!((sum - 1.0).abs() < 1e-12, "{sum}");
+        distinct.insert(a);
+    }
+    assert!(distinct.len() > 100, "{}", distinct.len());
+}
+
+fn refused(path: &Path, game: &AnyGame) -> String {
+    match PolicyModel::load_for(path, game) {
+        Ok(_) => panic!("{} was accepted", path.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A cut file, a changed byte, a model of another game and a feature map
+/// the game does not have (or not at the networks' width) are refused in
+/// one line that says which.
+#[test]
+fn damaged_and_foreign_models_are_refused() {
+    let game = dark_hex_3x3();
+    let model = drawn_model(game);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.bin");
+    model.save(&path, provenance()).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let bad = dir.path().join("bad.bin");
+    std::fs::write(&bad, &good[..good.len() - 100]).unwrap();
+    let e = refused(&bad, &game);
+    assert!(e.contains("cut short") && !e.contains('\n'), "{e}");
+    let mut flipped = good.clone();
+    let at = good.len() - 50;
+    flipped[at] ^= 1;
+    std::fs::write(&bad, &flipped).unwrap();
+    assert!(refused(&bad, &game).contains("checksum"));
+    let other = load_game("dark_hex(num_rows=3,num_cols=4)").unwrap();
+    let e = refused(&path, &other);
+    assert!(e.contains("num_cols 3 vs 4"), "{e}");
+    let e = refused(&path, &load_game("kuhn_poker").unwrap());
+    assert!(e.contains("is for dark_hex"), "{e}");
+    // The JSON form, edited: the feature map renamed, then the game.
+    let json = dir.path().join("m.json");
+    model.save(&json, provenance()).unwrap();
+    let text = std::fs::read_to_string(&json).unwrap();
+    for (from, to, says) in [
+        (
+            "\"features\":\"obs\"",
+            "\"features\":\"one-hot\"",
+            "'one-hot'",
+        ),
+        (
+            "\"features\":\"obs\"",
+            "\"features\":\"pixels\"",
+            "'pixels'",
+        ),
+        ("\"features\":\"obs\"", "\"features\":\"joint\"", "'joint'"),
+    ] {
+        assert!(text.contains(from));
+        std::fs::write(&bad, text.replace(from, to)).unwrap();
+        let e = refused(&bad, &game);
+        assert!(e.contains(says), "{e}");
+    }
+    let four = "dark_hex(num_cols=4,num_rows=3)";
+    std::fs::write(&bad, text.replace(&game.game_string(), four)).unwrap();
+    let e = refused(&bad, &other);
+    assert!(
+        e.contains("takes 41 features") && e.contains("53 wide"),
+        "{e}"
+    );
+    let model_json = std::fs::read_to_string(&json).unwrap();
+    assert!(model_json.starts_with("{\"format\":\"darkhex-model\""));
+}
