@@ -666,7 +666,7 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     }
     for (game, err) in [
         ("rex(board_size=4)", "unknown Rex rule 'pairings' in --with"),
-        ("hex(board_size=4)", "--with is for Rex"),
+        ("hex(board_size=4)", "unknown Hex rule 'pairings' in --with"),
     ] {
         let o = darkhex(dir.path(), &["solve", game, "--with", "pairings"]);
         assert!(!o.status.success());
