@@ -18,6 +18,18 @@ use crate::LocalError;
 use crate::form::{Arena, GameId};
 use crate::poset::{Atom, Connection, Poset};
 
+/// The six cells next to (row, column) on a Hex board, some perhaps off it.
+pub(crate) fn hex_neighbours(r: isize, c: isize) -> [(isize, isize); 6] {
+    [
+        (r - 1, c),
+        (r - 1, c + 1),
+        (r, c - 1),
+        (r, c + 1),
+        (r + 1, c - 1),
+        (r + 1, c),
+    ]
+}
+
 /// Empty cells a region may have: the expansion keys positions by 64-bit
 /// masks.
 pub const MAX_EMPTY: usize = 64;
@@ -197,18 +209,11 @@ impl Region {
             .iter()
             .map(|&(r, c)| {
                 let (r, c) = (r as isize, c as isize);
-                [
-                    (r - 1, c),
-                    (r - 1, c + 1),
-                    (r, c - 1),
-                    (r, c + 1),
-                    (r + 1, c - 1),
-                    (r + 1, c),
-                ]
-                .into_iter()
-                .filter(|&(rr, cc)| rr >= 0 && cc >= 0)
-                .filter_map(|(rr, cc)| index.get(&(rr as usize, cc as usize)).copied())
-                .collect()
+                hex_neighbours(r, c)
+                    .into_iter()
+                    .filter(|&(rr, cc)| rr >= 0 && cc >= 0)
+                    .filter_map(|(rr, cc)| index.get(&(rr as usize, cc as usize)).copied())
+                    .collect()
             })
             .collect();
         let mut bit = vec![None; cells.len()];

@@ -39,7 +39,7 @@ use rustc_hash::FxHashMap;
 use crate::LocalError;
 use crate::form::{Arena, GameId};
 use crate::poset::{Atom, Poset};
-use crate::region::Region;
+use crate::region::{Region, hex_neighbours};
 
 /// Empty cells a template may have: the outcome of every colouring is
 /// tabulated (2^n of them) and the game tree has up to 3^n positions.
@@ -406,14 +406,7 @@ fn boundary_nodes(region: &Region) -> Vec<Node> {
     for &cell in &region.empty {
         let (r, c) = region.coords[cell];
         let (r, c) = (r as isize, c as isize);
-        for pos in [
-            (r - 1, c),
-            (r - 1, c + 1),
-            (r, c - 1),
-            (r, c + 1),
-            (r + 1, c - 1),
-            (r + 1, c),
-        ] {
+        for pos in hex_neighbours(r, c) {
             if index.contains_key(&pos) {
                 continue;
             }
@@ -426,17 +419,10 @@ fn boundary_nodes(region: &Region) -> Vec<Node> {
     context.sort_unstable_by_key(|&(p, _)| p);
     let stone_nodes = nodes.len();
     for ((r, c), cells) in context {
-        let around = [
-            (r - 1, c),
-            (r - 1, c + 1),
-            (r, c - 1),
-            (r, c + 1),
-            (r + 1, c - 1),
-            (r + 1, c),
-        ]
-        .iter()
-        .filter_map(|p| index.get(p))
-        .fold(0u128, |m, &i| m | 1u128 << i);
+        let around = hex_neighbours(r, c)
+            .iter()
+            .filter_map(|p| index.get(p))
+            .fold(0u128, |m, &i| m | 1u128 << i);
         let stone_nb = nodes[..stone_nodes]
             .iter()
             .enumerate()
