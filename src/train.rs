@@ -291,17 +291,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .as_deref()
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
-    let checkpoint = match (&args.checkpoint, args.resume) {
-        (Some(path), true) if path.exists() => Some(Checkpoint::load(path)?),
-        (Some(path), true) => {
-            eprintln!(
-                "no checkpoint at {} yet: starting a new run",
-                path.display()
-            );
-            None
-        }
-        _ => None,
-    };
+    let checkpoint = resumed_checkpoint(&args.checkpoint, args.resume, |path| {
+        Ok(Checkpoint::load(path)?)
+    })?;
     let algorithm = match (&checkpoint, requested) {
         (Some(c), _) => c.algorithm(),
         (None, Some(a)) => a,
@@ -968,4 +960,25 @@ fn report(
         outln!("plot             {}", plot.display());
     }
     Ok(())
+}
+
+/// The checkpoint `--resume` continues from, read by `load`: none without
+/// `--resume`, nor when the file does not exist yet (a first run of a
+/// resumable command starts afresh, saying so).
+pub(crate) fn resumed_checkpoint<T>(
+    path: &Option<PathBuf>,
+    resume: bool,
+    load: impl FnOnce(&Path) -> Result<T>,
+) -> Result<Option<T>> {
+    match (path, resume) {
+        (Some(path), true) if path.exists() => load(path).map(Some),
+        (Some(path), true) => {
+            eprintln!(
+                "no checkpoint at {} yet: starting a new run",
+                path.display()
+            );
+            Ok(None)
+        }
+        _ => Ok(None),
+    }
 }

@@ -14,7 +14,7 @@ use darkhex_games::{AnyGame, Game, with_game};
 use crate::interrupt;
 use crate::output::outln;
 use crate::progress::{bar, compile};
-use crate::train::CHECKPOINT_INTERVAL;
+use crate::train::{CHECKPOINT_INTERVAL, resumed_checkpoint};
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
@@ -33,17 +33,9 @@ pub struct DeepArgs {
 
 pub fn run(a: DeepArgs) -> Result<()> {
     let target = a.settings.iterations;
-    let resumed = match (&a.checkpoint, a.resume) {
-        (Some(path), true) if path.exists() => Some(DeepCheckpoint::load_for(path, &a.game)?),
-        (Some(path), true) => {
-            eprintln!(
-                "no checkpoint at {} yet: starting a new run",
-                path.display()
-            );
-            None
-        }
-        _ => None,
-    };
+    let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
+        Ok(DeepCheckpoint::load_for(path, &a.game)?)
+    })?;
     let (mut solver, earlier) = match resumed {
         Some(c) => {
             eprintln!(
