@@ -87,26 +87,43 @@ impl Dims {
             })
     }
 
+    /// The six neighbour slots of the cell at row `r`, column `c`, in the
+    /// order of [`Dims::neighbours`], with the cell itself standing in for
+    /// those off the board: a placement visits all six without a test per
+    /// direction (on small boards most cells lie on an edge, and those tests
+    /// mispredict), and the stand-in is harmless where its caller's test
+    /// fails or finds the cell's own root.
+    fn neighbours_or_self(self, r: usize, c: usize) -> [usize; 6] {
+        let cols = self.cols();
+        let cell = r * cols + c;
+        let up = r > 0;
+        let down = r + 1 < self.rows();
+        let left = c > 0;
+        let right = c + 1 < cols;
+        let pick = |on: bool, n: usize| if on { n } else { cell };
+        [
+            pick(up, cell.wrapping_sub(cols)),
+            pick(up && right, cell.wrapping_sub(cols).wrapping_add(1)),
+            pick(left, cell.wrapping_sub(1)),
+            pick(right, cell + 1),
+            pick(down && left, (cell + cols).wrapping_sub(1)),
+            pick(down, cell + cols),
+        ]
+    }
+
     /// Which sides the cell touches, as seen by `player`.
     fn sides_touched(self, cell: usize, player: usize) -> u8 {
         let (r, c) = self.row_col(cell);
-        let mut sides = 0;
+        self.sides_at(r, c, player)
+    }
+
+    /// [`Dims::sides_touched`] of the cell at row `r`, column `c`.
+    fn sides_at(self, r: usize, c: usize, player: usize) -> u8 {
         if player == BLACK {
-            if r == 0 {
-                sides |= NORTH;
-            }
-            if r + 1 == self.rows() {
-                sides |= SOUTH;
-            }
+            (if r == 0 { NORTH } else { 0 }) | (if r + 1 == self.rows() { SOUTH } else { 0 })
         } else {
-            if c == 0 {
-                sides |= WEST;
-            }
-            if c + 1 == self.cols() {
-                sides |= EAST;
-            }
+            (if c == 0 { WEST } else { 0 }) | (if c + 1 == self.cols() { EAST } else { 0 })
         }
-        sides
     }
 
     /// `a1` is cell 0; the letter is the column, the number the row.
@@ -258,10 +275,13 @@ impl HexBoard {
     pub fn place(&mut self, cell: usize, player: usize) -> bool {
         debug_assert!(self.is_empty(cell));
         let stone = player as u8 + 1;
-        let mut sides = self.dims.sides_touched(cell, player);
-        self.slots[cell].stone = stone;
         let dims = self.dims;
-        for n in dims.neighbours(cell) {
+        let (r, c) = dims.row_col(cell);
+        let mut sides = dims.sides_at(r, c, player);
+        self.slots[cell].stone = stone;
+        // The cell's own stone is down and it is its own root, so a
+        // stand-in for an off-board neighbour changes nothing.
+        for n in dims.neighbours_or_self(r, c) {
             if self.slots[n].stone == stone {
                 let root = self.find(n);
                 if root != cell {
@@ -283,18 +303,6 @@ impl HexBoard {
 
     pub fn is_revealed(&self, cell: usize) -> bool {
         self.slots[cell].flags & REVEALED != 0
-    }
-
-    /// What `player` sees on each cell in order, as a tensor plane: 0 empty
-    /// to them, 1 Black, 2 White (their own stones and the discovered ones
-    /// of the opponent). Branch-free: learning code asks it of random
-    /// positions, where a branch on each cell mispredicts half the time.
-    pub fn seen_planes(&self, player: usize) -> impl Iterator<Item = usize> + '_ {
-        let own = player as u8 + 1;
-        self.slots.iter().map(move |s| {
-            let seen = (s.stone == own) | (s.flags & REVEALED != 0);
-            usize::from(s.stone * u8::from(seen))
-        })
     }
 
     /// Whether `player` has a chain joining their sides, found by a breadth-first

@@ -167,6 +167,10 @@ impl Game for DarkHexGame {
             winner: None,
             logs: Default::default(),
             history: SmallVec::new(),
+            seen: [
+                CellBits::new(self.dims.cells()),
+                CellBits::new(self.dims.cells()),
+            ],
         }
     }
 
@@ -291,6 +295,45 @@ pub struct DarkHexState {
     winner: Option<usize>,
     logs: [SmallVec<[Token; 24]>; NUM_PLAYERS],
     history: SmallVec<[Action; 32]>,
+    /// The cells on which each player sees a stone, redundant with the
+    /// board: legal moves and their checks read it without a pass over the
+    /// cells, which learning code pays on every step.
+    seen: [CellBits; NUM_PLAYERS],
+}
+
+/// A set of cells, one bit a cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CellBits(SmallVec<[u64; 2]>);
+
+impl CellBits {
+    fn new(cells: usize) -> Self {
+        CellBits(smallvec::smallvec![0; cells.div_ceil(64)])
+    }
+
+    fn insert(&mut self, cell: usize) {
+        self.0[cell / 64] |= 1 << (cell % 64);
+    }
+
+    fn contains(&self, cell: usize) -> bool {
+        self.0[cell / 64] & (1 << (cell % 64)) != 0
+    }
+
+    /// Appends the cells below `cells` not in the set, in increasing order.
+    fn missing_into(&self, cells: usize, out: &mut Vec<Action>) {
+        out.reserve(cells);
+        for (w, &word) in self.0.iter().enumerate() {
+            let valid = cells - 64 * w;
+            let mut missing = if valid >= 64 {
+                !word
+            } else {
+                !word & ((1 << valid) - 1)
+            };
+            while missing != 0 {
+                out.push((64 * w + missing.trailing_zeros() as usize) as Action);
+                missing &= missing - 1;
+            }
+        }
+    }
 }
 
 impl Clone for DarkHexState {
@@ -302,6 +345,7 @@ impl Clone for DarkHexState {
             winner: self.winner,
             logs: self.logs.clone(),
             history: self.history.clone(),
+            seen: self.seen.clone(),
         }
     }
 
@@ -313,6 +357,8 @@ impl Clone for DarkHexState {
         self.logs[0].clone_from(&source.logs[0]);
         self.logs[1].clone_from(&source.logs[1]);
         self.history.clone_from(&source.history);
+        self.seen[0].clone_from(&source.seen[0]);
+        self.seen[1].clone_from(&source.seen[1]);
     }
 }
 
@@ -372,15 +418,7 @@ impl State for DarkHexState {
     fn legal_actions_into(&self, out: &mut Vec<Action>) {
         out.clear();
         if self.winner.is_none() {
-            // Every cell is written and the empty ones kept, without a branch
-            // on the cell (see HexBoard::seen_planes).
-            out.resize(self.game.dims.cells(), 0);
-            let mut legal = 0;
-            for (c, plane) in self.board.seen_planes(self.to_move as usize).enumerate() {
-                out[legal] = c as Action;
-                legal += usize::from(plane == 0);
-            }
-            out.truncate(legal);
+            self.seen[self.to_move as usize].missing_into(self.game.dims.cells(), out);
         }
     }
 
@@ -389,6 +427,7 @@ impl State for DarkHexState {
         let opponent = 1 - mover;
         let cell = action as usize;
         self.history.push(action);
+        self.seen[mover].insert(cell);
         if self.board.is_empty(cell) {
             self.logs[mover].push(token::PLACED | action);
             if let Some(t) = self.turn_token() {
@@ -425,6 +464,9 @@ impl State for DarkHexState {
             });
         }
         let p = self.to_move as usize;
+        if !self.seen[p].contains(cell) {
+            return Ok(());
+        }
         if let Some(owner) = self.view(p, cell) {
             let whose = if owner == p {
                 "your own"
@@ -527,14 +569,48 @@ impl crate::tensor::Tensors for DarkHexGame {
         vec![len]
     }
 
+    /// The board planes come from the player's own log, not from the board:
+    /// a player sees exactly the cells of their placements and collisions,
+    /// so the empty plane is filled and each such token moves its cell to
+    /// its colour's plane. That is a few writes a token instead of a pass
+    /// over every cell (tests/tensors.rs checks it against the board).
     fn information_state_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
         let n = self.dims.cells();
-        for (c, plane) in state.board.seen_planes(player).enumerate() {
-            out[plane * n + c] = 1.0;
-        }
+        let (board, slots) = out.split_at_mut(3 * n);
+        board[..n].fill(1.0);
+        // The plane of a token's cell: own colour for a placement, the
+        // opponent's for a collision.
+        let own_plane = 1 + player;
+        let collided_plane = 2 - player;
+        // Planes 1 and 2 swap by xor with 3.
+        debug_assert_eq!(own_plane ^ 3, collided_plane);
         let width = self.token_columns();
-        for (slot, &t) in state.logs[player].iter().enumerate() {
-            out[3 * n + slot * width + self.token_column(t)] = 1.0;
+        let log = &state.logs[player];
+        if width == 2 * n {
+            // Placements and collisions only: the kind's bit picks the column half.
+            for (slot, &t) in log.iter().enumerate() {
+                let cell = usize::from(t & token::CELL_MASK);
+                let collided = usize::from(t >> 12);
+                board[cell] = 0.0;
+                board[(own_plane ^ (3 * collided)) * n + cell] = 1.0;
+                slots[slot * width + collided * n + cell] = 1.0;
+            }
+            return;
+        }
+        for (slot, &t) in log.iter().enumerate() {
+            let cell = usize::from(t & token::CELL_MASK);
+            match t & token::KIND_MASK {
+                token::PLACED => {
+                    board[cell] = 0.0;
+                    board[own_plane * n + cell] = 1.0;
+                }
+                token::COLLIDED => {
+                    board[cell] = 0.0;
+                    board[collided_plane * n + cell] = 1.0;
+                }
+                _ => {}
+            }
+            slots[slot * width + self.token_column(t)] = 1.0;
         }
     }
 

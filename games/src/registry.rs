@@ -43,12 +43,35 @@ pub enum AnyGame {
     Leduc(LeducGame),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum AnyState {
     Hex(HexState),
     DarkHex(DarkHexState),
     Kuhn(KuhnState),
     Leduc(LeducState),
+}
+
+impl Clone for AnyState {
+    fn clone(&self) -> Self {
+        match self {
+            AnyState::Hex(s) => AnyState::Hex(s.clone()),
+            AnyState::DarkHex(s) => AnyState::DarkHex(s.clone()),
+            AnyState::Kuhn(s) => AnyState::Kuhn(s.clone()),
+            AnyState::Leduc(s) => AnyState::Leduc(s.clone()),
+        }
+    }
+
+    // Restarting a game copies the initial state into the old one; the
+    // states' own clone_from reuses their buffers instead of allocating.
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (AnyState::Hex(a), AnyState::Hex(b)) => a.clone_from(b),
+            (AnyState::DarkHex(a), AnyState::DarkHex(b)) => a.clone_from(b),
+            (AnyState::Kuhn(a), AnyState::Kuhn(b)) => a.clone_from(b),
+            (AnyState::Leduc(a), AnyState::Leduc(b)) => a.clone_from(b),
+            (a, b) => *a = b.clone(),
+        }
+    }
 }
 
 /// Parses a game string such as `dark_hex(num_rows=2,num_cols=3,gameversion=adh)`.

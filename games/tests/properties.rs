@@ -3,7 +3,7 @@
 use darkhex_games::analysis::{WalkOptions, tree_stats};
 use darkhex_games::board::{BLACK, Dims, HexBoard, WHITE};
 use darkhex_games::dark_hex::{Disclosure, GameVersion, ObsType, token};
-use darkhex_games::{Action, AnyGame, AnyState, Game, State, Token, Turn, load_game};
+use darkhex_games::{Action, AnyGame, AnyState, Game, State, Tensors, Token, Turn, load_game};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -91,6 +91,43 @@ proptest! {
             prop_assert_eq!(s.winner(), oracle);
         }
         prop_assert!(state.is_terminal(), "a hex game ends before the board is full");
+    }
+
+    /// The legal moves, their checks and the tensors' board planes are
+    /// kept apart from the board (a bit set of seen cells, the players'
+    /// logs); each must say what the board itself says a player sees.
+    #[test]
+    fn what_a_dark_hex_player_may_play_and_sees_is_the_board(
+        (rows, cols) in dims_strategy(),
+        variant in 0..DARK_VARIANTS.len(),
+        choices in prop::collection::vec(any::<u16>(), 162),
+    ) {
+        let game = dark_game(rows, cols, DARK_VARIANTS[variant]);
+        let n = rows * cols;
+        let mut state = game.new_initial_state();
+        for &choice in &choices {
+            let AnyState::DarkHex(s) = &state else { unreachable!() };
+            for p in 0..2 {
+                let mut tensor = vec![0.0; game.information_state_tensor_size()];
+                game.information_state_tensor(&state, p, &mut tensor);
+                for c in 0..n {
+                    let plane = s.view(p, c).map_or(0, |owner| owner + 1);
+                    for k in 0..3 {
+                        prop_assert_eq!(tensor[k * n + c], f32::from(k == plane), "player {} cell {} plane {}", p, c, k);
+                    }
+                }
+            }
+            if state.is_terminal() {
+                break;
+            }
+            let Turn::Player(p) = state.current_player() else { unreachable!() };
+            let unseen: Vec<Action> = (0..n).filter(|&c| s.view(p, c).is_none()).map(|c| c as Action).collect();
+            prop_assert_eq!(state.legal_actions(), unseen.clone());
+            for c in 0..n as Action {
+                prop_assert_eq!(state.check_action(c).is_ok(), unseen.contains(&c));
+            }
+            state.apply(unseen[choice as usize % unseen.len()]);
+        }
     }
 
     #[test]
