@@ -27,11 +27,12 @@ side one thread: torch's intra-op threads and darkhex's pool alike.
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import time
+
+from svg_curves import write_svg
 
 GAME = "leduc_poker"
 
@@ -110,47 +111,7 @@ def first_reaching(runs, target):
 
 def svg_plot(path, curves):
     """Exploitability against wall seconds, both axes logarithmic."""
-    width, height, pad = 640, 420, 60
-    points = [p for _, _, runs in curves for p in runs]
-    xs = [math.log10(p["seconds"]) for p in points]
-    ys = [math.log10(p["exploitability"]) for p in points]
-    x0, x1 = math.floor(min(xs)), math.ceil(max(xs))
-    y0, y1 = min(ys) - 0.05, max(ys) + 0.05
-
-    def at(p):
-        x = pad + (math.log10(p["seconds"]) - x0) / (x1 - x0) * (width - 2 * pad)
-        y = height - pad - (math.log10(p["exploitability"]) - y0) / (y1 - y0) * (height - 2 * pad)
-        return x, y
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>',
-           f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>']
-    for e in range(x0, x1 + 1):
-        x = pad + (e - x0) / (x1 - x0) * (width - 2 * pad)
-        out.append(f'<text x="{x}" y="{height - pad + 16}" text-anchor="middle">{10 ** e:g}</text>')
-    for v in [0.1, 0.2, 0.5, 1, 2, 5]:
-        if y0 <= math.log10(v) <= y1:
-            y = height - pad - (math.log10(v) - y0) / (y1 - y0) * (height - 2 * pad)
-            out.append(f'<text x="{pad - 6}" y="{y + 4}" text-anchor="end">{v:g}</text>')
-    out.append(f'<text x="{width / 2}" y="{height - 18}" text-anchor="middle">'
-               'wall seconds of training (log)</text>')
-    out.append(f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" '
-               'text-anchor="middle">exploitability (log)</text>')
-    out.append(f'<text x="{width / 2}" y="24" text-anchor="middle">Deep CFR on {GAME}</text>')
-    for k, (name, colour, runs) in enumerate(curves):
-        pts = " ".join("%.1f,%.1f" % at(p) for p in sorted(runs, key=lambda r: r["seconds"]))
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        for p in runs:
-            x, y = at(p)
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>')
-        out.append(f'<text x="{width - pad - 150}" y="{pad + 16 * k}" fill="{colour}">{name}</text>')
-    out.append("</svg>")
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(out) + "\n")
-    os.replace(tmp, path)
+    write_svg(path, f"Deep CFR on {GAME}", [("seconds", "wall seconds of training (log)")], curves)
 
 
 def main():
