@@ -201,8 +201,9 @@ struct Entry {
     ended: Vec<f64>,
     /// Per action, the next information states (entry index, count).
     next: Vec<BTreeMap<u32, u64>>,
-    /// The backed-up action with the highest value, and that value.
-    best: usize,
+    /// Each action's backed-up value (minus infinity if never taken),
+    /// and the highest.
+    q: Vec<f64>,
     value: f64,
 }
 
@@ -210,6 +211,21 @@ impl Entry {
     /// The first action never taken here.
     fn untried(&self) -> Option<usize> {
         self.counts.iter().position(|&c| c == 0)
+    }
+
+    /// One of the actions of the highest value, drawn uniformly: taking
+    /// the first would favour the lowest cells wherever every action
+    /// tried so far lost (a sparse table's common case), and a responder
+    /// that plays its cells in order is far worse than a uniform one.
+    fn best(&self, rng: &mut ChaCha8Rng) -> usize {
+        let ties = self.q.iter().filter(|&&q| q == self.value).count();
+        let pick = rng.random_range(0..ties.max(1));
+        self.q
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| **q == self.value)
+            .nth(pick)
+            .map_or(0, |(i, _)| i)
     }
 }
 
@@ -227,7 +243,7 @@ impl Table {
                 counts: vec![0; actions],
                 ended: vec![0.0; actions],
                 next: vec![BTreeMap::new(); actions],
-                best: 0,
+                q: vec![f64::NEG_INFINITY; actions],
                 value: 0.0,
             });
             (entries.len() - 1) as u32
@@ -251,29 +267,35 @@ impl Table {
         }
     }
 
-    /// Backs every value up, latest decisions first; the best action is
-    /// the first of equals among those taken.
+    /// Backs every value up, latest decisions first.
     fn solve(&mut self) {
         let mut order: Vec<u32> = (0..self.entries.len() as u32).collect();
         order.sort_by_key(|&e| (std::cmp::Reverse(self.entries[e as usize].depth), e));
         for e in order {
             let entry = &self.entries[e as usize];
-            let mut best = (0, f64::NEG_INFINITY);
-            for i in 0..entry.counts.len() {
-                if entry.counts[i] == 0 {
-                    continue;
-                }
-                let later: f64 = entry.next[i]
-                    .iter()
-                    .map(|(&n, &c)| c as f64 * self.entries[n as usize].value)
-                    .sum();
-                let q = (entry.ended[i] + later) / entry.counts[i] as f64;
-                if q > best.1 {
-                    best = (i, q);
-                }
-            }
+            let sums: Vec<f64> = (0..entry.counts.len())
+                .map(|i| {
+                    let later: f64 = entry.next[i]
+                        .iter()
+                        .map(|(&n, &c)| c as f64 * self.entries[n as usize].value)
+                        .sum();
+                    entry.ended[i] + later
+                })
+                .collect();
+            // Each action's value is shrunk towards the state's mean by
+            // one game's weight: an action that won the one game it was
+            // tried in must not outrank one that won most of many.
+            let taken: u64 = entry.counts.iter().sum();
+            let mean = sums.iter().sum::<f64>() / taken.max(1) as f64;
+            let q: Vec<f64> = (0..entry.counts.len())
+                .map(|i| match entry.counts[i] {
+                    0 => f64::NEG_INFINITY,
+                    c => (sums[i] + mean) / (c + 1) as f64,
+                })
+                .collect();
             let entry = &mut self.entries[e as usize];
-            (entry.best, entry.value) = best;
+            entry.value = q.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            entry.q = q;
         }
     }
 }
@@ -385,9 +407,9 @@ fn play(
                             None if rng.random::<f64>() < *explore => {
                                 rng.random_range(0..actions.len())
                             }
-                            None => e.best,
+                            None => e.best(rng),
                         },
-                        (Some(e), Mode::Play { .. }) => e.best,
+                        (Some(e), Mode::Play { .. }) => e.best(rng),
                     };
                     choices.push((key.into(), actions.len(), i, entry.is_some()));
                     i
