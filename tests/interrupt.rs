@@ -299,8 +299,6 @@ fn deep_cfr_stopped_by_ctrl_c_saves_its_checkpoint_and_resumes_to_the_same_model
         "kuhn_poker",
         "--algo",
         "deep-cfr",
-        "--iterations",
-        "200",
         "--traversals",
         "20",
         "--hidden",
