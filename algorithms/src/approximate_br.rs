@@ -304,8 +304,11 @@ impl Table {
 /// once per information state (up to a bound on the memory it takes).
 struct Cache<'a> {
     policy: &'a dyn FrozenPolicy,
-    seen: [RwLock<HashMap<Box<[Token]>, Vec<f64>>>; NUM_PLAYERS],
+    seen: [RwLock<Distributions>; NUM_PLAYERS],
 }
+
+/// A player's distributions by information state.
+type Distributions = HashMap<Box<[Token]>, Vec<f64>>;
 
 /// Information states the cache keeps per player.
 const CACHE_STATES: usize = 2_000_000;
