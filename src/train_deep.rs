@@ -82,7 +82,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let stop = || interrupted.load(Ordering::SeqCst);
     while solver.iteration() < target && !out_of_time() && !stop() {
         status.set(format!(
-            "at iteration {} of deep-cfr ({}; interrupt again to stop at once)",
+            "at iteration {} of deep-cfr ({})",
             solver.iteration() + 1,
             saved(last_saved)
         ));
