@@ -70,9 +70,10 @@ pub struct TrainArgs {
     /// on it, Monte Carlo results do (each thread samples its own share)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
-    /// Seed of the Monte Carlo samplers and of --regressor mlp's initial weights
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = crate::args::seed)]
-    seed: u64,
+    /// Seed of the Monte Carlo samplers and of --regressor mlp's initial
+    /// weights (default 0)
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::seed)]
+    seed: Option<u64>,
     /// Policy file to write: .json, or anything else for compact binary
     /// (default: policies/<game>-<algo>.json, or .bin past 100000 information
     /// states; deep-cfr's model: policies/<game>-deep-cfr.bin)
@@ -284,7 +285,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         fit_steps: args.fit_steps,
         batch_size: args.batch_size,
         learning_rate: args.learning_rate,
-        seed: Some(args.seed),
+        seed: Some(args.seed.unwrap_or(0)),
     };
     let requested = args
         .algo
@@ -455,9 +456,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
             Trainer::streaming(game, t, algorithm, precision.unwrap_or_default())?
         }
         (Backing::Tree(tree), Some(c)) => Trainer::resume(game, tree.as_deref(), c, requested)?,
-        (Backing::Tree(tree), None) => {
-            Trainer::new(game, tree.as_deref(), algorithm, args.seed, workers)?
-        }
+        (Backing::Tree(tree), None) => Trainer::new(
+            game,
+            tree.as_deref(),
+            algorithm,
+            args.seed.unwrap_or(0),
+            workers,
+        )?,
         (Backing::SamplingTables(tree, t), Some(c)) => {
             Trainer::resume_over_tables(game, tree.as_deref(), t, c, requested)?
         }
@@ -465,7 +470,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
             let Algorithm::MonteCarlo(sampling) = algorithm else {
                 unreachable!("only the samplers sample over the tables")
             };
-            Trainer::sampling_over_tables(game, tree.as_deref(), t, sampling, args.seed, workers)?
+            Trainer::sampling_over_tables(
+                game,
+                tree.as_deref(),
+                t,
+                sampling,
+                args.seed.unwrap_or(0),
+                workers,
+            )?
         }
     };
     if let Some(order) = sum_order {
@@ -638,7 +650,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
         bail!("deep-cfr does not take {name}");
     }
-    let mut s = DeepCfrSettings::new(args.iterations, args.seed);
+    let mut s = DeepCfrSettings::new(args.iterations, args.seed.unwrap_or(0));
     s.traversals = args.traversals.unwrap_or(s.traversals);
     s.advantage_capacity = args.advantage_capacity.unwrap_or(s.advantage_capacity);
     s.strategy_capacity = args.strategy_capacity.unwrap_or(s.strategy_capacity);
@@ -663,9 +675,21 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
             Holds::Document(FileKind::Checkpoint),
         )
         .check()?;
+    let given = [
+        ("--traversals", args.traversals.is_some()),
+        ("--advantage-capacity", args.advantage_capacity.is_some()),
+        ("--strategy-capacity", args.strategy_capacity.is_some()),
+        ("--hidden", args.hidden.is_some()),
+        ("--fit-steps", args.fit_steps.is_some()),
+        ("--policy-steps", args.policy_steps.is_some()),
+        ("--batch-size", args.batch_size.is_some()),
+        ("--learning-rate", args.learning_rate.is_some()),
+        ("--seed", args.seed.is_some()),
+    ];
     crate::train_deep::run(crate::train_deep::DeepArgs {
         game: args.game,
         settings: s,
+        given: given.iter().filter(|g| g.1).map(|g| g.0).collect(),
         out,
         checkpoint: args.checkpoint,
         resume: args.resume,
@@ -952,7 +976,7 @@ fn report(
     if let Some(workers) = trainer.workers() {
         outln!(
             "threads          {workers} (Monte Carlo results depend on it: --threads {workers} --seed {} reproduces them)",
-            args.seed
+            args.seed.unwrap_or(0)
         );
     }
     outln!("policy           {}", path.display());

@@ -3,15 +3,16 @@
 //! and the policy networks saved as a model file (`darkhex-model`).
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
 use darkhex_algorithms::exploitability;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
 
-use crate::interrupt;
+use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
 use crate::progress::{bar, compile};
 use crate::train::{CHECKPOINT_INTERVAL, resumed_checkpoint};
@@ -20,6 +21,9 @@ use crate::train::{CHECKPOINT_INTERVAL, resumed_checkpoint};
 pub struct DeepArgs {
     pub game: AnyGame,
     pub settings: DeepCfrSettings,
+    /// The options of `settings` given on the command line: a resumed run
+    /// refuses those that differ from its checkpoint's.
+    pub given: Vec<&'static str>,
     /// Where the model goes.
     pub out: PathBuf,
     pub checkpoint: Option<PathBuf>,
@@ -38,6 +42,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
     })?;
     let (mut solver, earlier) = match resumed {
         Some(c) => {
+            refuse_conflicts(&a.given, &a.settings, &c.deep_cfr.settings)?;
             eprintln!(
                 "resuming at iteration {} with the checkpoint's settings",
                 c.deep_cfr.iteration
@@ -49,8 +54,10 @@ pub fn run(a: DeepArgs) -> Result<()> {
         }
         None => (DeepCfrSolver::new(a.game, a.settings)?, 0.0),
     };
+    // The first signal stops after the iteration under way, which is then
+    // saved; a second ends the process at once.
+    let interrupted = interrupt::flag();
     let status = interrupt::Status::default();
-    interrupt::exit_saying(&status);
     let progress = bar(target);
     progress.set_position(solver.iteration());
     let start = Instant::now();
@@ -72,7 +79,8 @@ pub fn run(a: DeepArgs) -> Result<()> {
         None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
     };
     let mut last_saved = solver.iteration();
-    while solver.iteration() < target && !out_of_time() {
+    let stop = || interrupted.load(Ordering::SeqCst);
+    while solver.iteration() < target && !out_of_time() && !stop() {
         status.set(format!(
             "at iteration {} of deep-cfr ({})",
             solver.iteration() + 1,
@@ -87,6 +95,19 @@ pub fn run(a: DeepArgs) -> Result<()> {
         }
     }
     progress.finish_and_clear();
+    if stop() {
+        save(&solver)?;
+        return Err(Interrupted(format!(
+            "interrupted at iteration {}: {}\n{}",
+            solver.iteration(),
+            saved(solver.iteration()),
+            match &a.checkpoint {
+                Some(p) => format!("rerun with --resume to continue from {}", p.display()),
+                None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
+            }
+        ))
+        .into());
+    }
     if solver.iteration() < target {
         eprintln!(
             "time limit reached: stopped at iteration {} of {target}",
@@ -94,6 +115,9 @@ pub fn run(a: DeepArgs) -> Result<()> {
         );
     }
     save(&solver)?;
+    // A signal from here on ends the process at once, saying what was
+    // under way: the checkpoint holds every iteration.
+    interrupt::exit_saying(&status);
     status.set("while fitting deep-cfr's policy networks (the model is not written yet)");
     solver.train_policy()?;
     let seconds = earlier + start.elapsed().as_secs_f64();
@@ -152,5 +176,42 @@ pub fn run(a: DeepArgs) -> Result<()> {
         stats.fit_time.as_secs_f64()
     );
     outln!("policy           {} (a model)", a.out.display());
+    Ok(())
+}
+
+/// Refuses a resumed run whose command line gives a setting other than
+/// the checkpoint's: the run would otherwise go on with the checkpoint's
+/// and the option would be silently ignored.
+fn refuse_conflicts(given: &[&str], asked: &DeepCfrSettings, held: &DeepCfrSettings) -> Result<()> {
+    let hidden = |s: &DeepCfrSettings| {
+        let widths: Vec<String> = s
+            .advantage_network
+            .hidden
+            .iter()
+            .filter(|&&h| h > 0)
+            .map(u32::to_string)
+            .collect();
+        widths.join(",")
+    };
+    for &name in given {
+        let value = |s: &DeepCfrSettings| match name {
+            "--traversals" => s.traversals.to_string(),
+            "--advantage-capacity" => s.advantage_capacity.to_string(),
+            "--strategy-capacity" => s.strategy_capacity.to_string(),
+            "--hidden" => hidden(s),
+            "--fit-steps" => s.advantage_network.steps.to_string(),
+            "--policy-steps" => s.policy_network.steps.to_string(),
+            "--batch-size" => s.advantage_network.batch.to_string(),
+            "--learning-rate" => s.advantage_network.learning_rate.to_string(),
+            "--seed" => s.seed.to_string(),
+            _ => String::new(),
+        };
+        let (want, have) = (value(asked), value(held));
+        if want != have {
+            bail!(
+                "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
+            );
+        }
+    }
     Ok(())
 }

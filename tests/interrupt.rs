@@ -286,3 +286,90 @@ fn exit_status_is_0_on_success_1_on_any_error() {
         &["play", "hex(board_size=2)", "--moves", "a1,b1,a2"],
     ));
 }
+
+/// Ctrl-C during Deep CFR training stops after the iteration under way and
+/// saves the checkpoint; the run resumed from it writes the model an
+/// uninterrupted run writes, byte for byte.
+#[test]
+fn deep_cfr_stopped_by_ctrl_c_saves_its_checkpoint_and_resumes_to_the_same_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "train",
+        "kuhn_poker",
+        "--algo",
+        "deep-cfr",
+        "--traversals",
+        "20",
+        "--hidden",
+        "16,16",
+        "--fit-steps",
+        "16",
+        "--seed",
+        "4",
+    ];
+    let mut child = spawn(
+        d,
+        &[
+            &args[..],
+            &["--checkpoint", "deep.ckpt", "--out", "resumed.model"],
+        ]
+        .concat(),
+    );
+    // A few iterations in (each takes a fraction of a second).
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+    assert!(!d.join("deep.ckpt").exists());
+    signal(&child, "INT");
+    let err = interrupted(&finish(child));
+    assert!(
+        err.contains("interrupted at iteration")
+            && err.contains("deep.ckpt holds iteration")
+            && err.contains("--resume"),
+        "{err}"
+    );
+    let at: u64 = err
+        .split("interrupted at iteration ")
+        .nth(1)
+        .and_then(|s| s.split(':').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!(at < 200, "{err}");
+    assert!(header(&d.join("deep.ckpt")).contains("\"format\":\"darkhex-checkpoint\""));
+    assert!(!d.join("resumed.model").exists());
+    // Resumed to a few iterations past the stop, and the same run straight.
+    let target = (at + 3).to_string();
+    let resumed = json(&darkhex(
+        d,
+        &[
+            &args[..],
+            &[
+                "--iterations",
+                &target,
+                "--checkpoint",
+                "deep.ckpt",
+                "--resume",
+                "--out",
+                "resumed.model",
+                "--json",
+            ],
+        ]
+        .concat(),
+    ));
+    let straight = json(&darkhex(
+        d,
+        &[
+            &args[..],
+            &["--iterations", &target, "--out", "straight.model", "--json"],
+        ]
+        .concat(),
+    ));
+    assert_eq!(resumed["iterations"], at + 3);
+    assert_eq!(resumed["exploitability"], straight["exploitability"]);
+    let a = std::fs::read(d.join("straight.model")).unwrap();
+    let b = std::fs::read(d.join("resumed.model")).unwrap();
+    assert!(
+        a == b,
+        "the resumed model differs from the uninterrupted one"
+    );
+}

@@ -138,3 +138,95 @@ fn two_runs_of_a_league_write_the_same_files_and_ids() {
     // Game 17: the second pair (random against lp), its seventh round.
     assert!(a.contains("round 6 of random vs lp"), "{a}");
 }
+
+/// A Deep CFR model in a league: `policy(file=MODEL)` loads, plays its
+/// games against the others (Kuhn, and 3x3 Dark Hex, where no table
+/// fits), and a damaged model or one for another game is refused in one
+/// line before any game is played.
+#[test]
+fn a_league_with_a_policy_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let deep = ["--algo", "deep-cfr", "--hidden", "8", "--fit-steps", "4"];
+    // 3x3 Dark Hex: one traversal of 200,000 histories is enough.
+    for (game, model, budget) in [
+        (
+            "kuhn_poker",
+            "k.model",
+            ["--iterations", "2", "--traversals", "10"],
+        ),
+        (
+            "dark_hex(num_rows=3,num_cols=3)",
+            "dh3.model",
+            ["--iterations", "1", "--traversals", "1"],
+        ),
+    ] {
+        let train = [&["train", game, "--out", model][..], &deep[..], &budget[..]].concat();
+        ok(&darkhex(d, &train));
+        let players = format!("policy(file={model}),random");
+        let out_dir = format!("league-{model}");
+        let args = [
+            "league",
+            "--game",
+            game,
+            "--players",
+            &players,
+            "--games",
+            "8",
+            "--out",
+            &out_dir,
+        ];
+        let out = ok(&darkhex(d, &args));
+        assert!(
+            out.contains(&format!("policy(file={model})"))
+                && out.contains("8 games (8 played now)"),
+            "{out}"
+        );
+        let log = std::fs::read_to_string(d.join(&out_dir).join("results.jsonl")).unwrap();
+        let games = log.lines().filter(|l| l.contains("\"returns\"")).count();
+        assert_eq!(games, 8, "{log}");
+    }
+    let good = std::fs::read(d.join("k.model")).unwrap();
+    let mut flipped = good.clone();
+    let at = good.len() - 20;
+    flipped[at] ^= 4;
+    std::fs::write(d.join("flipped.model"), &flipped).unwrap();
+    std::fs::write(d.join("cut.model"), &good[..good.len() / 2]).unwrap();
+    for (players, game, says) in [
+        (
+            "policy(file=flipped.model),random",
+            "kuhn_poker",
+            "checksum",
+        ),
+        ("policy(file=cut.model),random", "kuhn_poker", "cut short"),
+        ("policy(file=k.model),random", "leduc_poker", "kuhn_poker"),
+    ] {
+        let o = darkhex(
+            d,
+            &[
+                "league",
+                "--game",
+                game,
+                "--players",
+                players,
+                "--games",
+                "2",
+                "--out",
+                "bad",
+            ],
+        );
+        let err = stderr(&o);
+        assert!(
+            !o.status.success() && err.contains(says),
+            "{players}: {err}"
+        );
+        assert!(
+            err.lines().count() <= 2 && !err.contains("panicked"),
+            "{err}"
+        );
+        assert!(
+            !d.join("bad/results.jsonl").exists(),
+            "{players}: games were played"
+        );
+    }
+}

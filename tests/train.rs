@@ -933,6 +933,31 @@ fn deep_cfr_resumes_to_the_same_model() {
         ],
         "kuhn_poker",
     );
+    // A setting other than the checkpoint's is refused, naming it and
+    // both values, not silently replaced by the checkpoint's.
+    for (option, value, says) in [
+        ("--traversals", "30", "--traversals 20"),
+        ("--seed", "5", "--seed 2"),
+        ("--hidden", "32", "--hidden 16,16"),
+        ("--learning-rate", "0.01", "--learning-rate 0.003"),
+        ("--policy-steps", "10", "--policy-steps 64"),
+    ] {
+        let args = [
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--iterations",
+            "4",
+            "--checkpoint",
+            "i.ckpt",
+            "--resume",
+            option,
+            value,
+        ];
+        let says = format!("{says}; it resumes only with that (or without {option}), not {value}");
+        assert_refused(d, &args, &says);
+    }
     darkhex(
         d,
         &[

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod analyst;
+pub mod approximate_br;
 pub mod best_response;
 pub mod cfr;
 pub mod eval;
