@@ -60,7 +60,7 @@ pub struct TrainArgs {
     /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
     /// linear least squares or a network (--regressor) on the compiled tree;
     /// deep-cfr samples on the game's states with networks and reservoirs
-    /// only and writes a policy model, not a table (no checkpoint yet)
+    /// only and writes a policy model, not a table
     #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR])))]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this)
