@@ -24,6 +24,7 @@ mod solve_hex;
 mod template;
 mod train;
 mod train_deep;
+mod witness;
 
 use std::process::ExitCode;
 
