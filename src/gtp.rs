@@ -119,6 +119,10 @@ struct Engine {
     analyst: Arc<dyn HexAnalyst>,
     /// (colour, cell) in the order played.
     moves: Vec<(usize, usize)>,
+    /// The colour to move once `.0` moves are on the board, as a loaded
+    /// SGF file's `PL` says (players alternate after it); forgotten when
+    /// moves are taken back past it or the board is cleared.
+    sgf_turn: Option<(usize, usize)>,
     threads: usize,
     tt_mb: usize,
     time_limit: f64,
@@ -208,6 +212,7 @@ impl Engine {
             rng: ChaCha8Rng::seed_from_u64(0),
             analyst: Arc::from(analyst_for(&game)),
             moves: Vec::new(),
+            sgf_turn: None,
             threads: crate::args::thread_count(args.threads),
             tt_mb: args.tt_mb,
             time_limit: args.time_limit,
@@ -231,6 +236,7 @@ impl Engine {
         }
         self.analyst = Arc::from(analyst_for(&game));
         self.moves.clear();
+        self.sgf_turn = None;
         Ok(())
     }
 
@@ -252,8 +258,14 @@ impl Engine {
             .collect()
     }
 
-    /// Black moves when both have as many stones, as in Benzene.
+    /// Black moves when both have as many stones, as in Benzene, unless a
+    /// loaded SGF file said otherwise (`PL`).
     fn to_move(&self) -> usize {
+        if let Some((at, colour)) = self.sgf_turn
+            && self.moves.len() >= at
+        {
+            return colour ^ ((self.moves.len() - at) % 2);
+        }
         let black = self.moves.iter().filter(|m| m.0 == BLACK).count();
         usize::from(black > self.moves.len() - black)
     }
@@ -560,6 +572,10 @@ impl Engine {
             }
             self.moves.push((colour, cell));
         }
+        let played = self.moves.len() - game.setup.len();
+        self.sgf_turn = game
+            .to_move_after(played)
+            .map(|colour| (self.moves.len(), colour));
         Ok(())
     }
 
@@ -596,6 +612,7 @@ impl Engine {
             }
             "clear_board" => {
                 self.moves.clear();
+                self.sgf_turn = None;
                 text("")
             }
             "play" => {
@@ -618,6 +635,9 @@ impl Engine {
                 // The GTP specification: undo fails when there is nothing to undo.
                 if self.moves.pop().is_none() {
                     bail!("cannot undo: no move has been played");
+                }
+                if self.sgf_turn.is_some_and(|(at, _)| self.moves.len() < at) {
+                    self.sgf_turn = None;
                 }
                 text("")
             }

@@ -24,6 +24,8 @@ mod solve_hex;
 mod template;
 mod train;
 mod train_deep;
+mod values;
+mod witness;
 
 use std::process::ExitCode;
 
@@ -77,6 +79,8 @@ enum Command {
     Region(region::RegionArgs),
     /// Whether a region is a template, and which probes into it are inferior
     Template(template::TemplateArgs),
+    /// A database of Hex-realizable 3-terminal values: build it, look values up
+    Values(values::ValuesArgs),
 }
 
 /// Clap value parser for game strings; the error names the accepted values.
@@ -113,6 +117,7 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Region(args)) => region::run(args),
         Some(Command::Template(args)) => template::run(args),
+        Some(Command::Values(args)) => values::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,6 +14,18 @@ pub struct SgfGame {
     pub setup: Vec<(usize, usize)>,
     /// (colour, cell) of each move of the main line.
     pub moves: Vec<(usize, usize)>,
+    /// `PL`: the colour to move after the first `.0` moves (players
+    /// alternate after it).
+    pub player: Option<(usize, usize)>,
+}
+
+impl SgfGame {
+    /// The colour to move after the first `played` moves, when the file
+    /// says it with `PL` at or before that point.
+    pub fn to_move_after(&self, played: usize) -> Option<usize> {
+        let (at, colour) = self.player?;
+        (at <= played).then(|| colour ^ ((played - at) % 2))
+    }
 }
 
 /// The Hex game in `text`; cells are named as in GTP (`c4`).
@@ -47,6 +59,7 @@ pub fn read_hex_sgf(text: &str) -> Result<SgfGame> {
         dims,
         setup: Vec::new(),
         moves: Vec::new(),
+        player: None,
     };
     for node in root.main_variation() {
         for prop in node.properties() {
@@ -63,6 +76,17 @@ pub fn read_hex_sgf(text: &str) -> Result<SgfGame> {
                         game.setup.push((colour, cell(c)?));
                     }
                 }
+                Prop::PL(colour) => {
+                    let colour = match colour {
+                        sgf_parse::Color::Black => BLACK,
+                        sgf_parse::Color::White => WHITE,
+                    };
+                    game.player = Some((game.moves.len(), colour));
+                }
+                Prop::Invalid(name, values) if name == "PL" => bail!(
+                    "the SGF file's PL[{}] names no player: accepted are PL[B] and PL[W]",
+                    values.join("][")
+                ),
                 Prop::B(m) | Prop::W(m) => {
                     let colour = if matches!(prop, Prop::B(_)) {
                         BLACK
@@ -104,6 +128,21 @@ mod tests {
         let g = read_hex_sgf("(;GM[11]SZ[4:3]AB[a1][b2]AW[c3])").unwrap();
         assert_eq!((g.dims.rows(), g.dims.cols()), (3, 4));
         assert_eq!(g.setup.len(), 3);
+        assert_eq!(g.to_move_after(0), None);
+    }
+
+    #[test]
+    fn reads_the_player_to_move() {
+        let g = read_hex_sgf("(;GM[11]SZ[5]AB[a1]PL[W];W[b2];B[c3])").unwrap();
+        assert_eq!(g.player, Some((0, WHITE)));
+        assert_eq!(g.to_move_after(0), Some(WHITE));
+        assert_eq!(g.to_move_after(1), Some(BLACK));
+        assert_eq!(g.to_move_after(2), Some(WHITE));
+        let g = read_hex_sgf("(;GM[11]SZ[5];B[a1]PL[B])").unwrap();
+        assert_eq!(g.to_move_after(0), None);
+        assert_eq!(g.to_move_after(1), Some(BLACK));
+        let err = read_hex_sgf("(;GM[11]SZ[5]PL[X])").unwrap_err().to_string();
+        assert!(!err.is_empty() && !err.contains('\n'), "{err}");
     }
 
     #[test]

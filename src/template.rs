@@ -5,27 +5,53 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use darkhex_local::region::Region;
 use darkhex_local::template::{Probe, Template, TemplateReport};
 use serde_json::json;
 
+use crate::args::number_in;
 use crate::help;
 use crate::output::outln;
 use crate::region::REGION_FORMAT;
+use crate::witness::{SearchLimits, find_all};
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
     "darkhex template half-star.region",
     "darkhex template bolstered-bridge-left.region --json",
+    "darkhex template ziggurat.region --witnesses witnesses --attempts 2000",
 ], &[REGION_FORMAT]))]
 pub struct TemplateArgs {
     /// The region file: the template's carrier, stones and terminals
     file: PathBuf,
     /// Print the report as one JSON object
-    #[arg(long)]
+    #[arg(long, conflicts_with = "witnesses")]
     json: bool,
+    /// Search, for each probe not proven inferior, a witness position (the
+    /// probe White's only winning move) and write it into DIR as
+    /// TEMPLATE-CELL-witness.sgf and .txt; probes with a witness there
+    /// already are skipped
+    #[arg(long, value_name = "DIR")]
+    witnesses: Option<PathBuf>,
+    /// Witness search: the random generator's seed
+    #[arg(long, default_value_t = 1, value_parser = crate::args::seed, requires = "witnesses")]
+    seed: u64,
+    /// Witness search: attempts per probe at most
+    #[arg(long, default_value_t = 100_000, value_parser = crate::args::whole::<u64>(1, None), requires = "witnesses")]
+    attempts: u64,
+    /// Witness search: seconds per probe at most
+    #[arg(long, default_value_t = 60.0, value_parser = number_in(0.001, 1e9, false), requires = "witnesses")]
+    time_limit: f64,
+    /// Witness search: boards from 3x3 up to this side
+    #[arg(long, default_value_t = 6, value_parser = crate::args::whole::<usize>(3, Some(9)), requires = "witnesses")]
+    max_side: usize,
+    /// Witness search: cells outside the template left empty, at most
+    #[arg(long, default_value_t = 6, value_parser = crate::args::whole::<usize>(0, Some(30)), requires = "witnesses")]
+    max_empty: usize,
 }
 
 pub fn run(args: TemplateArgs) -> Result<()> {
@@ -37,6 +63,11 @@ pub fn run(args: TemplateArgs) -> Result<()> {
         Template::new(region).with_context(|| format!("{} is no template", args.file.display()))?;
     let report = template.analyse();
     let file = args.file.display().to_string();
+    if !report.is_template && args.witnesses.is_some() {
+        bail!(
+            "{file} is no template (White moving first keeps the terminals apart): no probe has a witness"
+        );
+    }
     if args.json {
         outln!("{}", to_json(&file, &report));
         return Ok(());
@@ -66,6 +97,20 @@ pub fn run(args: TemplateArgs) -> Result<()> {
         report.forms,
         report.seconds
     );
+    if let Some(dir) = &args.witnesses {
+        let limits = SearchLimits {
+            seed: args.seed,
+            attempts: args.attempts,
+            time_limit: Duration::from_secs_f64(args.time_limit),
+            max_side: args.max_side,
+            max_empty: args.max_empty,
+        };
+        outln!("witnesses:");
+        for (cell, found) in find_all(&args.file, template.region(), &report.probes, dir, &limits)?
+        {
+            outln!("  {cell:<3} {}", found.describe());
+        }
+    }
     Ok(())
 }
 

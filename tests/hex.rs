@@ -351,6 +351,35 @@ fn gtp_loads_hex_sgf_files() {
 }
 
 #[test]
+fn gtp_loadsgf_takes_the_player_to_move_from_pl() {
+    let dir = tempfile::tempdir().unwrap();
+    // As many stones each: Black would move, but the file says White.
+    let file = dir.path().join("w.sgf");
+    std::fs::write(&file, "(;FF[4]GM[11]SZ[3]AB[a1]AW[c3]PL[W])").unwrap();
+    let bad = dir.path().join("bad.sgf");
+    std::fs::write(&bad, "(;FF[4]GM[11]SZ[3]AB[a1]PL[Q])").unwrap();
+    let r = gtp(
+        &[],
+        &format!(
+            "loadsgf {}\nshowboard\nplay w b2\nshowboard\nundo\nshowboard\nundo\nundo\nshowboard\nloadsgf {}\n",
+            file.display(),
+            bad.display()
+        ),
+    );
+    let to_move = |i: usize| r[i].contains("white to move");
+    assert!(to_move(1), "{}", r[1]);
+    assert!(!to_move(3), "{}", r[3]);
+    assert!(to_move(5), "{}", r[5]);
+    // Taken back past the file's position, the counts decide again.
+    assert!(!to_move(8), "{}", r[8]);
+    assert!(
+        r[9].starts_with("? ") && r[9].contains("PL[B] and PL[W]"),
+        "{}",
+        r[9]
+    );
+}
+
+#[test]
 fn solver_and_resistance_players() {
     let dir = tempfile::tempdir().unwrap();
     // 5x5 is a first-player win the solver proves within its time: as Black

@@ -9,9 +9,11 @@
 //! - [`canonical`]: canonical forms;
 //! - [`sum`]: sums G +_f H;
 //! - [`region`]: Hex regions read from a text diagram, and their values;
-//! - [`template`]: templates, and which probes into them are inferior.
+//! - [`template`]: templates, and which probes into them are inferior;
+//! - [`database`]: a database of Hex-realizable 3-terminal values.
 
 pub mod canonical;
+pub mod database;
 pub mod form;
 pub mod poset;
 pub mod region;
@@ -32,4 +34,6 @@ pub enum LocalError {
     Map(String),
     #[error("region file, {0}")]
     Region(String),
+    #[error("value database: {0}")]
+    Database(String),
 }

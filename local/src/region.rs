@@ -37,9 +37,12 @@ pub const MAX_EMPTY: usize = 64;
 /// Cells a region may have, stones included: positions are 128-bit masks.
 pub const MAX_CELLS: usize = 128;
 
+/// What a cell of a region's diagram holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cell {
+pub enum Cell {
     Empty,
+    /// A black stone, of terminal 0, 1 or 2 (the diagram's 1, 2, 3) or of
+    /// none.
     Black(Option<u8>),
     White,
 }
@@ -268,6 +271,27 @@ impl Region {
     /// (row, column) of each cell of the region.
     pub fn coords(&self) -> &[(usize, usize)] {
         &self.coords
+    }
+
+    /// Every cell of the region with its (row, column) in the diagram and
+    /// what it holds, in reading order (empty cells in the order of
+    /// [`Region::cell_names`]).
+    pub fn cells(&self) -> Vec<((usize, usize), Cell)> {
+        self.coords
+            .iter()
+            .enumerate()
+            .map(|(i, &pos)| {
+                let bit = 1u128 << i;
+                let cell = if self.bit[i].is_some() {
+                    Cell::Empty
+                } else if self.fixed_black & bit != 0 {
+                    Cell::Black((0..3u8).find(|&t| self.term[t as usize] & bit != 0))
+                } else {
+                    Cell::White
+                };
+                (pos, cell)
+            })
+            .collect()
     }
 
     /// The terminals joined when the empty cells of `black` (a mask over

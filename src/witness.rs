@@ -1,0 +1,470 @@
+//! Witnesses for template probes: a position on a small Hex board that
+//! holds the template, White to move, where the probe is White's only
+//! winning move, as the Hex solver's all-moves answer shows.
+//!
+//! The search is a seeded random one. Each attempt places the template on
+//! a board (sizes from 3x3 up to a chosen size, every translation that
+//! keeps its carrier and stones on the board; a terminal drawn as a row
+//! of two or more stones may sit on Black's top or bottom edge instead,
+//! as the ziggurat's row of 2s stands for the edge: half the attempts
+//! are such edge placements when there are any), then fills the other cells at
+//! random: a few left empty, the rest Black and White stones in the
+//! numbers of a game with White to move (one more Black stone than White).
+//! A position is kept when it is undecided, White wins with the probe, and
+//! Black wins after every other White move; the solver's all-moves answer
+//! (the code of `darkhex solve --all-moves`) then confirms it. Attempts
+//! are drawn from one generator per probe seeded by `--seed`, and every
+//! solve runs on one thread, so a seed gives the same witnesses.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use darkhex_algorithms::analyst::{Budget, CellLists, HexAnalyst, analyst_for};
+use darkhex_algorithms::files::write_atomically;
+use darkhex_games::board::{BLACK, Dims, WHITE};
+use darkhex_games::hex::HexGame;
+use darkhex_local::region::{Cell, Region};
+use darkhex_local::template::Probe;
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The smallest board tried.
+const MIN_SIDE: usize = 3;
+
+/// What the search may spend, per probe.
+#[derive(Clone, Debug)]
+pub struct SearchLimits {
+    pub seed: u64,
+    pub attempts: u64,
+    pub time_limit: Duration,
+    /// Boards from 3x3 up to this side.
+    pub max_side: usize,
+    /// At most this many cells outside the template left empty.
+    pub max_empty: usize,
+}
+
+/// The template placed on one board.
+#[derive(Clone, Debug)]
+struct Placement {
+    dims: Dims,
+    /// The board cell of each carrier cell, in the region's order.
+    carrier: Vec<usize>,
+    /// The template's stones on the board, Black's first.
+    stones: CellLists,
+    /// Every board cell the template covers (carrier and stones).
+    covered: Vec<usize>,
+    /// A terminal is Black's edge.
+    on_edge: bool,
+}
+
+/// Every placement of `region` on boards of side 3 up to `max_side`.
+fn placements(region: &Region, max_side: usize) -> Result<Vec<Placement>> {
+    let cells = region.cells();
+    let max_r = cells.iter().map(|c| c.0.0).max().unwrap_or(0) as isize;
+    let max_c = cells.iter().map(|c| c.0.1).max().unwrap_or(0) as isize;
+    let mut out = Vec::new();
+    for side in MIN_SIDE..=max_side {
+        let dims = Dims::new("hex", side, side)?;
+        let n = side as isize;
+        for dr in -max_r - 1..=n {
+            for dc in -max_c - 1..=n {
+                if let Some(p) = place(region, &cells, dims, dr, dc) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        bail!(
+            "the template fits on no board up to {max_side}x{max_side} (its carrier and stones must lie on the board; a terminal on one row may be Black's edge)"
+        );
+    }
+    Ok(out)
+}
+
+/// The template shifted by (dr, dc) on a `dims` board, if it fits.
+fn place(
+    region: &Region,
+    cells: &[((usize, usize), Cell)],
+    dims: Dims,
+    dr: isize,
+    dc: isize,
+) -> Option<Placement> {
+    let (rows, cols) = (dims.rows() as isize, dims.cols() as isize);
+    let at = |(r, c): (usize, usize)| (r as isize + dr, c as isize + dc);
+    let on_board = |(r, c): (isize, isize)| r >= 0 && r < rows && c >= 0 && c < cols;
+    let cell_of = |(r, c): (isize, isize)| dims.cell(r as usize, c as usize);
+    let mut p = Placement {
+        dims,
+        carrier: Vec::new(),
+        stones: [Vec::new(), Vec::new()],
+        covered: Vec::new(),
+        on_edge: false,
+    };
+    for t in 0..region.terminals() {
+        let rows_of: Vec<isize> = cells
+            .iter()
+            .filter(|(_, k)| *k == Cell::Black(Some(t)))
+            .map(|&(pos, _)| at(pos).0)
+            .collect();
+        // A row of two or more stones may be Black's edge; a lone stone
+        // is a stone (as an edge it would make the bridge an edge bridge).
+        let edge = rows_of.len() >= 2
+            && (rows_of.iter().all(|&r| r == -1) || rows_of.iter().all(|&r| r == rows));
+        p.on_edge |= edge;
+        for &(pos, _) in cells.iter().filter(|(_, k)| *k == Cell::Black(Some(t))) {
+            let b = at(pos);
+            if on_board(b) {
+                if edge {
+                    return None;
+                }
+                p.stones[BLACK].push(cell_of(b));
+                p.covered.push(cell_of(b));
+            } else if !edge {
+                return None;
+            }
+        }
+    }
+    for &(pos, kind) in cells {
+        let b = at(pos);
+        match kind {
+            Cell::Black(Some(_)) => continue,
+            _ if !on_board(b) => return None,
+            Cell::Empty => p.carrier.push(cell_of(b)),
+            Cell::Black(None) => p.stones[BLACK].push(cell_of(b)),
+            Cell::White => p.stones[WHITE].push(cell_of(b)),
+        }
+        p.covered.push(cell_of(b));
+    }
+    Some(p)
+}
+
+/// A witness found: the board, its stones (White to move) and the probe's
+/// board cell.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    dims: Dims,
+    stones: CellLists,
+    probe: usize,
+    /// Carrier cells on the board with their names in the region file.
+    carrier: Vec<(usize, String)>,
+    /// Attempts it took, and the time.
+    attempts: u64,
+    seconds: f64,
+}
+
+/// Solvers for each board size, built once.
+struct Analysts(Vec<(usize, Box<dyn HexAnalyst>)>);
+
+impl Analysts {
+    fn get(&mut self, dims: Dims) -> &dyn HexAnalyst {
+        let side = dims.rows();
+        let i = match self.0.iter().position(|(s, _)| *s == side) {
+            Some(i) => i,
+            None => {
+                self.0.push((side, analyst_for(&HexGame::new(dims, false))));
+                self.0.len() - 1
+            }
+        };
+        self.0[i].1.as_ref()
+    }
+}
+
+/// A small table and one thread: the boards are tiny, and one thread
+/// keeps the answers the same from run to run.
+fn budget() -> Budget {
+    Budget {
+        threads: 1,
+        tt_mb: 8,
+        time_limit: Some(Duration::from_secs(20)),
+    }
+}
+
+/// Whether White to move wins with `white_move` (`Some(true)`), loses
+/// (`Some(false)`), or the budget ran out.
+fn white_wins_with(
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    white_move: usize,
+) -> Option<bool> {
+    let mut after = stones.clone();
+    after[WHITE].push(white_move);
+    if let Some(w) = analyst.winner(&after) {
+        return Some(w == WHITE);
+    }
+    let v = analyst.solve(&after, BLACK, budget(), &|_| {});
+    v.winner.map(|w| w == WHITE)
+}
+
+/// White's winning moves by the solver's all-moves answer; `None` when a
+/// move was left unsolved.
+pub fn white_winning_moves(analyst: &dyn HexAnalyst, stones: &CellLists) -> Option<Vec<usize>> {
+    let (values, _) = analyst.move_values(stones, WHITE, budget());
+    let empty = analyst.game().dims().cells() - stones[0].len() - stones[1].len();
+    if values.len() != empty || values.iter().any(|v| v.1.is_none()) {
+        return None;
+    }
+    let mut wins: Vec<usize> = values
+        .iter()
+        .filter(|v| v.1 == Some(true))
+        .map(|v| v.0)
+        .collect();
+    wins.sort_unstable();
+    Some(wins)
+}
+
+/// One attempt: a random filling around placement `p`; the witness if the
+/// probe (carrier index `x`) is White's only winning move.
+fn attempt(
+    p: &Placement,
+    x: usize,
+    analyst: &dyn HexAnalyst,
+    rng: &mut ChaCha8Rng,
+    max_empty: usize,
+) -> Option<CellLists> {
+    let mut others: Vec<usize> = (0..p.dims.cells())
+        .filter(|c| !p.covered.contains(c))
+        .collect();
+    others.shuffle(rng);
+    let m = others.len() as isize;
+    let (tb, tw) = (
+        p.stones[BLACK].len() as isize,
+        p.stones[WHITE].len() as isize,
+    );
+    let mut empty = rng.random_range(0..=max_empty.min(others.len())) as isize;
+    // Black stones - White stones = 1 (White to move, as in a game).
+    if (m - empty + tw + 1 - tb) % 2 != 0 {
+        empty += if empty < m { 1 } else { -1 };
+    }
+    let black = (m - empty + tw + 1 - tb) / 2;
+    let white = m - empty - black;
+    if empty < 0 || black < 0 || white < 0 {
+        return None;
+    }
+    let mut stones = p.stones.clone();
+    stones[BLACK].extend(&others[..black as usize]);
+    stones[WHITE].extend(&others[black as usize..(black + white) as usize]);
+    if analyst.winner(&stones).is_some() {
+        return None;
+    }
+    let probe = p.carrier[x];
+    if white_wins_with(analyst, &stones, probe) != Some(true) {
+        return None;
+    }
+    // The other carrier cells first: they are the likeliest other wins.
+    let rest = p
+        .carrier
+        .iter()
+        .copied()
+        .chain(others[(black + white) as usize..].iter().copied())
+        .filter(|&c| c != probe);
+    for c in rest {
+        if white_wins_with(analyst, &stones, c) != Some(false) {
+            return None;
+        }
+    }
+    (white_winning_moves(analyst, &stones)? == [probe]).then_some(stones)
+}
+
+/// Searches a witness for carrier cell `x` of the region.
+fn search(
+    region: &Region,
+    places: &[Placement],
+    x: usize,
+    limits: &SearchLimits,
+    analysts: &mut Analysts,
+    bar: &ProgressBar,
+) -> Result<Witness, u64> {
+    let start = Instant::now();
+    let (edge, inside): (Vec<&Placement>, Vec<&Placement>) = places.iter().partition(|p| p.on_edge);
+    // One generator per probe, so that each probe's search is the same
+    // whichever others run.
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(limits.seed ^ (x as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut made = 0;
+    for i in 1..=limits.attempts {
+        if start.elapsed() >= limits.time_limit {
+            break;
+        }
+        made = i;
+        // Half the attempts on the edge, where the template can sit there.
+        let kind = if edge.is_empty() || (!inside.is_empty() && rng.random_bool(0.5)) {
+            &inside
+        } else {
+            &edge
+        };
+        let p = kind[rng.random_range(0..kind.len())];
+        let analyst = analysts.get(p.dims);
+        bar.set_position(i);
+        if let Some(stones) = attempt(p, x, analyst, &mut rng, limits.max_empty) {
+            let names = region.cell_names();
+            return Ok(Witness {
+                dims: p.dims,
+                stones,
+                probe: p.carrier[x],
+                carrier: p
+                    .carrier
+                    .iter()
+                    .copied()
+                    .zip(names.iter().cloned())
+                    .collect(),
+                attempts: i,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    Err(made)
+}
+
+/// The file names of probe `cell`'s witness: `STEM-CELL-witness.sgf` and
+/// `.txt`.
+pub fn witness_paths(dir: &Path, stem: &str, cell: &str) -> (PathBuf, PathBuf) {
+    let base = format!("{stem}-{cell}-witness");
+    (
+        dir.join(format!("{base}.sgf")),
+        dir.join(format!("{base}.txt")),
+    )
+}
+
+impl Witness {
+    fn sgf(&self, file: &str, cell: &str) -> String {
+        let list = |cells: &[usize]| {
+            let mut names: Vec<String> = cells.iter().map(|&c| self.dims.cell_name(c)).collect();
+            names.sort();
+            names.iter().map(|n| format!("[{n}]")).collect::<String>()
+        };
+        format!(
+            "(;FF[4]GM[11]AP[darkhex:{}]SZ[{}]\nAB{}\nAW{}\nPL[W]\nC[White to move: {} (probe {cell} of {file}) is the only winning move.])\n",
+            env!("CARGO_PKG_VERSION"),
+            self.dims.rows(),
+            list(&self.stones[BLACK]),
+            list(&self.stones[WHITE]),
+            self.dims.cell_name(self.probe),
+        )
+    }
+
+    fn diagram(&self, file: &str, cell: &str) -> String {
+        let d = self.dims;
+        let mut out = format!(
+            "# Probe {cell} of {file}: White to move, and {} (marked *) is White's only\n\
+             # winning move (the solver's all-moves answer). X Black, O White, . empty,\n\
+             # the template's other carrier cells by their names in the region file.\n\
+             # Black joins top and bottom.\n",
+            d.cell_name(self.probe)
+        );
+        out += "  ";
+        for c in 0..d.cols() {
+            out += &format!(" {}", (b'a' + c as u8) as char);
+        }
+        out += "\n";
+        for r in 0..d.rows() {
+            out += &format!("{}{:>2}", " ".repeat(r), r + 1);
+            for c in 0..d.cols() {
+                let cell = d.cell(r, c);
+                let token = if self.stones[BLACK].contains(&cell) {
+                    "X".to_string()
+                } else if self.stones[WHITE].contains(&cell) {
+                    "O".to_string()
+                } else if cell == self.probe {
+                    "*".to_string()
+                } else if let Some((_, name)) = self.carrier.iter().find(|(x, _)| *x == cell) {
+                    name.clone()
+                } else {
+                    ".".to_string()
+                };
+                out += &format!(" {token}");
+            }
+            out += "\n";
+        }
+        out
+    }
+}
+
+/// What the search did for one probe.
+pub enum Found {
+    /// Proven inferior: no witness exists.
+    Inferior,
+    /// The witness files were there already.
+    Kept(PathBuf),
+    /// Found and written.
+    Written(PathBuf, Witness),
+    /// None within the limits: attempts made and seconds spent.
+    Missing(u64, f64),
+}
+
+impl Found {
+    /// One line for the report.
+    pub fn describe(&self) -> String {
+        match self {
+            Found::Inferior => "inferior: no witness to look for".into(),
+            Found::Kept(path) => format!("witness {} (there already)", path.display()),
+            Found::Written(path, w) => format!(
+                "witness {} ({}x{}, White's only winning move {}, attempt {}, {:.1} s)",
+                path.display(),
+                w.dims.rows(),
+                w.dims.cols(),
+                w.dims.cell_name(w.probe),
+                w.attempts,
+                w.seconds
+            ),
+            Found::Missing(attempts, seconds) => {
+                format!("no witness in {attempts} attempts ({seconds:.1} s)")
+            }
+        }
+    }
+}
+
+/// Searches a witness for every probe not proven inferior and writes each
+/// one found into `dir` (atomically, as found: an interrupted search keeps
+/// them, and probes with witness files already there are skipped).
+pub fn find_all(
+    file: &Path,
+    region: &Region,
+    probes: &[Probe],
+    dir: &Path,
+    limits: &SearchLimits,
+) -> Result<Vec<(String, Found)>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let stem = file
+        .file_stem()
+        .map_or("template".into(), |s| s.to_string_lossy().into_owned());
+    let name = file
+        .file_name()
+        .map_or(stem.clone(), |s| s.to_string_lossy().into_owned());
+    let places = placements(region, limits.max_side)?;
+    let mut analysts = Analysts(Vec::new());
+    let mut out = Vec::new();
+    for (x, probe) in probes.iter().enumerate() {
+        let cell = probe.cell.clone();
+        let (sgf, txt) = witness_paths(dir, &stem, &cell);
+        let found = if probe.is_inferior() {
+            Found::Inferior
+        } else if sgf.exists() {
+            Found::Kept(sgf)
+        } else {
+            let bar = ProgressBar::new(limits.attempts);
+            bar.set_style(
+                ProgressStyle::with_template(&format!(
+                    "{{bar:32.cyan/blue}} probe {cell}: {{human_pos}}/{{human_len}} attempts [{{elapsed_precise}}]"
+                ))
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            let start = Instant::now();
+            let w = search(region, &places, x, limits, &mut analysts, &bar);
+            bar.finish_and_clear();
+            match w {
+                Ok(w) => {
+                    write_atomically(&txt, w.diagram(&name, &cell).as_bytes())?;
+                    write_atomically(&sgf, w.sgf(&name, &cell).as_bytes())?;
+                    Found::Written(sgf, w)
+                }
+                Err(made) => Found::Missing(made, start.elapsed().as_secs_f64()),
+            }
+        };
+        out.push((cell, found));
+    }
+    Ok(out)
+}

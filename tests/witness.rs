@@ -1,0 +1,246 @@
+//! Witnesses of template probes (`darkhex template --witnesses`): every
+//! committed witness loads over GTP, where the solver's answer has exactly
+//! its probe as White's winning move, and plain minimax agrees; the search
+//! finds the ziggurat's first witnesses quickly, the same ones for a seed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{darkhex, darkhex_with_input, ok, stderr, stdout};
+use darkhex_algorithms::hexsolve::minimax::Minimax;
+use darkhex_games::board::Dims;
+use darkhex_games::{CellSet, Geometry};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn witnesses_dir() -> PathBuf {
+    repo().join("local/witnesses")
+}
+
+/// The committed witnesses: (template stem, probe name, sgf path).
+fn committed() -> Vec<(String, String, PathBuf)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(witnesses_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(base) = name.strip_suffix("-witness.sgf") else {
+            continue;
+        };
+        let (stem, cell) = base.rsplit_once('-').unwrap();
+        out.push((stem.to_string(), cell.to_string(), path));
+    }
+    out.sort();
+    out
+}
+
+/// The board of a witness diagram: (cell name, token) of every cell.
+fn diagram_cells(text: &str) -> Vec<(String, String)> {
+    let mut cells = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let mut words = line.split_whitespace();
+        let Some(Ok(row)) = words.next().map(str::parse::<usize>) else {
+            continue;
+        };
+        for (c, token) in words.enumerate() {
+            cells.push((
+                format!("{}{row}", (b'a' + c as u8) as char),
+                token.to_string(),
+            ));
+        }
+    }
+    cells
+}
+
+/// The stones of an SGF witness as the GTP engine's showboard prints
+/// them would do, read directly: (size, black cells, white cells).
+fn sgf_stones(text: &str) -> (usize, Vec<String>, Vec<String>) {
+    let size: usize = text
+        .split("SZ[")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let list = |tag: &str| -> Vec<String> {
+        let rest = text.split(tag).nth(1).unwrap();
+        let end = rest.find('\n').unwrap();
+        rest[..end]
+            .split(['[', ']'])
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    (size, list("AB"), list("AW"))
+}
+
+#[test]
+fn every_committed_witness_has_its_probe_as_the_only_winning_move() {
+    let all = committed();
+    // The ziggurat's probes 1, 2 and 4 (Henderson and Hayward's Figure 5)
+    // at least.
+    for cell in ["a", "b", "d"] {
+        assert!(
+            all.iter().any(|(s, c, _)| s == "ziggurat" && c == cell),
+            "no committed witness for ziggurat probe {cell}"
+        );
+    }
+    for (stem, cell, sgf) in &all {
+        let text = std::fs::read_to_string(sgf).unwrap();
+        assert!(text.contains("PL[W]"), "{}", sgf.display());
+        let diagram = std::fs::read_to_string(sgf.with_extension("txt")).unwrap();
+        let cells = diagram_cells(&diagram);
+        // The diagram marks the probe at one cell, and holds every carrier
+        // cell of the template's file.
+        assert!(diagram.starts_with(&format!("# Probe {cell} of {stem}.region")));
+        let probe: Vec<&String> = cells
+            .iter()
+            .filter(|(_, t)| t == "*")
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(probe.len(), 1, "{}", sgf.display());
+        let region =
+            std::fs::read_to_string(repo().join(format!("local/templates/{stem}.region"))).unwrap();
+        let carrier = region
+            .lines()
+            .map(|l| l.split('#').next().unwrap())
+            .flat_map(str::split_whitespace)
+            .filter(|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_lowercase()))
+            .count();
+        let shown = cells
+            .iter()
+            .filter(|(_, t)| t == "*" || t.chars().all(|c| c.is_ascii_lowercase()))
+            .count();
+        assert_eq!(shown, carrier, "{}", sgf.display());
+        // The GTP engine loads it, knows White is to move, and its
+        // solver finds exactly the probe.
+        let out = darkhex_with_input(
+            &["gtp"],
+            &format!(
+                "loadsgf {}\nshowboard\ndfpn-solver-find-winning white\n",
+                sgf.display()
+            ),
+        );
+        let answers = stdout(&out);
+        let answers: Vec<&str> = answers.trim_end().split("\n\n").collect();
+        assert_eq!(answers[0], "= ", "{}: {}", sgf.display(), stderr(&out));
+        assert!(answers[1].contains("white to move"), "{}", answers[1]);
+        assert_eq!(
+            answers[2].split_whitespace().collect::<Vec<_>>(),
+            ["=", probe[0].as_str()],
+            "{}",
+            sgf.display()
+        );
+        // Plain minimax agrees.
+        let (size, black, white) = sgf_stones(&text);
+        let dims = Dims::new("hex", size, size).unwrap();
+        let geom = Geometry::<1>::new(dims).unwrap();
+        let set = |names: &[String]| -> CellSet<1> {
+            names.iter().map(|n| dims.parse_cell(n).unwrap()).collect()
+        };
+        let stones = [set(&black), set(&white)];
+        let empty = size * size - black.len() - white.len();
+        if empty <= 14 {
+            let wins = Minimax::new(&geom, false).winning_moves(&stones, 1);
+            let names: Vec<String> = wins.iter().map(|c| dims.cell_name(c)).collect();
+            assert_eq!(names, vec![probe[0].clone()], "{}", sgf.display());
+        }
+    }
+}
+
+fn search(dir: &Path, seed: &str) -> String {
+    let template = repo().join("local/templates/ziggurat.region");
+    ok(&darkhex(
+        dir,
+        &[
+            "template",
+            template.to_str().unwrap(),
+            "--witnesses",
+            "out",
+            "--seed",
+            seed,
+            "--max-side",
+            "6",
+            "--attempts",
+            "3000",
+        ],
+    ))
+}
+
+#[test]
+fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = search(dir.path(), "1");
+    for cell in ["a", "b", "d"] {
+        let line = first
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{cell} ")) && l.contains("witness"))
+            .unwrap_or_else(|| panic!("{first}"));
+        assert!(
+            line.contains(&format!("ziggurat-{cell}-witness.sgf")),
+            "{line}"
+        );
+    }
+    let files = |d: &Path| {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let found = files(&dir.path().join("out"));
+    assert!(found.len() >= 6, "{found:?}");
+    // A second run keeps what is there; a fresh one with the same seed
+    // writes the same files.
+    let again = search(dir.path(), "1");
+    assert!(again.contains("there already"), "{again}");
+    let other = tempfile::tempdir().unwrap();
+    search(other.path(), "1");
+    assert_eq!(files(&other.path().join("out")), found);
+    // Each one loads and has its probe as the only winning move.
+    for (name, text) in found.iter().filter(|(n, _)| n.ends_with(".sgf")) {
+        let answer = text.split("C[White to move: ").nth(1).unwrap();
+        let cell = answer.split_whitespace().next().unwrap();
+        let path = dir.path().join("out").join(name);
+        let out = darkhex_with_input(
+            &["gtp"],
+            &format!(
+                "loadsgf {}\ndfpn-solver-find-winning white\n",
+                path.display()
+            ),
+        );
+        let answers = stdout(&out);
+        let last = answers.trim_end().rsplit("\n\n").next().unwrap();
+        assert_eq!(
+            last.split_whitespace().collect::<Vec<_>>(),
+            ["=", cell],
+            "{name}: {answers}"
+        );
+    }
+}
+
+#[test]
+fn a_region_that_is_no_template_has_no_witnesses() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("open.region"),
+        "- - 1 -\n - a W -\n  - 2 - -\n",
+    )
+    .unwrap();
+    let o = darkhex(dir.path(), &["template", "open.region", "--witnesses", "w"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("no template") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+}
