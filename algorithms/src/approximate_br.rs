@@ -375,6 +375,23 @@ fn game_rng(seed: u64, seat: usize, eval: bool, index: u64) -> ChaCha8Rng {
     rng
 }
 
+/// Games `range` of `seat`'s stream for `mode` (learning and evaluation
+/// games have streams of their own), played in parallel, in game order.
+fn play_batch(
+    root: &AnyState,
+    seat: usize,
+    cache: &Cache,
+    mode: &Mode,
+    seed: u64,
+    range: std::ops::Range<u64>,
+) -> Result<Vec<Played>, ApproximateBrError> {
+    let eval = matches!(mode, Mode::Play { .. });
+    range
+        .into_par_iter()
+        .map(|i| play(root, seat, cache, mode, &mut game_rng(seed, seat, eval, i)))
+        .collect()
+}
+
 fn play(
     root: &AnyState,
     seat: usize,
@@ -452,25 +469,11 @@ pub fn approximate_best_response(
             start = range.end;
             let explore =
                 settings.exploration * (1.0 - range.start as f64 / settings.episodes as f64);
-            let games: Vec<Played> = {
-                let mode = Mode::Learn {
-                    table: &table,
-                    explore,
-                };
-                range
-                    .clone()
-                    .into_par_iter()
-                    .map(|i| {
-                        play(
-                            &root,
-                            seat,
-                            &cache,
-                            &mode,
-                            &mut game_rng(settings.seed, seat, false, i),
-                        )
-                    })
-                    .collect::<Result<_, _>>()?
+            let mode = Mode::Learn {
+                table: &table,
+                explore,
             };
+            let games = play_batch(&root, seat, &cache, &mode, settings.seed, range.clone())?;
             for g in games {
                 table.record(g);
             }
@@ -483,18 +486,7 @@ pub fn approximate_best_response(
         let mut start = 0;
         while start < settings.eval_games {
             let end = (start + chunk).min(settings.eval_games);
-            let games: Vec<Played> = (start..end)
-                .into_par_iter()
-                .map(|i| {
-                    play(
-                        &root,
-                        seat,
-                        &cache,
-                        &mode,
-                        &mut game_rng(settings.seed, seat, true, i),
-                    )
-                })
-                .collect::<Result<_, _>>()?;
+            let games = play_batch(&root, seat, &cache, &mode, settings.seed, start..end)?;
             for g in games {
                 sum += g.ret;
                 sq += g.ret * g.ret;
