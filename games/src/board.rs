@@ -77,14 +77,9 @@ impl Dims {
     /// Neighbours in the order (r-1,c) (r-1,c+1) (r,c-1) (r,c+1) (r+1,c-1) (r+1,c).
     pub fn neighbours(self, cell: usize) -> impl Iterator<Item = usize> {
         let (r, c) = self.row_col(cell);
-        let (r, c) = (r as isize, c as isize);
-        let (rows, cols) = (self.rows as isize, self.cols as isize);
-        [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]
+        self.neighbours_or_self(r, c)
             .into_iter()
-            .filter_map(move |(dr, dc)| {
-                let (nr, nc) = (r + dr, c + dc);
-                (nr >= 0 && nr < rows && nc >= 0 && nc < cols).then(|| (nr * cols + nc) as usize)
-            })
+            .filter(move |&n| n != cell)
     }
 
     /// The six neighbour slots of the cell at row `r`, column `c`, in the
