@@ -151,6 +151,12 @@ pub struct TrainArgs {
     /// to 1e7 (default 100)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(10_000_000)))]
     traversals: Option<u32>,
+    /// deep-cfr: actions explored at each of the traverser's decisions,
+    /// drawn uniformly without replacement (robust sampling), 1 to 1000;
+    /// the default explores every action (external sampling), which
+    /// past 3x3 Dark Hex visits millions of histories a traversal
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1000)))]
+    explore: Option<u32>,
     /// deep-cfr: samples each player's advantage reservoir keeps, 1 to 1e9
     /// (default 1e6)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
@@ -244,6 +250,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     set_threads(args.threads)?;
     let deep_options = [
         ("--traversals", args.traversals.is_some()),
+        ("--explore", args.explore.is_some()),
         ("--advantage-capacity", args.advantage_capacity.is_some()),
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--policy-steps", args.policy_steps.is_some()),
@@ -295,6 +302,16 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let checkpoint = resumed_checkpoint(&args.checkpoint, args.resume, |path| {
         Ok(Checkpoint::load(path)?)
     })?;
+    // The checkpoint's generator continues its own stream: another seed
+    // would be silently ignored.
+    if let (Some(c), Some(asked)) = (&checkpoint, args.seed)
+        && let Some(held) = c.seed()
+        && held != asked
+    {
+        bail!(
+            "the checkpoint was made with --seed {held}; it resumes only with that (or without --seed), not {asked}"
+        );
+    }
     let algorithm = match (&checkpoint, requested) {
         (Some(c), _) => c.algorithm(),
         (None, Some(a)) => a,
@@ -652,6 +669,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     }
     let mut s = DeepCfrSettings::new(args.iterations, args.seed.unwrap_or(0));
     s.traversals = args.traversals.unwrap_or(s.traversals);
+    s.explored_actions = args.explore.unwrap_or(s.explored_actions);
     s.advantage_capacity = args.advantage_capacity.unwrap_or(s.advantage_capacity);
     s.strategy_capacity = args.strategy_capacity.unwrap_or(s.strategy_capacity);
     for network in [&mut s.advantage_network, &mut s.policy_network] {
@@ -677,6 +695,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         .check()?;
     let given = [
         ("--traversals", args.traversals.is_some()),
+        ("--explore", args.explore.is_some()),
         ("--advantage-capacity", args.advantage_capacity.is_some()),
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--hidden", args.hidden.is_some()),

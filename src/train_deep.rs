@@ -196,6 +196,7 @@ fn refuse_conflicts(given: &[&str], asked: &DeepCfrSettings, held: &DeepCfrSetti
     for &name in given {
         let value = |s: &DeepCfrSettings| match name {
             "--traversals" => s.traversals.to_string(),
+            "--explore" => s.explored_actions.to_string(),
             "--advantage-capacity" => s.advantage_capacity.to_string(),
             "--strategy-capacity" => s.strategy_capacity.to_string(),
             "--hidden" => hidden(s),

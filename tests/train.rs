@@ -476,6 +476,20 @@ fn samplers_run_over_the_tables_unless_keyed_and_agree_with_the_keyed_path() {
             vec!["train", "kuhn_poker", "--algo", "cfr+", "--keyed"],
             "--keyed applies",
         ),
+        // The sampler continues its own stream: another seed would be
+        // silently ignored.
+        (
+            vec![
+                "train",
+                game,
+                "--checkpoint",
+                "t.ckpt",
+                "--resume",
+                "--seed",
+                "5",
+            ],
+            "made with --seed 4; it resumes only with that (or without --seed), not 5",
+        ),
         (
             vec![
                 "train",
@@ -856,6 +870,8 @@ fn deep_cfr_resumes_to_the_same_model() {
             "deep-cfr",
             "--traversals",
             "20",
+            "--explore",
+            "1",
             "--hidden",
             "16,16",
             "--fit-steps",
@@ -941,6 +957,7 @@ fn deep_cfr_resumes_to_the_same_model() {
         ("--hidden", "32", "--hidden 16,16"),
         ("--learning-rate", "0.01", "--learning-rate 0.003"),
         ("--policy-steps", "10", "--policy-steps 64"),
+        ("--explore", "2", "--explore 1"),
     ] {
         let args = [
             "train",

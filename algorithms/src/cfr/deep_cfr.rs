@@ -3,7 +3,11 @@
 //!
 //! Each iteration `t` runs, for each player in turn, a number of external
 //! sampling traversals from the root. At the traverser's nodes every
-//! action is explored and the strategy is regret matching on the
+//! action is explored (or, with `explored_actions` = k, k of them drawn
+//! uniformly without replacement, the robust sampling of Li, Hu, Ge,
+//! Jiang, Qi and Song 2020, "Double Neural Counterfactual Regret
+//! Minimization": on boards past 3x3 a traversal that explores every
+//! action visits millions of histories) and the strategy is regret matching on the
 //! traverser's advantage network (uniform before the network's first
 //! fit; when no legal action's prediction is positive, the one predicted
 //! highest, with probability 1, as the paper prescribes: a network's
@@ -84,6 +88,12 @@ pub struct DeepCfrSettings {
     pub policy_network: MlpSettings,
     /// Seeds the traversals, the reservoirs and the fits' row order.
     pub seed: u64,
+    /// Actions explored at each of the traverser's decisions, drawn
+    /// uniformly without replacement (robust sampling); 0 explores every
+    /// legal action (external sampling). Last, and defaulted, so models
+    /// and checkpoints written before it load unchanged.
+    #[serde(default)]
+    pub explored_actions: u32,
 }
 
 impl DeepCfrSettings {
@@ -113,6 +123,7 @@ impl DeepCfrSettings {
             advantage_network: network(Self::DEFAULT_STEPS),
             policy_network: network(4 * Self::DEFAULT_STEPS),
             seed,
+            explored_actions: 0,
         }
     }
 
@@ -489,11 +500,17 @@ impl DeepCfrSolver {
                 let key = state.info_key(mover);
                 let sigma = self.strategy(mover, key, &actions)?;
                 if mover == player {
-                    let mut values = Vec::with_capacity(actions.len());
-                    for &a in &actions {
+                    let explored = self.explored(actions.len(), rng);
+                    // An action is explored with probability k / n: its
+                    // sampled value over k / n, and 0 for the others, are
+                    // unbiased estimates of every action's value (the
+                    // MCCFR estimator), so each action's advantage is too.
+                    let scale = actions.len() as f64 / explored.len() as f64;
+                    let mut values = vec![0.0; actions.len()];
+                    for &i in &explored {
                         let mut child = state.clone();
-                        child.apply(a);
-                        values.push(self.traverse(&child, player, t, rng)?);
+                        child.apply(actions[i]);
+                        values[i] = scale * self.traverse(&child, player, t, rng)?;
                     }
                     let value: f64 = values.iter().zip(&sigma).map(|(v, p)| v * p).sum();
                     values.iter_mut().for_each(|v| *v -= value);
@@ -518,6 +535,20 @@ impl DeepCfrSolver {
                 }
             }
         }
+    }
+
+    /// The indices, in increasing order, of the actions a traverser's decision among
+    /// `n` explores: all of them, or `explored_actions` drawn uniformly
+    /// without replacement (no draw when that is all of them, so a bound
+    /// at or above the widest decision is external sampling bit for bit).
+    fn explored(&self, n: usize, rng: &mut ChaCha8Rng) -> Vec<usize> {
+        let k = self.settings.explored_actions as usize;
+        if k == 0 || k >= n {
+            return (0..n).collect();
+        }
+        let mut chosen = rand::seq::index::sample(rng, n, k).into_vec();
+        chosen.sort_unstable();
+        chosen
     }
 
     /// `player`'s strategy at `key`: regret matching on its advantage

@@ -457,6 +457,20 @@ impl Checkpoint {
         }
     }
 
+    /// The seed a checkpoint's run draws from: a sampler's, or the
+    /// network's of RCFR with the network; none where nothing is drawn.
+    pub fn seed(&self) -> Option<u64> {
+        match &self.solver {
+            SolverState::MonteCarlo(s) => Some(s.seed),
+            SolverState::MonteCarloTables(s) => Some(s.seed),
+            SolverState::Regression(s) => match s.settings.regressor {
+                RegressorKind::Mlp(n) => Some(n.seed),
+                RegressorKind::LeastSquares => None,
+            },
+            SolverState::Tabular(_) | SolverState::Stream(_) => None,
+        }
+    }
+
     /// The precision of a streaming checkpoint's arrays.
     pub fn stream_precision(&self) -> Option<Precision> {
         match &self.solver {
