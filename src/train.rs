@@ -9,8 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
-use darkhex_algorithms::cfr::rcfr::Link;
-use darkhex_algorithms::cfr::rcfr::RegressorKind;
+use darkhex_algorithms::cfr::rcfr::{Link, RcfrError, RcfrSettings, RegressorKind};
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::fa::features::FeatureKind;
@@ -58,7 +57,8 @@ pub struct TrainArgs {
     /// The full-width ones (cfr, cfr+, lcfr, dcfr, pcfr+) stream over the
     /// histories when the game tree is too large to compile; rcfr, rcfr+
     /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
-    /// linear least squares or a network (--regressor) on the compiled tree;
+    /// linear least squares or a network (--regressor) on the compiled tree,
+    /// and with least squares over the streaming tables as the others do;
     /// deep-cfr samples on the game's states with networks and reservoirs
     /// only and writes a policy model, not a table
     #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR])))]
@@ -344,7 +344,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let mut streaming = args.stream || checkpoint.as_ref().is_some_and(Checkpoint::is_streaming);
     if streaming && !algorithm.streams() {
         bail!(
-            "{} does not stream; the tabular full-width algorithms cfr, cfr+, lcfr, dcfr and pcfr+ do",
+            "{} does not stream; the full-width algorithms cfr, cfr+, lcfr, dcfr, pcfr+, rcfr, rcfr+ and f-rcfr do",
             algorithm.name()
         );
     }
@@ -382,6 +382,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     }
     // Refused before any table is built (the trainer would refuse it after).
+    if streaming
+        && let Algorithm::Regression(RcfrSettings {
+            regressor: RegressorKind::Mlp(_),
+            ..
+        }) = algorithm
+    {
+        return Err(RcfrError::NetworkOverTables.into());
+    }
     let sum_order = args.sum_order.as_deref().and_then(SumOrder::parse);
     match sum_order {
         Some(_) if !algorithm.needs_tree() => {
@@ -448,12 +456,22 @@ pub fn run(args: TrainArgs) -> Result<()> {
             }
             (None, asked) => asked.unwrap_or_default(),
         };
-        let Algorithm::Tabular(variant) = algorithm else {
-            unreachable!("checked above: streaming algorithms are full width")
+        let variant = match algorithm {
+            Algorithm::Tabular(variant) => variant,
+            Algorithm::Regression(settings) => settings.variant(),
+            Algorithm::MonteCarlo(_) => {
+                unreachable!("checked above: streaming algorithms are full width")
+            }
         };
         let threads = rayon::current_num_threads();
         let memory = CfrMemory::new(&tables, variant, precision, threads);
-        check_stream_memory(&game, variant.name(), precision, memory, args.max_memory_gb)?;
+        check_stream_memory(
+            &game,
+            algorithm.name(),
+            precision,
+            memory,
+            args.max_memory_gb,
+        )?;
         backing = Backing::Tables(Box::new(tables));
     }
     let can_evaluate = matches!(

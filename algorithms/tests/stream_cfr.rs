@@ -20,10 +20,15 @@
 mod common;
 use common::hex_and_rex_variants;
 
+use darkhex_algorithms::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RegressorKind};
+use darkhex_algorithms::cfr::streaming::{StreamRcfrState, StreamRun};
 use darkhex_algorithms::cfr::tabular::{CfrSolver, CfrVariant};
+use darkhex_algorithms::cfr::training::DEFAULT_RIDGE;
+use darkhex_algorithms::fa::features::FeatureKind;
+use darkhex_algorithms::fa::mlp::MlpSettings;
 use darkhex_algorithms::stream::{
-    AnyStream, BuildOptions, InfoStateTables, PassOptions, Real, RowPolicy, StreamCfr,
-    StreamCfrState,
+    AnyStream, BuildOptions, InfoStateTables, PassOptions, Precision, Real, RowPolicy, StreamCfr,
+    StreamCfrState, StreamError,
 };
 use darkhex_algorithms::{
     CompileOptions, GameTree, PolicyFile, Provenance, TreePolicy, exploitability,
@@ -31,6 +36,7 @@ use darkhex_algorithms::{
 use darkhex_games::{AnyGame, load_game};
 
 struct Setup {
+    game: AnyGame,
     stream: AnyStream,
     tables: InfoStateTables,
     tree: GameTree,
@@ -42,6 +48,7 @@ fn setup(name: &str) -> Setup {
     let tables = stream.build_tables(&BuildOptions::default()).unwrap();
     let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
     Setup {
+        game,
         stream,
         tables,
         tree,
@@ -294,4 +301,155 @@ fn streaming_solvers_match_openspiel_on_kuhn_poker() {
         }
     }
     assert!(checked >= 8, "only {checked} reference runs");
+}
+
+/// RCFR, RCFR+ and f-RCFR (poly and exp links) with the default joint
+/// features and ridge, and RCFR+ with one-hot features (exact: CFR+).
+fn rcfr_settings() -> Vec<RcfrSettings> {
+    let joint = |link, truncate| RcfrSettings {
+        features: FeatureKind::Joint,
+        link,
+        ridge: DEFAULT_RIDGE,
+        truncate,
+        regressor: RegressorKind::LeastSquares,
+    };
+    vec![
+        joint(Link::Rectified, false),
+        joint(Link::Rectified, true),
+        joint(Link::Polynomial { power: 2.0 }, false),
+        joint(Link::Exponential { temperature: 1.0 }, false),
+        RcfrSettings {
+            features: FeatureKind::OneHot,
+            ridge: 0.0,
+            ..joint(Link::Rectified, true)
+        },
+    ]
+}
+
+/// RCFR over the tables (streamed normal equations) against RCFR on the
+/// compiled tree (the design matrix in memory): the same current and
+/// average policies after every iteration, to the bit, and the same
+/// exploitability to 1e-12 (see the module notes). The regrets are CFR's
+/// exactly in both, and the least-squares sums are exact, so the rows'
+/// other order changes no weight. Any difference is a failure: where the
+/// true regrets are zero, a fitted one off by a rounding flips the sign
+/// the link reads, and the policy changes entirely.
+fn check_rcfr_equal(s: &Setup, name: &str, settings: RcfrSettings, iterations: u64) {
+    let mut tree = RcfrSolver::new(&s.tree, &s.game, settings).unwrap();
+    let mut tables = StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
+    let what = format!("{name} {} {:?}", settings.name(), settings.link);
+    for it in 1..=iterations {
+        tree.iterate().unwrap();
+        tables.run(1, None).unwrap();
+        let current = on_rows(s, &tree.current_policy());
+        let average = on_rows(s, &tree.average_policy());
+        for (which, a, b) in [
+            ("current", &current, tables.current_policy()),
+            ("average", &average, &tables.average_policy()),
+        ] {
+            assert!(
+                a.probs == b.probs,
+                "{what} iteration {it}: the {which} policies differ by up to {:e}",
+                max_difference(a, b)
+            );
+        }
+        let e_tree = exploitability(&s.tree, &tree.average_policy()).exploitability;
+        let e_tables = tables.exploitability(None, None).unwrap().exploitability;
+        assert!(
+            (e_tree - e_tables).abs() <= 1e-12,
+            "{what} iteration {it}: exploitabilities {e_tree} and {e_tables}"
+        );
+    }
+}
+
+/// Small Dark Hex boards, classic and abrupt, and poker.
+const RCFR_GAMES: [&str; 8] = [
+    "dark_hex(num_rows=2,num_cols=2)",
+    "dark_hex(num_rows=2,num_cols=2,gameversion=adh)",
+    "dark_hex(num_rows=2,num_cols=3)",
+    "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+    "dark_hex(num_rows=3,num_cols=2)",
+    "dark_hex(num_rows=3,num_cols=2,gameversion=adh)",
+    "kuhn_poker",
+    "leduc_poker",
+];
+
+#[test]
+fn rcfr_over_the_tables_equals_rcfr_on_the_tree() {
+    for name in RCFR_GAMES {
+        let s = setup(name);
+        for settings in rcfr_settings() {
+            check_rcfr_equal(&s, name, settings, 12);
+        }
+    }
+}
+
+/// RCFR over the tables has the same bits with any thread count (the
+/// sums of the fit are over fixed chunks), and a run resumed from its
+/// checkpointed state retraces the uninterrupted one bitwise.
+#[test]
+fn rcfr_over_the_tables_resumes_and_ignores_the_thread_count() {
+    let s = setup("dark_hex(num_rows=3,num_cols=2,gameversion=adh,disclosure=noise)");
+    let settings = RcfrSettings {
+        features: FeatureKind::Joint,
+        link: Link::Polynomial { power: 1.5 },
+        ridge: 1e-3,
+        truncate: true,
+        regressor: RegressorKind::LeastSquares,
+    };
+    let bits =
+        |p: &RowPolicy| -> Vec<u64> { p.probs.iter().flatten().map(|x| x.to_bits()).collect() };
+    let run = |threads: usize, iterations: u64| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut run =
+                    StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
+                run.run(iterations, None).unwrap();
+                let state = StreamRcfrState {
+                    settings,
+                    arrays: run.state(),
+                };
+                (state, bits(run.current_policy()))
+            })
+    };
+    let one = run(1, 10);
+    assert_eq!(one, run(3, 10));
+    let saved: StreamRcfrState =
+        rmp_serde::from_slice(&rmp_serde::to_vec_named(&run(2, 4).0).unwrap()).unwrap();
+    let mut resumed = StreamRun::resume_regression(&s.game, &s.tables, saved)
+        .unwrap()
+        .unwrap();
+    resumed.run(6, None).unwrap();
+    assert_eq!(resumed.state(), one.0.arrays);
+    assert_eq!(bits(resumed.current_policy()), one.1);
+    // Another variant's arrays do not fit RCFR+.
+    let mut other = one.0;
+    other.settings.truncate = false;
+    assert!(
+        StreamRun::resume_regression(&s.game, &s.tables, other)
+            .unwrap()
+            .is_none()
+    );
+}
+
+/// Networks are refused over the tables, one-hot features too wide for a
+/// Gram matrix in memory too.
+#[test]
+fn rcfr_over_the_tables_refuses_what_it_cannot_fit() {
+    let s = setup("dark_hex(num_rows=2,num_cols=2)");
+    let network = RcfrSettings {
+        features: FeatureKind::Observation,
+        link: Link::Rectified,
+        ridge: 0.0,
+        truncate: false,
+        regressor: RegressorKind::Mlp(MlpSettings::new(0)),
+    };
+    let refused = StreamRun::regression(&s.game, &s.tables, network, Precision::F64).err();
+    assert_eq!(
+        refused,
+        Some(StreamError::Regression(RcfrError::NetworkOverTables))
+    );
 }

@@ -6,7 +6,8 @@
 //! Hex, with [`sparse_updates`] per worker), full-width
 //! training on the streaming tables for games too large to compile
 //! ([`streaming`]), regression CFR and f-RCFR on the compiled tree
-//! ([`rcfr`], over [`crate::fa`]'s features and regressors), Deep CFR on
+//! ([`rcfr`], over [`crate::fa`]'s features and regressors) and over the
+//! streaming tables ([`table_rcfr`]), Deep CFR on
 //! the State API with networks and reservoirs only ([`deep_cfr`]), and training runs with checkpoints that resume bitwise
 //! ([`training`]).
 
@@ -19,6 +20,7 @@ mod sampled_walk;
 mod sparse_updates;
 pub mod streaming;
 pub mod table_mccfr;
+pub mod table_rcfr;
 pub mod tabular;
 pub mod training;
 

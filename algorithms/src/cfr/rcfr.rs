@@ -163,6 +163,19 @@ pub enum RcfrError {
         columns: usize,
         limit: usize,
     },
+    #[error(
+        "{features} features of {game} have {columns} columns, whose Gram matrix is over the limit of {limit} numbers; use --features joint or obs"
+    )]
+    GramTooLarge {
+        features: &'static str,
+        game: String,
+        columns: usize,
+        limit: usize,
+    },
+    #[error(
+        "--regressor mlp fits on the compiled tree only; over the information-state tables RCFR fits with --regressor linear"
+    )]
+    NetworkOverTables,
     #[error("the link's {what} must be a finite number above zero, not {value}")]
     BadLink { what: &'static str, value: f64 },
     #[error("the ridge term must be a finite number at least zero, not {0}")]

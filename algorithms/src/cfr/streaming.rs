@@ -1,7 +1,9 @@
 //! Full-width training on the streaming tables, as the `train` command
 //! drives it for games too large to compile: the solver at the precision
 //! chosen, its passes over the histories with progress, its checkpointed
-//! state and the exact exploitability of its average policy.
+//! state and the exact exploitability of its average policy. RCFR and
+//! f-RCFR run the same way, their players' policies the link of a fit to
+//! the regrets ([`crate::cfr::table_rcfr`]).
 
 use std::sync::atomic::AtomicBool;
 
@@ -10,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use darkhex_games::{AnyGame, Game};
 
 use crate::best_response::Exploitability;
+use crate::cfr::rcfr::RcfrSettings;
+use crate::cfr::table_rcfr::TableRegression;
 use crate::cfr::tabular::CfrVariant;
 use crate::policy_file::{PolicyFile, Provenance};
 use crate::stream::{
@@ -44,6 +48,14 @@ pub enum StreamSolverState {
 }
 
 impl StreamSolverState {
+    /// A new run's arrays.
+    pub fn fresh(tables: &InfoStateTables, variant: CfrVariant, precision: Precision) -> Self {
+        match precision {
+            Precision::F32 => StreamSolverState::F32(StreamCfrState::new(tables, variant)),
+            Precision::F64 => StreamSolverState::F64(StreamCfrState::new(tables, variant)),
+        }
+    }
+
     pub fn variant(&self) -> CfrVariant {
         match self {
             StreamSolverState::F32(s) => s.variant,
@@ -66,6 +78,15 @@ impl StreamSolverState {
     }
 }
 
+/// What a checkpoint of RCFR over the tables holds: its settings and the
+/// CFR arrays. The least-squares fit depends on the regrets alone, so
+/// resuming refits the last ones, as on the tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamRcfrState {
+    pub settings: RcfrSettings,
+    pub arrays: StreamSolverState,
+}
+
 enum Solver<'t> {
     F32(StreamCfr<'t, f32>),
     F64(StreamCfr<'t, f64>),
@@ -86,6 +107,8 @@ pub struct StreamRun<'t> {
     stream: AnyStream,
     tables: &'t InfoStateTables,
     solver: Solver<'t>,
+    /// RCFR: what the players' policies are fitted with.
+    regression: Option<Box<TableRegression>>,
 }
 
 impl<'t> StreamRun<'t> {
@@ -95,11 +118,43 @@ impl<'t> StreamRun<'t> {
         variant: CfrVariant,
         precision: Precision,
     ) -> Result<Self, StreamError> {
-        let state = match precision {
-            Precision::F32 => StreamSolverState::F32(StreamCfrState::new(tables, variant)),
-            Precision::F64 => StreamSolverState::F64(StreamCfrState::new(tables, variant)),
-        };
+        let state = StreamSolverState::fresh(tables, variant, precision);
         Ok(Self::resume(game, tables, state)?.expect("fresh arrays fit the tables"))
+    }
+
+    /// RCFR or f-RCFR (least squares) over the tables.
+    pub fn regression(
+        game: &AnyGame,
+        tables: &'t InfoStateTables,
+        settings: RcfrSettings,
+        precision: Precision,
+    ) -> Result<Self, StreamError> {
+        let arrays = StreamSolverState::fresh(tables, settings.variant(), precision);
+        let state = StreamRcfrState { settings, arrays };
+        Ok(Self::resume_regression(game, tables, state)?.expect("fresh arrays fit the tables"))
+    }
+
+    /// Continues a saved RCFR state, refitting its last regrets; `Ok(None)`
+    /// when its arrays do not fit the tables or its settings.
+    pub fn resume_regression(
+        game: &AnyGame,
+        tables: &'t InfoStateTables,
+        state: StreamRcfrState,
+    ) -> Result<Option<Self>, StreamError> {
+        if state.arrays.variant() != state.settings.variant() {
+            return Ok(None);
+        }
+        let regression = TableRegression::new(game, tables, state.settings)?;
+        let Some(mut run) = Self::resume(game, tables, state.arrays)? else {
+            return Ok(None);
+        };
+        if run.iteration() > 0 {
+            with_solver!(&mut run.solver, s => s.replace_current(|p, regrets, current| {
+                regression.policy(tables, p, regrets, current)
+            }))?;
+        }
+        run.regression = Some(Box::new(regression));
+        Ok(Some(run))
     }
 
     /// Continues a saved state; `Ok(None)` when its arrays do not fit the tables.
@@ -123,6 +178,7 @@ impl<'t> StreamRun<'t> {
             stream,
             tables,
             solver,
+            regression: None,
         }))
     }
 
@@ -145,8 +201,18 @@ impl<'t> StreamRun<'t> {
         }
     }
 
+    /// RCFR's settings, for a run of RCFR over the tables.
+    pub fn regression_settings(&self) -> Option<RcfrSettings> {
+        self.regression.as_ref().map(|r| r.settings())
+    }
+
     pub fn average_policy(&self) -> RowPolicy {
         with_solver!(&self.solver, s => s.average_policy())
+    }
+
+    /// The policy the next iteration plays.
+    pub fn current_policy(&self) -> &RowPolicy {
+        with_solver!(&self.solver, s => s.current_policy())
     }
 
     pub fn policy_file(&self, provenance: Provenance) -> PolicyFile {
@@ -160,7 +226,8 @@ impl<'t> StreamRun<'t> {
         progress: Option<&ProgressFn>,
     ) -> Result<(), StreamError> {
         for _ in 0..iterations {
-            with_solver!(&mut self.solver, s => iterate(s, &self.stream, self.tables, progress))?;
+            let regression = self.regression.as_deref();
+            with_solver!(&mut self.solver, s => iterate(s, &self.stream, self.tables, regression, progress))?;
         }
         Ok(())
     }
@@ -209,13 +276,20 @@ pub fn exact_exploitability(
         .exploitability)
 }
 
+/// One iteration; with `regression`, RCFR's: the players play the link
+/// of the fitted regrets.
 fn iterate<T: Real>(
     solver: &mut StreamCfr<T>,
     stream: &AnyStream,
     tables: &InfoStateTables,
+    regression: Option<&TableRegression>,
     progress: Option<&ProgressFn>,
 ) -> Result<(), StreamError> {
-    solver.iterate(|policy, player| {
+    let fitted = |p: usize, regrets: &[T], current: &mut [f64]| match regression {
+        Some(r) => Ok(r.policy(tables, p, regrets, current)?),
+        None => Ok(()),
+    };
+    let pass = |policy: &RowPolicy, player: usize| {
         let report = |histories| {
             if let Some(f) = progress {
                 f(StreamProgress {
@@ -231,5 +305,6 @@ fn iterate<T: Real>(
         Ok(stream
             .player_regrets(tables, policy, player, &options)?
             .regrets)
-    })
+    };
+    solver.iterate_with(pass, fitted)
 }

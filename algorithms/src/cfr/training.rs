@@ -13,7 +13,9 @@ use thiserror::Error;
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
-use crate::cfr::streaming::{ProgressFn, StreamRun, StreamSolverState, exact_exploitability};
+use crate::cfr::streaming::{
+    ProgressFn, StreamRcfrState, StreamRun, StreamSolverState, exact_exploitability,
+};
 use crate::cfr::table_mccfr::{AnyTableMc, TableMcState};
 use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 use crate::fa::features::FeatureKind;
@@ -48,7 +50,7 @@ pub const DEFAULT_RIDGE: f64 = 1e-6;
 pub enum Algorithm {
     Tabular(CfrVariant),
     MonteCarlo(Sampling),
-    /// RCFR and f-RCFR on the compiled tree.
+    /// RCFR and f-RCFR, on the compiled tree or over the streaming tables.
     Regression(RcfrSettings),
 }
 
@@ -286,9 +288,10 @@ impl Algorithm {
         matches!(self, Algorithm::Tabular(_) | Algorithm::Regression(_))
     }
 
-    /// Whether the algorithm also runs over the streaming tables.
+    /// Whether the algorithm also runs over the streaming tables (RCFR
+    /// with a network is refused there, see [`RcfrError::NetworkOverTables`]).
     pub fn streams(&self) -> bool {
-        matches!(self, Algorithm::Tabular(_))
+        matches!(self, Algorithm::Tabular(_) | Algorithm::Regression(_))
     }
 }
 
@@ -393,6 +396,8 @@ pub enum SolverState {
     MonteCarloTables(Box<TableMcState>),
     /// RCFR and f-RCFR on the compiled tree.
     Regression(Box<RcfrState>),
+    /// RCFR and f-RCFR over the streaming tables.
+    StreamRegression(Box<StreamRcfrState>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -430,6 +435,7 @@ impl Checkpoint {
             SolverState::Stream(s) => s.is_finite(),
             SolverState::MonteCarloTables(s) => s.is_finite(),
             SolverState::Regression(s) => s.is_finite(),
+            SolverState::StreamRegression(s) => s.arrays.is_finite(),
         };
         if !ok {
             return Err(TrainError::NotFinite {
@@ -454,6 +460,7 @@ impl Checkpoint {
             SolverState::Stream(s) => Algorithm::Tabular(s.variant()),
             SolverState::MonteCarloTables(s) => Algorithm::MonteCarlo(s.sampling),
             SolverState::Regression(s) => Algorithm::Regression(s.settings),
+            SolverState::StreamRegression(s) => Algorithm::Regression(s.settings),
         }
     }
 
@@ -467,7 +474,9 @@ impl Checkpoint {
                 RegressorKind::Mlp(n) => Some(n.seed),
                 RegressorKind::LeastSquares => None,
             },
-            SolverState::Tabular(_) | SolverState::Stream(_) => None,
+            SolverState::Tabular(_) | SolverState::Stream(_) | SolverState::StreamRegression(_) => {
+                None
+            }
         }
     }
 
@@ -475,13 +484,17 @@ impl Checkpoint {
     pub fn stream_precision(&self) -> Option<Precision> {
         match &self.solver {
             SolverState::Stream(s) => Some(s.precision()),
+            SolverState::StreamRegression(s) => Some(s.arrays.precision()),
             _ => None,
         }
     }
 
     /// Whether the checkpoint continues full width on the streaming tables.
     pub fn is_streaming(&self) -> bool {
-        matches!(self.solver, SolverState::Stream(_))
+        matches!(
+            self.solver,
+            SolverState::Stream(_) | SolverState::StreamRegression(_)
+        )
     }
 
     /// Whether the checkpoint continues on the information-state tables
@@ -489,7 +502,9 @@ impl Checkpoint {
     pub fn needs_tables(&self) -> bool {
         matches!(
             self.solver,
-            SolverState::Stream(_) | SolverState::MonteCarloTables(_)
+            SolverState::Stream(_)
+                | SolverState::StreamRegression(_)
+                | SolverState::MonteCarloTables(_)
         )
     }
 }
@@ -525,10 +540,13 @@ impl<'t> Trainer<'t> {
         algorithm: Algorithm,
         precision: Precision,
     ) -> Result<Self, TrainError> {
-        let Algorithm::Tabular(variant) = algorithm else {
-            return Err(TrainError::NotStreamable(algorithm.name()));
+        let run = match algorithm {
+            Algorithm::Tabular(variant) => StreamRun::new(&game, tables, variant, precision)?,
+            Algorithm::Regression(settings) => {
+                StreamRun::regression(&game, tables, settings, precision)?
+            }
+            Algorithm::MonteCarlo(_) => return Err(TrainError::NotStreamable(algorithm.name())),
         };
-        let run = StreamRun::new(&game, tables, variant, precision)?;
         Ok(Self::with_engine(
             game,
             None,
@@ -602,6 +620,9 @@ impl<'t> Trainer<'t> {
         let engine = match checkpoint.solver {
             SolverState::Stream(state) => Engine::Stream(Box::new(
                 StreamRun::resume(&game, tables, *state)?.ok_or_else(wrong_tables)?,
+            )),
+            SolverState::StreamRegression(state) => Engine::Stream(Box::new(
+                StreamRun::resume_regression(&game, tables, *state)?.ok_or_else(wrong_tables)?,
             )),
             SolverState::MonteCarloTables(state) => Engine::MonteCarloTables(Box::new(
                 AnyTableMc::new(&game, tables, *state)?.ok_or_else(wrong_tables)?,
@@ -686,7 +707,7 @@ impl<'t> Trainer<'t> {
                         .ok_or(TrainError::WrongShape(ours))?,
                 ))
             }
-            SolverState::Stream(_) => {
+            SolverState::Stream(_) | SolverState::StreamRegression(_) => {
                 return Err(TrainError::WrongBackend {
                     found: "streaming",
                     hint: "with --stream",
@@ -918,7 +939,13 @@ impl<'t> Trainer<'t> {
         let solver = match &self.engine {
             Engine::Tabular(s) => SolverState::Tabular(s.state().clone()),
             Engine::MonteCarlo(s) => SolverState::MonteCarlo(Box::new(s.state().clone())),
-            Engine::Stream(s) => SolverState::Stream(Box::new(s.state())),
+            Engine::Stream(s) => match s.regression_settings() {
+                None => SolverState::Stream(Box::new(s.state())),
+                Some(settings) => SolverState::StreamRegression(Box::new(StreamRcfrState {
+                    settings,
+                    arrays: s.state(),
+                })),
+            },
             Engine::MonteCarloTables(s) => {
                 SolverState::MonteCarloTables(Box::new(s.state().clone()))
             }

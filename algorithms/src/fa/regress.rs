@@ -3,10 +3,15 @@
 //!
 //! Least squares solves the normal equations `(XᵀX + λI) w = Xᵀy` by a
 //! Cholesky factorisation, run sequentially so that the result is the same
-//! bits whatever the thread count. The Gram matrix is accumulated row by
-//! row over each row's nonzero columns only, in row order, so that one-hot
-//! features (a diagonal Gram of ones) give back the targets exactly: RCFR
-//! with them then is CFR to the bit. A design is fitted many times with new
+//! bits whatever the thread count. `XᵀX` and `Xᵀy` are summed exactly
+//! ([`crate::stream::fixed_point`], each product rounded to a multiple of
+//! 2^-96) over each row's nonzero columns: their value depends on the rows
+//! alone, not on their order, so the fit on the compiled tree and the one
+//! streamed over the information-state tables ([`crate::cfr::table_rcfr`]),
+//! whose rows come in another order, give the same weights to the bit. With
+//! one-hot features (a diagonal Gram of ones) the fit gives back every
+//! target of magnitude above 2^-44 exactly: RCFR with them is CFR to the
+//! bit but for regrets that small. A design is fitted many times with new
 //! targets (once per RCFR iteration), so its factorisation is kept.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +24,8 @@ use faer::linalg::triangular_solve::{
     solve_lower_triangular_in_place, solve_upper_triangular_in_place,
 };
 use faer::{Mat, Par};
+
+use crate::stream::fixed_point::{MAX_TERM, to_f64, to_fixed};
 use ndarray::Array2;
 use thiserror::Error;
 
@@ -32,6 +39,10 @@ pub enum RegressError {
     Singular { column: usize },
     #[error("a target, feature or weight is not a finite number")]
     NotFinite,
+    #[error(
+        "a feature times a target reaches {0:e}, over the {MAX_TERM:e} the exact sums of least squares take"
+    )]
+    TooLarge(f64),
     #[error("the model takes {expected} features, not {found}")]
     WrongWidth { expected: usize, found: usize },
     #[error("the model has {expected} weights, not {found}")]
@@ -49,6 +60,8 @@ pub struct Design {
     /// Row `r`'s nonzero columns: `nonzero[row_start[r]..row_start[r + 1]]`.
     row_start: Vec<usize>,
     nonzero: Vec<u32>,
+    /// The largest feature's magnitude.
+    largest: f64,
 }
 
 /// Tells designs apart for the regressors' caches.
@@ -74,8 +87,10 @@ impl Design {
             );
             row_start.push(nonzero.len());
         }
+        let largest = x.iter().fold(0.0, |m: f64, v| m.max(v.abs()));
         Design {
             id: NEXT_DESIGN.fetch_add(1, Ordering::Relaxed),
+            largest,
             x,
             row_start,
             nonzero,
@@ -100,7 +115,7 @@ impl Design {
     }
 
     /// Row `r`'s nonzero (column, value) pairs, ascending column.
-    pub fn row(&self, r: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+    pub fn row(&self, r: usize) -> impl Iterator<Item = (usize, f64)> + Clone + '_ {
         let row = self.x.row(r);
         self.nonzero[self.row_start[r]..self.row_start[r + 1]]
             .iter()
@@ -142,46 +157,131 @@ impl LeastSquares {
     }
 
     fn factorise(&self, design: &Design) -> Result<Mat<f64>, RegressError> {
-        let d = design.columns();
-        let mut gram = Mat::<f64>::zeros(d, d);
+        check_term(design.largest * design.largest)?;
+        let mut gram = GramSums::new(design.columns());
         for r in 0..design.rows() {
-            for (i, xi) in design.row(r) {
-                for (j, xj) in design.row(r) {
-                    if j > i {
-                        break;
-                    }
-                    gram[(i, j)] += xi * xj;
-                }
-            }
+            gram.add(design.row(r));
         }
-        for i in 0..d {
-            gram[(i, i)] += self.ridge;
-        }
-        let largest = (0..d).map(|i| gram[(i, i)]).fold(0.0, f64::max);
-        let par = Par::Seq;
-        let mut mem = MemBuffer::new(cholesky_in_place_scratch::<f64>(d, par, Default::default()));
-        let stack = MemStack::new(&mut mem);
-        let regularisation = LltRegularization {
-            dynamic_regularization_delta: 0.0,
-            dynamic_regularization_epsilon: 0.0,
-        };
-        if let Err(LltError::NonPositivePivot { index }) = cholesky_in_place(
-            gram.as_mut(),
-            regularisation,
-            par,
-            stack,
-            Default::default(),
-        ) {
-            return Err(RegressError::Singular { column: index });
-        }
-        // Rounding leaves a dependent column a tiny positive pivot rather
-        // than zero: one that small is no information, only noise.
-        let tiny = largest * (d as f64) * f64::EPSILON;
-        match (0..d).find(|&i| gram[(i, i)] * gram[(i, i)] <= tiny) {
-            Some(column) => Err(RegressError::Singular { column }),
-            None => Ok(gram),
+        gram.factor(self.ridge)
+    }
+}
+
+/// Refuses a product too large for the exact sums.
+pub(crate) fn check_term(largest: f64) -> Result<(), RegressError> {
+    if !largest.is_finite() {
+        return Err(RegressError::NotFinite);
+    }
+    if largest > MAX_TERM {
+        return Err(RegressError::TooLarge(largest));
+    }
+    Ok(())
+}
+
+/// The exact sum of rows' outer products: the lower triangle of `XᵀX`.
+pub(crate) struct GramSums {
+    columns: usize,
+    /// Row `i`'s columns `0..=i` at `i * (i + 1) / 2`.
+    lower: Vec<i128>,
+}
+
+impl GramSums {
+    pub fn new(columns: usize) -> GramSums {
+        GramSums {
+            columns,
+            lower: vec![0; columns * (columns + 1) / 2],
         }
     }
+
+    /// Adds a row's outer product, from its nonzero (column, value)
+    /// entries in ascending column order.
+    pub fn add(&mut self, row: impl Iterator<Item = (usize, f64)> + Clone) {
+        for (i, xi) in row.clone() {
+            let base = i * (i + 1) / 2;
+            for (j, xj) in row.clone() {
+                if j > i {
+                    break;
+                }
+                self.lower[base + j] += to_fixed(xi * xj);
+            }
+        }
+    }
+
+    /// The lower Cholesky factor of the sum plus `ridge` I.
+    pub fn factor(self, ridge: f64) -> Result<Mat<f64>, RegressError> {
+        let mut gram = Mat::<f64>::zeros(self.columns, self.columns);
+        for i in 0..self.columns {
+            let base = i * (i + 1) / 2;
+            for j in 0..=i {
+                gram[(i, j)] = to_f64(self.lower[base + j]);
+            }
+        }
+        factor_gram(gram, ridge)
+    }
+}
+
+/// Adds `y` times a row to `rhs`: one row's share of `Xᵀy`, summed exactly.
+pub(crate) fn add_to_rhs(rhs: &mut [i128], row: impl Iterator<Item = (usize, f64)>, y: f64) {
+    for (j, x) in row {
+        rhs[j] += to_fixed(x * y);
+    }
+}
+
+/// A linear model's value at a row (weights past the end count as zero).
+pub(crate) fn dot(weights: &[f64], row: impl Iterator<Item = (usize, f64)>) -> f64 {
+    let mut v = 0.0;
+    for (j, x) in row {
+        v += x * weights.get(j).copied().unwrap_or(0.0);
+    }
+    v
+}
+
+/// The lower Cholesky factor of `gram + ridge I` (only `gram`'s lower
+/// triangle is read), or which column depends on the others.
+fn factor_gram(mut gram: Mat<f64>, ridge: f64) -> Result<Mat<f64>, RegressError> {
+    let d = gram.nrows();
+    for i in 0..d {
+        gram[(i, i)] += ridge;
+    }
+    let largest = (0..d).map(|i| gram[(i, i)]).fold(0.0, f64::max);
+    let par = Par::Seq;
+    let mut mem = MemBuffer::new(cholesky_in_place_scratch::<f64>(d, par, Default::default()));
+    let stack = MemStack::new(&mut mem);
+    let regularisation = LltRegularization {
+        dynamic_regularization_delta: 0.0,
+        dynamic_regularization_epsilon: 0.0,
+    };
+    if let Err(LltError::NonPositivePivot { index }) = cholesky_in_place(
+        gram.as_mut(),
+        regularisation,
+        par,
+        stack,
+        Default::default(),
+    ) {
+        return Err(RegressError::Singular { column: index });
+    }
+    // Rounding leaves a dependent column a tiny positive pivot rather
+    // than zero: one that small is no information, only noise.
+    let tiny = largest * (d as f64) * f64::EPSILON;
+    match (0..d).find(|&i| gram[(i, i)] * gram[(i, i)] <= tiny) {
+        Some(column) => Err(RegressError::Singular { column }),
+        None => Ok(gram),
+    }
+}
+
+/// The weights `w` of `(XᵀX + λI) w = Xᵀy`, from the factor `l` that
+/// [`GramSums::factor`] gave and the exact sums `rhs` of `Xᵀy`.
+pub(crate) fn solve_factored(l: &Mat<f64>, rhs: &[i128]) -> Result<Vec<f64>, RegressError> {
+    let d = rhs.len();
+    let mut b = Mat::<f64>::from_fn(d, 1, |j, _| to_f64(rhs[j]));
+    // Only the lower triangle of `l` holds the factor.
+    let lower = l.as_ref();
+    solve_lower_triangular_in_place(lower, b.as_mut(), Par::Seq);
+    solve_upper_triangular_in_place(lower.transpose(), b.as_mut(), Par::Seq);
+    let weights: Vec<f64> = (0..d).map(|j| b[(j, 0)]).collect();
+    if !weights.iter().all(|w| w.is_finite()) {
+        return Err(RegressError::NotFinite);
+    }
+    Ok(weights)
 }
 
 /// The checks every regressor's `fit` makes first: one finite target a row.
@@ -205,31 +305,19 @@ impl Regressor for LeastSquares {
             self.factor = Some((design.id, self.factorise(design)?));
         }
         let (_, l) = self.factor.as_ref().expect("factorised above");
-        let d = design.columns();
-        let mut rhs = Mat::<f64>::zeros(d, 1);
+        let largest = targets.iter().fold(0.0, |m: f64, y| m.max(y.abs()));
+        check_term(largest * design.largest)?;
+        let mut rhs = vec![0; design.columns()];
         for (r, &y) in targets.iter().enumerate() {
-            for (j, x) in design.row(r) {
-                rhs[(j, 0)] += x * y;
-            }
+            add_to_rhs(&mut rhs, design.row(r), y);
         }
-        // Only the lower triangle of `l` holds the factor.
-        let lower = l.as_ref();
-        solve_lower_triangular_in_place(lower, rhs.as_mut(), Par::Seq);
-        solve_upper_triangular_in_place(lower.transpose(), rhs.as_mut(), Par::Seq);
-        self.weights = (0..d).map(|j| rhs[(j, 0)]).collect();
-        if !self.weights.iter().all(|w| w.is_finite()) {
-            return Err(RegressError::NotFinite);
-        }
+        self.weights = solve_factored(l, &rhs)?;
         Ok(())
     }
 
     fn predict(&mut self, design: &Design, out: &mut [f64]) -> Result<(), RegressError> {
         for (r, o) in out.iter_mut().enumerate().take(design.rows()) {
-            let mut v = 0.0;
-            for (j, x) in design.row(r) {
-                v += x * self.weights.get(j).copied().unwrap_or(0.0);
-            }
-            *o = v;
+            *o = dot(&self.weights, design.row(r));
         }
         Ok(())
     }

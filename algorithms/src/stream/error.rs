@@ -59,4 +59,7 @@ pub enum StreamError {
     WrongTables { tables: String, game: String },
     #[error("the pass over the histories was stopped before its end")]
     Stopped,
+    /// RCFR over the tables: a fit between the passes failed.
+    #[error(transparent)]
+    Regression(#[from] crate::cfr::rcfr::RcfrError),
 }

@@ -160,7 +160,22 @@ impl<'t, T: Real> StreamCfr<'t, T> {
     /// input, before walking, so player 1's cannot fail after 0's did not).
     pub fn iterate<E>(
         &mut self,
+        pass: impl FnMut(&RowPolicy, usize) -> Result<Vec<f64>, E>,
+    ) -> Result<(), E> {
+        self.iterate_with(pass, |_, _, _| Ok(()))
+    }
+
+    /// One iteration in which, after each player's sweep, `policy(player,
+    /// cumulative regrets, current policy)` replaces the current policy
+    /// that regret matching gave, as [`crate::cfr::tabular::CfrSolver::iterate_with`]
+    /// does on the compiled tree: how regression CFR over the tables plays
+    /// the link of its fitted regrets while every regret stays CFR's. On an
+    /// error from `policy` the iteration is left half done; the caller
+    /// drops the solver.
+    pub fn iterate_with<E>(
+        &mut self,
         mut pass: impl FnMut(&RowPolicy, usize) -> Result<Vec<f64>, E>,
+        mut policy: impl FnMut(usize, &[T], &mut [f64]) -> Result<(), E>,
     ) -> Result<(), E> {
         let t = self.state.iteration + 1;
         for p in 0..NUM_PLAYERS {
@@ -172,8 +187,21 @@ impl<'t, T: Real> StreamCfr<'t, T> {
             );
             self.accumulate_average(p, t);
             self.update(p, t, &regrets);
+            policy(p, &self.state.regrets[p], &mut self.current.probs[p])?;
         }
         self.state.iteration = t;
+        Ok(())
+    }
+
+    /// Replaces each player's current policy by `policy` of their regrets,
+    /// as [`StreamCfr::iterate_with`] does after a sweep (when resuming).
+    pub fn replace_current<E>(
+        &mut self,
+        mut policy: impl FnMut(usize, &[T], &mut [f64]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for p in 0..NUM_PLAYERS {
+            policy(p, &self.state.regrets[p], &mut self.current.probs[p])?;
+        }
         Ok(())
     }
 
