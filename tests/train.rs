@@ -1002,3 +1002,82 @@ fn deep_cfr_resumes_to_the_same_model() {
         "not a deep-cfr checkpoint",
     );
 }
+
+/// RCFR, RCFR+ and f-RCFR over the information-state tables (`--stream`;
+/// the default where the tree does not compile) play what they play on
+/// the compiled tree, to the same bits; a run stopped and resumed, or on
+/// another thread count, writes the same policy file; a network is
+/// refused over the tables in one line.
+#[test]
+fn rcfr_streams_to_the_compiled_trees_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    for algo in [
+        &["--algo", "rcfr"][..],
+        &["--algo", "rcfr+"],
+        &["--algo", "f-rcfr", "--link", "exp", "--temperature", "0.5"],
+    ] {
+        let train = |extra: &[&str], out: &str| {
+            let args = ["train", game, "--iterations", "8", "--out", out, "--json"];
+            json(&darkhex(d, &[&args[..], algo, extra].concat()))
+        };
+        let compiled = train(&[], "compiled.json");
+        let streamed = train(&["--stream", "--threads", "1"], "streamed.json");
+        assert_eq!(streamed["over_tables"], true);
+        assert_eq!(streamed["algo"], compiled["algo"]);
+        let (a, b) = (
+            compiled["exploitability"].as_f64().unwrap(),
+            streamed["exploitability"].as_f64().unwrap(),
+        );
+        assert!(
+            (a - b).abs() < 1e-12,
+            "{algo:?}: compiled {a}, streamed {b}"
+        );
+        let exploit = |file: &str| json(&darkhex(d, &["exploit", game, file, "--json"]));
+        assert_eq!(
+            exploit("compiled.json")["best_response_values"],
+            exploit("streamed.json")["best_response_values"],
+            "{algo:?}"
+        );
+        let _ = std::fs::remove_file(d.join("run.ckpt"));
+        for n in ["3", "8"] {
+            let args = [
+                "train",
+                game,
+                "--stream",
+                "--threads",
+                "2",
+                "--iterations",
+                n,
+            ];
+            let resumed = [
+                "--checkpoint",
+                "run.ckpt",
+                "--resume",
+                "--out",
+                "resumed.json",
+            ];
+            ok(&darkhex(d, &[&args[..], algo, &resumed].concat()));
+        }
+        let a = std::fs::read(d.join("streamed.json")).unwrap();
+        let b = std::fs::read(d.join("resumed.json")).unwrap();
+        assert!(
+            a == b,
+            "{algo:?}: the resumed policy differs from the uninterrupted one"
+        );
+    }
+    assert_refused(
+        d,
+        &[
+            "train",
+            game,
+            "--stream",
+            "--algo",
+            "rcfr",
+            "--regressor",
+            "mlp",
+        ],
+        "fits on the compiled tree only",
+    );
+}
