@@ -207,21 +207,26 @@ fn streaming_solvers_equal_compiled_ones_on_poker() {
     check_equal(&setup("leduc_poker"), "leduc_poker", CfrVariant::Plus, 1000);
 }
 
+/// `f` run on a pool of `threads` threads.
+fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
 #[test]
 fn any_thread_count_and_a_resumed_run_give_the_same_bits() {
     let s = setup("dark_hex(num_rows=3,num_cols=2,gameversion=adh,disclosure=noise)");
     let run = |threads: usize, iterations: u64| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let mut solver = StreamCfr::<f64>::new(&s.tables, CfrVariant::PCFR_DEFAULT);
-                for _ in 0..iterations {
-                    iterate(&s, &mut solver);
-                }
-                solver.state().clone()
-            })
+        with_threads(threads, || {
+            let mut solver = StreamCfr::<f64>::new(&s.tables, CfrVariant::PCFR_DEFAULT);
+            for _ in 0..iterations {
+                iterate(&s, &mut solver);
+            }
+            solver.state().clone()
+        })
     };
     let one = run(1, 12);
     assert_eq!(one, run(3, 12));
@@ -400,20 +405,16 @@ fn rcfr_over_the_tables_resumes_and_ignores_the_thread_count() {
     let bits =
         |p: &RowPolicy| -> Vec<u64> { p.probs.iter().flatten().map(|x| x.to_bits()).collect() };
     let run = |threads: usize, iterations: u64| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let mut run =
-                    StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
-                run.run(iterations, None).unwrap();
-                let state = StreamRcfrState {
-                    settings,
-                    arrays: run.state(),
-                };
-                (state, bits(run.current_policy()))
-            })
+        with_threads(threads, || {
+            let mut run =
+                StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
+            run.run(iterations, None).unwrap();
+            let state = StreamRcfrState {
+                settings,
+                arrays: run.state(),
+            };
+            (state, bits(run.current_policy()))
+        })
     };
     let one = run(1, 10);
     assert_eq!(one, run(3, 10));
