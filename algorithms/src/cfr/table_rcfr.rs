@@ -92,11 +92,6 @@ impl TableRegression {
         self.settings
     }
 
-    /// The number of regressor weights per player.
-    pub fn model_size(&self, player: usize) -> usize {
-        self.map.width(player)
-    }
-
     /// Fits `player`'s cumulative `regrets` (one per slot of their table)
     /// and writes the link of the fitted regrets into `current`.
     pub fn policy<T: Real>(
