@@ -24,8 +24,11 @@
 //! regrets; a network's fit starts from its previous weights, so its
 //! checkpoint holds those too and resuming predicts with them. Either way
 //! a resumed run plays the same bits. With one-hot features and no ridge
-//! the least-squares fit returns the regrets exactly, and RCFR is CFR
-//! (RCFR+ is CFR+) to the bit.
+//! the least-squares fit returns every regret above 2^-44 in magnitude
+//! exactly (see [`crate::fa::regress`]), and RCFR is CFR (RCFR+ is CFR+)
+//! to the bit but for regrets that small. Over the information-state
+//! tables, [`super::table_rcfr`] fits the same least squares to the same
+//! bits without the design matrix in memory.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
