@@ -334,7 +334,9 @@ fn deep_cfr_stopped_by_ctrl_c_saves_its_checkpoint_and_resumes_to_the_same_model
         .and_then(|s| s.split(':').next())
         .and_then(|s| s.parse().ok())
         .unwrap();
-    assert!(at < 200, "{err}");
+    // Stopped short of the default 1,000 iterations (how far it got in the
+    // 3 seconds depends on the machine's load).
+    assert!(at < 1000, "{err}");
     assert!(header(&d.join("deep.ckpt")).contains("\"format\":\"darkhex-checkpoint\""));
     assert!(!d.join("resumed.model").exists());
     // Resumed to a few iterations past the stop, and the same run straight.
