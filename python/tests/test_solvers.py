@@ -113,11 +113,20 @@ def test_long_calls_release_the_gil():
 def test_ctrl_c_stops_training_and_keeps_the_checkpoint(tmp_path):
     leduc = darkhex.load_game("leduc_poker")
     ckpt = tmp_path / "leduc.ckpt"
+    # A shell without job control starts background commands with SIGINT
+    # ignored, and Python then keeps ignoring it: give it Python's own
+    # handler, as an interactive session has.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        darkhex.train(leduc, algo="cfr+", iterations=10**9, eval_every=10**8, checkpoint=ckpt)
+    try:
+        # Minutes of training if the signal went unheard: a failure, not a hang.
+        with pytest.raises(KeyboardInterrupt):
+            darkhex.train(leduc, algo="cfr+", iterations=300_000, eval_every=10**8, checkpoint=ckpt)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 30
     assert ckpt.exists()
     more = darkhex.train(leduc, algo="cfr+", iterations=1, checkpoint=ckpt)
