@@ -90,38 +90,45 @@ impl FileKind {
     }
 }
 
+/// A path as an error shows it: on one line, whatever characters its name
+/// holds (a name is user input, and may hold a newline).
+pub fn shown(path: &Path) -> String {
+    darkhex_games::one_line(&path.display().to_string())
+}
+
 #[derive(Debug, Error)]
 pub enum FileError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", shown(.path))]
     Read {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {}: {source}", shown(.path))]
     Write {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not a valid {what} file: {reason}")]
+    #[error("{} is not a valid {what} file: {reason}", shown(.path))]
     Malformed {
         path: PathBuf,
         what: &'static str,
         reason: String,
     },
-    #[error("{path} is a darkhex {found}, not a {expected}: {read_by}", found = found.what(), expected = expected.what(), read_by = found.read_by())]
+    #[error("{} is a darkhex {found}, not a {expected}: {read_by}", shown(.path), found = found.what(), expected = expected.what(), read_by = found.read_by())]
     WrongKind {
         path: PathBuf,
         found: FileKind,
         expected: FileKind,
     },
-    #[error("{path} is not a darkhex {what}: {reason}")]
+    #[error("{} is not a darkhex {what}: {reason}", shown(.path))]
     Unrecognised {
         path: PathBuf,
         what: &'static str,
         reason: String,
     },
     #[error(
-        "{path} is a version {found} {what}; this darkhex reads version {supported} (write it again with this version)"
+        "{} is a version {found} {what}; this darkhex reads version {supported} (write it again with this version)",
+        shown(.path)
     )]
     Version {
         path: PathBuf,
@@ -129,7 +136,7 @@ pub enum FileError {
         found: u32,
         supported: u32,
     },
-    #[error("{path} is damaged: {reason}; it cannot be trusted (write it again)")]
+    #[error("{} is damaged: {reason}; it cannot be trusted (write it again)", shown(.path))]
     Damaged { path: PathBuf, reason: String },
 }
 

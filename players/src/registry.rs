@@ -265,13 +265,13 @@ fn load_policy(
         Some([0, 0]) => Vec::new(),
         Some(missing) => vec![format!(
             "{label}: {} lacks {} of player 0's and {} of player 1's information states; it plays uniformly there",
-            path.display(),
+            files::shown(path),
             missing[0],
             missing[1]
         )],
         None => vec![format!(
             "{label}: {game} is too large to count the information states {} lacks; where it has none the player plays uniformly",
-            path.display()
+            files::shown(path)
         )],
     };
     Ok((

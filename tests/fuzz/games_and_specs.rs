@@ -80,12 +80,15 @@ fn check_game(input: &str) -> Result<(), String> {
 /// Seeds the line files cannot hold: line breaks inside a game string or
 /// spec once made errors of several lines (what was typed is now quoted
 /// escaped).
-const MULTI_LINE: [&str; 5] = [
+const MULTI_LINE: [&str; 7] = [
     "ran\ndom\n\n",
     "he\nx\n(\n",
     "hex(board_size=3,board_size=\n\n4)",
     "ismcts(sims=\n1\n2\n)",
     "pone(fallback=\n\nwizard)",
+    // A file name is shown in the error that cannot read it.
+    "policy(file=k\n\nuhn.json)",
+    "lp(file=e\n\nq.json)",
 ];
 
 #[test]

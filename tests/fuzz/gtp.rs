@@ -2,7 +2,7 @@
 //! every command gets one well-framed answer, none of them an internal
 //! error, and the engine ends when told to.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -210,19 +210,35 @@ fn check_session(s: &Session) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let mut input = s.lines.join("\n");
     input.push_str("\nquit\n");
+    // The answers are read while the engine runs: a session of many lines
+    // answers more than a pipe holds, and an engine blocked on a full pipe
+    // would look hung.
+    let readers = [
+        drain(child.stdout.take().unwrap()),
+        drain(child.stderr.take().unwrap()),
+    ];
     let mut stdin = child.stdin.take().unwrap();
     // The engine may stop reading at a quit among the lines.
     let _ = stdin.write_all(input.as_bytes());
     drop(stdin);
     let start = Instant::now();
-    while child.try_wait().map_err(|e| e.to_string())?.is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
         if start.elapsed() > HANG - Duration::from_secs(2) {
             let _ = child.kill();
+            let _ = child.wait();
             return Err("the engine did not end".into());
         }
         std::thread::sleep(Duration::from_millis(5));
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    };
+    let [stdout, stderr] = readers.map(|r| r.join().unwrap_or_default());
+    let out = std::process::Output {
+        status,
+        stdout,
+        stderr,
+    };
     let stdout = String::from_utf8(out.stdout).map_err(|_| "stdout is not UTF-8".to_string())?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() || stderr.contains("panicked") {
@@ -254,6 +270,15 @@ fn check_session(s: &Session) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads a pipe to its end on a thread of its own.
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
 #[test]
 fn gtp_sessions() {
     // Each script as it is, with the SGF files in turn as f0 to f2.
@@ -264,6 +289,13 @@ fn gtp_sessions() {
         sgf: (0..3).map(|k| sgf[(i + k) % sgf.len()].clone()).collect(),
     });
     each_seed("gtp", sessions, check_session);
+    // Answers longer than a pipe holds (a harness that read them only at
+    // the end once took this for a hang).
+    let long = Session {
+        lines: vec!["l-re".to_string(); 3000],
+        sgf: sgf[..3].to_vec(),
+    };
+    each_seed("gtp", [long], check_session);
     run("GTP sessions", 120, session(), |input| {
         guarded("gtp", input, check_session)
     });

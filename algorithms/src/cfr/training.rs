@@ -439,7 +439,7 @@ impl Checkpoint {
         };
         if !ok {
             return Err(TrainError::NotFinite {
-                path: path.display().to_string(),
+                path: crate::files::shown(path),
                 what: "regrets or average weights",
             });
         }

@@ -225,7 +225,7 @@ pub fn merge_openings(
     let mut first: Option<(String, PathBuf)> = None;
     for path in paths {
         let (held, _) = read(path)?;
-        let name = path.display().to_string();
+        let name = crate::files::shown(path);
         let Some(shard) = held.shard else {
             return Err(OpeningsError::Merge(format!(
                 "{name} is the log of a whole run, not of a shard: `darkhex solve merge` joins the logs of `--shard I/N` runs"
@@ -237,7 +237,7 @@ pub fn merge_openings(
                 return Err(OpeningsError::Merge(format!(
                     "{name} holds openings of {}, and {} of {game}: shards of one run solve one game",
                     held.game,
-                    path0.display()
+                    crate::files::shown(path0)
                 )));
             }
             Some(_) => {}
