@@ -58,17 +58,17 @@ pub enum SpecError {
     Malformed { text: String, reason: String },
     #[error("unknown player '{}': accepted players are {names}", darkhex_games::one_line(.0), names = PLAYER_NAMES.join(", "))]
     UnknownPlayer(String),
-    #[error("{player} cannot play {game}: {reason}")]
+    #[error("{} cannot play {game}: {}", darkhex_games::one_line(.player), darkhex_games::one_line(.reason))]
     Unsupported {
         player: String,
         game: String,
         reason: String,
     },
-    #[error("{player}: {source}")]
+    #[error("{}: {source}", darkhex_games::one_line(.player))]
     Policy { player: String, source: PolicyError },
-    #[error("{player}: {source}")]
+    #[error("{}: {source}", darkhex_games::one_line(.player))]
     Lp { player: String, source: LpError },
-    #[error("{player}: {source}")]
+    #[error("{}: {source}", darkhex_games::one_line(.player))]
     Tree { player: String, source: TreeError },
 }
 

@@ -80,7 +80,7 @@ fn check_game(input: &str) -> Result<(), String> {
 /// Seeds the line files cannot hold: line breaks inside a game string or
 /// spec once made errors of several lines (what was typed is now quoted
 /// escaped).
-const MULTI_LINE: [&str; 7] = [
+const MULTI_LINE: [&str; 8] = [
     "ran\ndom\n\n",
     "he\nx\n(\n",
     "hex(board_size=3,board_size=\n\n4)",
@@ -89,6 +89,7 @@ const MULTI_LINE: [&str; 7] = [
     // A file name is shown in the error that cannot read it.
     "policy(file=k\n\nuhn.json)",
     "lp(file=e\n\nq.json)",
+    "network(eval=ek,k=2,x=0\n.00001)",
 ];
 
 #[test]

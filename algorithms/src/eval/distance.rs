@@ -29,7 +29,8 @@ const MAX_EXPONENT: i32 = 60;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error(
-    "'{0}' is not a valid weight x: accepted are decimal numbers with 0 < x <= 1, such as 0.00001 or 1e-5"
+    "'{}' is not a valid weight x: accepted are decimal numbers with 0 < x <= 1, such as 0.00001 or 1e-5",
+    darkhex_games::one_line(.0)
 )]
 pub struct WeightError(pub String);
 
