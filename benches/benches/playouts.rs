@@ -44,8 +44,9 @@ fn vector_steps(c: &mut Criterion) {
     group.bench_function("dark_hex(num_rows=3,num_cols=3)", |b| {
         b.iter(|| {
             for (state, out) in states.iter_mut().zip(obs.chunks_mut(size)) {
-                state.legal_actions_into(&mut legal);
-                let a = legal[rng.random_range(0..legal.len())];
+                let a = state
+                    .pick_legal_action(&mut legal, |n| rng.random_range(0..n))
+                    .expect("a game in play has a legal move");
                 if state.check_action(a).is_ok() {
                     state.apply(a);
                 }

@@ -292,6 +292,68 @@ macro_rules! with_cell_words {
     }};
 }
 
+/// Of the `n` set bits of `words` (bit `i` is bit `i % 64` of word `i / 64`),
+/// the one at index `pick(n)` in increasing order, which `pick` must keep
+/// below `n`; `None` when no bit is set. A uniform draw below `n` makes it
+/// a uniform draw among the set bits, without listing them.
+pub fn pick_set_bit(words: &[u64], pick: impl FnOnce(usize) -> usize) -> Option<usize> {
+    let count: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+    if count == 0 {
+        return None;
+    }
+    let mut k = pick(count);
+    for (w, &word) in words.iter().enumerate() {
+        let here = word.count_ones() as usize;
+        if k >= here {
+            k -= here;
+            continue;
+        }
+        return Some(64 * w + select_in_word(word, k as u32) as usize);
+    }
+    panic!("pick gave an index past the {count} set bits")
+}
+
+/// The position of set bit number `k` (from 0, lowest first) of `x`, which
+/// has more than `k` set bits. Without a branch that depends on `k`: the
+/// simple loop that clears `k` low bits mispredicts its exit on every
+/// random draw, and sampling draws one a game and step.
+pub fn select_in_word(x: u64, k: u32) -> u32 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // The set bits of each byte, then of each byte and those below it.
+    let mut bytes = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    bytes = (bytes & 0x3333_3333_3333_3333) + ((bytes >> 2) & 0x3333_3333_3333_3333);
+    bytes = (bytes + (bytes >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    let upto = bytes.wrapping_mul(ONES);
+    // A byte's high bit stays set where its running count is at most k
+    // (counts are at most 64 and k at most 63, so no byte borrows): those
+    // bytes lie below the one that holds the bit.
+    let below = (((u64::from(k) * ONES) | HIGHS) - upto) & HIGHS;
+    let shift = below.count_ones() * 8;
+    let before = ((upto << 8) >> shift) & 0xFF;
+    let byte = ((x >> shift) & 0xFF) as usize;
+    shift + u32::from(SELECT_IN_BYTE[byte][(u64::from(k) - before) as usize])
+}
+
+/// `SELECT_IN_BYTE[b][r]`: the position of set bit number `r` of byte `b`.
+const SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut r = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                table[b][r] = bit as u8;
+                r += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

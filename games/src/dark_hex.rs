@@ -6,6 +6,7 @@ use std::fmt;
 use smallvec::SmallVec;
 
 use crate::board::{Dims, HexBoard, stone_glyph};
+use crate::cellset::pick_set_bit;
 use crate::error::GameError;
 use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
 use crate::hex::{returns_for, size_params, winner_when_joined};
@@ -301,6 +302,16 @@ pub struct DarkHexState {
     seen: [CellBits; NUM_PLAYERS],
 }
 
+/// The cells of word `w` of a set of `cells` cells that the set lacks.
+fn missing_bits(cells: usize, w: usize, word: u64) -> u64 {
+    let valid = cells - 64 * w;
+    if valid >= 64 {
+        !word
+    } else {
+        !word & ((1 << valid) - 1)
+    }
+}
+
 /// A set of cells, one bit a cell.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct CellBits(SmallVec<[u64; 2]>);
@@ -318,16 +329,26 @@ impl CellBits {
         self.0[cell / 64] & (1 << (cell % 64)) != 0
     }
 
+    /// The cells below `cells` not in the set, as bits into `words`.
+    fn missing_words(&self, cells: usize, words: &mut [u64]) {
+        for (w, (&word, out)) in self.0.iter().zip(words.iter_mut()).enumerate() {
+            *out = missing_bits(cells, w, word);
+        }
+    }
+
+    /// Of the `n` cells below `cells` not in the set, the one at index
+    /// `pick(n)` in increasing order (see [`pick_set_bit`]).
+    fn pick_missing(&self, cells: usize, pick: impl FnOnce(usize) -> usize) -> Option<usize> {
+        let mut words: SmallVec<[u64; 2]> = self.0.clone();
+        self.missing_words(cells, &mut words);
+        pick_set_bit(&words, pick)
+    }
+
     /// Appends the cells below `cells` not in the set, in increasing order.
     fn missing_into(&self, cells: usize, out: &mut Vec<Action>) {
         out.reserve(cells);
         for (w, &word) in self.0.iter().enumerate() {
-            let valid = cells - 64 * w;
-            let mut missing = if valid >= 64 {
-                !word
-            } else {
-                !word & ((1 << valid) - 1)
-            };
+            let mut missing = missing_bits(cells, w, word);
             while missing != 0 {
                 out.push((64 * w + missing.trailing_zeros() as usize) as Action);
                 missing &= missing - 1;
@@ -407,6 +428,7 @@ impl DarkHexState {
 }
 
 impl State for DarkHexState {
+    #[inline]
     fn current_player(&self) -> Turn {
         if self.winner.is_some() {
             Turn::Terminal
@@ -420,6 +442,26 @@ impl State for DarkHexState {
         if self.winner.is_none() {
             self.seen[self.to_move as usize].missing_into(self.game.dims.cells(), out);
         }
+    }
+
+    fn legal_mask_into(&self, _buf: &mut Vec<Action>, words: &mut [u64]) {
+        words.fill(0);
+        if self.winner.is_none() {
+            self.seen[self.to_move as usize].missing_words(self.game.dims.cells(), words);
+        }
+    }
+
+    fn pick_legal_action(
+        &self,
+        _buf: &mut Vec<Action>,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<Action> {
+        if self.winner.is_some() {
+            return None;
+        }
+        self.seen[self.to_move as usize]
+            .pick_missing(self.game.dims.cells(), pick)
+            .map(|c| c as Action)
     }
 
     fn apply(&mut self, action: Action) {

@@ -106,6 +106,40 @@ pub trait State: Clone + Send + Sync + fmt::Display + fmt::Debug {
         out
     }
 
+    /// Of the `n` legal actions in ascending order, the one at index
+    /// `pick(n)` (which must be below `n`); `None` when there is none. A
+    /// uniform sampler passes a uniform draw below `n`: the action is the
+    /// one `legal_actions()[pick(n)]` gives, and a game that can count and
+    /// index its legal actions directly does so without listing them
+    /// (random playouts and the vector environment call this every step).
+    /// `buf` is scratch for the games that list them.
+    fn pick_legal_action(
+        &self,
+        buf: &mut Vec<Action>,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<Action> {
+        self.legal_actions_into(buf);
+        if buf.is_empty() {
+            None
+        } else {
+            Some(buf[pick(buf.len())])
+        }
+    }
+
+    /// The legal actions as bits, action `a` as bit `a % 64` of
+    /// `words[a / 64]`; every other bit is cleared. `words` holds at least
+    /// `num_distinct_actions` bits. The vector environment keeps these
+    /// beside its games, so that sampling and checking actions reads a few
+    /// words a game instead of each game's state. `buf` is scratch for the
+    /// games that list their actions to give them.
+    fn legal_mask_into(&self, buf: &mut Vec<Action>, words: &mut [u64]) {
+        words.fill(0);
+        self.legal_actions_into(buf);
+        for &a in buf.iter() {
+            words[usize::from(a) / 64] |= 1 << (a % 64);
+        }
+    }
+
     /// Applies a legal action. Callers that hold an action from a user go
     /// through [`State::try_apply`]; this one trusts its argument.
     fn apply(&mut self, action: Action);

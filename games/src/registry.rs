@@ -250,12 +250,26 @@ impl Game for AnyGame {
 }
 
 impl State for AnyState {
+    #[inline]
     fn current_player(&self) -> Turn {
         each_state!(self, s => s.current_player())
     }
 
     fn legal_actions_into(&self, out: &mut Vec<Action>) {
         each_state!(self, s => s.legal_actions_into(out))
+    }
+
+    fn legal_mask_into(&self, buf: &mut Vec<Action>, words: &mut [u64]) {
+        each_state!(self, s => s.legal_mask_into(buf, words))
+    }
+
+    #[inline]
+    fn pick_legal_action(
+        &self,
+        buf: &mut Vec<Action>,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<Action> {
+        each_state!(self, s => s.pick_legal_action(buf, pick))
     }
 
     fn apply(&mut self, action: Action) {

@@ -2,6 +2,7 @@
 
 use darkhex_games::analysis::{WalkOptions, tree_stats};
 use darkhex_games::board::{BLACK, Dims, HexBoard, WHITE};
+use darkhex_games::cellset::select_in_word;
 use darkhex_games::dark_hex::{Disclosure, GameVersion, ObsType, token};
 use darkhex_games::{Action, AnyGame, AnyState, Game, State, Tensors, Token, Turn, load_game};
 use proptest::prelude::*;
@@ -50,6 +51,64 @@ const DARK_VARIANTS: [&str; 6] = [
 ];
 
 proptest! {
+    /// `pick_legal_action` counts and indexes the legal actions without
+    /// listing them in Dark Hex (boards past 64 cells take two words): it
+    /// must name the same action as the list, for every index; and
+    /// `legal_mask_into` must set the bits of the list and no other.
+    #[test]
+    fn a_picked_legal_action_is_the_listed_one_at_its_index(
+        (rows, cols) in dims_strategy(),
+        variant in 0..DARK_VARIANTS.len() + 3,
+        choices in prop::collection::vec(any::<u16>(), 81),
+    ) {
+        let game = match variant.checked_sub(DARK_VARIANTS.len()) {
+            None => dark_game(rows, cols, DARK_VARIANTS[variant]),
+            Some(0) => load_game(&format!("hex(num_rows={rows},num_cols={cols})")).unwrap(),
+            Some(1) => load_game("leduc_poker").unwrap(),
+            Some(_) => load_game("kuhn_poker").unwrap(),
+        };
+        let mut state = game.new_initial_state();
+        let mut buf = Vec::new();
+        let words = game.num_distinct_actions().div_ceil(64);
+        for (step, &c) in choices.iter().enumerate() {
+            let legal = state.legal_actions();
+            // Stale bits everywhere: the mask must clear what is not legal.
+            let mut mask = vec![u64::MAX; words];
+            state.legal_mask_into(&mut buf, &mut mask);
+            let mut listed = vec![0u64; words];
+            for &a in &legal {
+                listed[usize::from(a) / 64] |= 1 << (a % 64);
+            }
+            prop_assert_eq!(&mask, &listed, "step {}", step);
+            for k in 0..legal.len() {
+                let mut counted = None;
+                let picked = state.pick_legal_action(&mut buf, |n| {
+                    counted = Some(n);
+                    k
+                });
+                prop_assert_eq!(counted, Some(legal.len()), "step {}", step);
+                prop_assert_eq!(picked, Some(legal[k]), "step {}, index {}", step, k);
+            }
+            if legal.is_empty() {
+                prop_assert_eq!(state.pick_legal_action(&mut buf, |_| 0), None);
+                prop_assert!(state.is_terminal());
+                break;
+            }
+            state.apply(legal[c as usize % legal.len()]);
+        }
+    }
+
+    #[test]
+    fn select_in_word_finds_the_bit_the_clearing_loop_finds(x in any::<u64>(), sparse in any::<u64>()) {
+        for word in [x, x & sparse, x & sparse & (sparse >> 7), u64::MAX, 1 << (x % 64)] {
+            let mut bits = word;
+            for k in 0..word.count_ones() {
+                prop_assert_eq!(select_in_word(word, k), bits.trailing_zeros(), "{:#x} {}", word, k);
+                bits &= bits - 1;
+            }
+        }
+    }
+
     #[test]
     fn a_full_board_has_exactly_one_player_joined(
         (rows, cols) in dims_strategy(),

@@ -20,8 +20,9 @@ pub fn random_playout<S: State>(
                 state.apply(a);
             }
             Turn::Player(_) => {
-                state.legal_actions_into(buf);
-                let a = buf[rng.random_range(0..buf.len())];
+                let a = state
+                    .pick_legal_action(buf, |n| rng.random_range(0..n))
+                    .expect("a player to move has a legal action");
                 state.apply(a);
             }
         }
