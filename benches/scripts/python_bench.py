@@ -110,7 +110,7 @@ def playouts(seconds=3.0, rounds=3):
 
 
 def vector_sizes(seconds=2.0):
-    sizes = [128, 256, 1024, 4096]
+    sizes = [128, 256, 1024, 2048, 4096]
     print(f"darkhex.VectorEnv on 3x3 Dark Hex, sample_legal_actions(), best of 3 rounds of {seconds:.0f} s")
     print(f"  {'games':>6} {'1 thread':>16} {'2 threads':>16}")
     for n in sizes:
