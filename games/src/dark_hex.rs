@@ -339,7 +339,7 @@ impl CellBits {
     /// Of the `n` cells below `cells` not in the set, the one at index
     /// `pick(n)` in increasing order (see [`pick_set_bit`]).
     fn pick_missing(&self, cells: usize, pick: impl FnOnce(usize) -> usize) -> Option<usize> {
-        let mut words: SmallVec<[u64; 2]> = self.0.clone();
+        let mut words: SmallVec<[u64; 2]> = smallvec::smallvec![0; self.0.len()];
         self.missing_words(cells, &mut words);
         pick_set_bit(&words, pick)
     }

@@ -94,12 +94,7 @@ impl VectorEnv {
         let illegal = actions
             .iter()
             .zip(self.masks.chunks_exact(words))
-            .position(|(&a, mask)| {
-                usize::try_from(a)
-                    .ok()
-                    .and_then(|a| mask.get(a / 64).map(|w| w >> (a % 64) & 1))
-                    != Some(1)
-            });
+            .position(|(&a, mask)| !usize::try_from(a).is_ok_and(|a| has_action(mask, a)));
         if let Some(i) = illegal {
             return Err(i);
         }
@@ -183,6 +178,11 @@ fn zeroed(row: &mut [MaybeUninit<f32>]) -> &mut [f32] {
     // SAFETY: every element is initialised now, and MaybeUninit<f32> has
     // the layout of f32.
     unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) }
+}
+
+/// Whether a game's legal-action mask holds action `a` (false past its end).
+fn has_action(mask: &[u64], a: usize) -> bool {
+    mask.get(a / 64).is_some_and(|w| w >> (a % 64) & 1 == 1)
 }
 
 /// The `k`-th random stream of a seed.
@@ -289,7 +289,7 @@ impl VectorEnv {
                     .with_min_len(MIN_GAMES_PER_TASK)
                     .for_each(|(bits, row)| {
                         for (a, legal) in row.iter_mut().enumerate() {
-                            *legal = bits[a / 64] >> (a % 64) & 1 == 1;
+                            *legal = has_action(bits, a);
                         }
                     })
             })

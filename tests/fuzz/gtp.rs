@@ -234,14 +234,9 @@ fn check_session(s: &Session) -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(5));
     };
     let [stdout, stderr] = readers.map(|r| r.join().unwrap_or_default());
-    let out = std::process::Output {
-        status,
-        stdout,
-        stderr,
-    };
-    let stdout = String::from_utf8(out.stdout).map_err(|_| "stdout is not UTF-8".to_string())?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() || stderr.contains("panicked") {
+    let stdout = String::from_utf8(stdout).map_err(|_| "stdout is not UTF-8".to_string())?;
+    let stderr = String::from_utf8_lossy(&stderr);
+    if !status.success() || stderr.contains("panicked") {
         return Err(format!("the engine failed: {stderr}"));
     }
     if !stdout.ends_with("\n\n") {
