@@ -84,25 +84,58 @@ impl VectorEnv {
         obs
     }
 
-    /// Checks every action, then plays them (see `step`): the
-    /// observations, rewards and done flags, or the first illegal game.
-    #[allow(clippy::type_complexity)]
-    fn play(&mut self, actions: &[i64]) -> Result<(Vec<f32>, Vec<f32>, Vec<bool>), usize> {
+    /// A copy of the actions, made and checked on the pool by the threads
+    /// that stepped the games last (each reads the masks it wrote; one
+    /// thread reading them all would fetch half from the other core's
+    /// cache, line by line), or the first game whose action is illegal.
+    /// The caller holds the GIL, so no Python thread changes `actions`.
+    fn checked(&self, actions: &[i64]) -> Result<Vec<i64>, usize> {
+        let n = actions.len();
         let words = self.mask_words;
-        // A bit test a game over a few kilobytes: quicker on this thread
-        // than handing it to the pool.
-        let illegal = actions
-            .iter()
-            .zip(self.masks.chunks_exact(words))
-            .position(|(&a, mask)| !usize::try_from(a).is_ok_and(|a| has_action(mask, a)));
-        if let Some(i) = illegal {
-            return Err(i);
+        let mut copy: Vec<i64> = Vec::with_capacity(n);
+        let illegal = on_own_pool(|| {
+            actions
+                .par_chunks(MIN_GAMES_PER_TASK)
+                .zip(self.masks.par_chunks(MIN_GAMES_PER_TASK * words))
+                .zip(copy.spare_capacity_mut().par_chunks_mut(MIN_GAMES_PER_TASK))
+                .enumerate()
+                .filter_map(|(k, ((actions, masks), out))| {
+                    for (out, &a) in out.iter_mut().zip(actions) {
+                        out.write(a);
+                    }
+                    actions
+                        .iter()
+                        .zip(masks.chunks_exact(words))
+                        .position(|(&a, mask)| {
+                            !usize::try_from(a).is_ok_and(|a| has_action(mask, a))
+                        })
+                        .map(|j| k * MIN_GAMES_PER_TASK + j)
+                })
+                .min()
+        });
+        match illegal {
+            Some(i) => Err(i),
+            None => {
+                // SAFETY: the chunks cover all n actions, each written above.
+                unsafe { copy.set_len(n) };
+                Ok(copy)
+            }
         }
+    }
+
+    /// Plays one checked action in every game (see `step`): the
+    /// observations, rewards and done flags.
+    #[allow(clippy::type_complexity)]
+    fn play(&mut self, actions: &[i64]) -> (Vec<f32>, Vec<f32>, Vec<bool>) {
+        let words = self.mask_words;
         let n = self.states.len();
         let size = self.tensor_size;
         let mut obs = Vec::with_capacity(n * size);
-        let mut rewards = vec![0.0f32; n * 2];
-        let mut dones = vec![false; n];
+        // Written in the pass by the thread that steps the game, not
+        // zeroed here first: lines this thread wrote would move to the
+        // other core's cache one by one.
+        let mut rewards: Vec<f32> = Vec::with_capacity(n * 2);
+        let mut dones: Vec<bool> = Vec::with_capacity(n);
         let (game, initial) = (&self.game, &self.initial);
         // Each game has its own stream: the same steps whatever the threads.
         self.states
@@ -110,8 +143,8 @@ impl VectorEnv {
             .zip(self.rngs.par_iter_mut())
             .zip(actions.par_iter())
             .zip(obs.spare_capacity_mut().par_chunks_mut(size))
-            .zip(rewards.par_chunks_mut(2))
-            .zip(dones.par_iter_mut())
+            .zip(rewards.spare_capacity_mut().par_chunks_mut(2))
+            .zip(dones.spare_capacity_mut().par_iter_mut())
             .zip(self.masks.par_chunks_exact_mut(words))
             .with_min_len(MIN_GAMES_PER_TASK)
             .for_each_init(
@@ -119,11 +152,12 @@ impl VectorEnv {
                 |buf, ((((((state, rng), &action), out), reward), done), mask)| {
                     state.apply(action as Action);
                     Self::settle(state, rng);
-                    if state.is_terminal() {
-                        let r = state.returns();
-                        reward[0] = r[0] as f32;
-                        reward[1] = r[1] as f32;
-                        *done = true;
+                    let ended = state.is_terminal();
+                    let r = if ended { state.returns() } else { [0.0; 2] };
+                    reward[0].write(r[0] as f32);
+                    reward[1].write(r[1] as f32);
+                    done.write(ended);
+                    if ended {
                         state.clone_from(initial);
                         Self::settle(state, rng);
                     }
@@ -131,9 +165,14 @@ impl VectorEnv {
                     state.legal_mask_into(buf, mask);
                 },
             );
-        // SAFETY: `zeroed` initialised every row, and there is one a game.
-        unsafe { obs.set_len(n * size) };
-        Ok((obs, rewards, dones))
+        // SAFETY: the pass wrote every game's row of observations (through
+        // `zeroed`), its two rewards and its done flag.
+        unsafe {
+            obs.set_len(n * size);
+            rewards.set_len(n * 2);
+            dones.set_len(n);
+        }
+        (obs, rewards, dones)
     }
 
     fn observe(game: &AnyGame, state: &AnyState, out: &mut [f32]) {
@@ -280,20 +319,24 @@ impl VectorEnv {
     /// n x actions booleans: the legal actions of each game's player to move.
     fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let width = self.game.num_distinct_actions();
-        let mut mask = vec![false; self.states.len() * width];
+        let len = self.states.len() * width;
+        // Written by the threads that read the bits (see `play`).
+        let mut mask: Vec<bool> = Vec::with_capacity(len);
         py.detach(|| {
             on_own_pool(|| {
                 self.masks
                     .par_chunks_exact(self.mask_words)
-                    .zip(mask.par_chunks_exact_mut(width))
+                    .zip(mask.spare_capacity_mut().par_chunks_exact_mut(width))
                     .with_min_len(MIN_GAMES_PER_TASK)
                     .for_each(|(bits, row)| {
                         for (a, legal) in row.iter_mut().enumerate() {
-                            *legal = has_action(bits, a);
+                            legal.write(has_action(bits, a));
                         }
                     })
             })
         });
+        // SAFETY: every game's row was written, every element of it.
+        unsafe { mask.set_len(len) };
         matrix(py, self.states.len(), width, mask)
     }
 
@@ -301,22 +344,26 @@ impl VectorEnv {
     /// environment's own (apart from the chance nodes'): random opponents
     /// and exploration without a Python call per game.
     fn sample_legal_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        let mut actions = vec![0i64; self.states.len()];
+        let n = self.states.len();
+        // Written by the thread that draws them (see `play`).
+        let mut actions: Vec<i64> = Vec::with_capacity(n);
         py.detach(|| {
             // Each game draws from its own stream: the same actions whatever the threads.
             on_own_pool(|| {
                 self.masks
                     .par_chunks_exact(self.mask_words)
                     .zip(self.samplers.par_iter_mut())
-                    .zip(actions.par_iter_mut())
+                    .zip(actions.spare_capacity_mut().par_iter_mut())
                     .with_min_len(MIN_GAMES_PER_TASK)
                     .for_each(|((bits, rng), out)| {
-                        if let Some(a) = pick_set_bit(bits, |n| rng.random_range(0..n)) {
-                            *out = a as i64;
-                        }
+                        // Every game has a player to move (finished games restart).
+                        let a = pick_set_bit(bits, |n| rng.random_range(0..n));
+                        out.write(a.map_or(0, |a| a as i64));
                     })
             })
         });
+        // SAFETY: the pass wrote every game's action.
+        unsafe { actions.set_len(n) };
         PyArray1::from_vec(py, actions)
     }
 
@@ -339,15 +386,19 @@ impl VectorEnv {
                 actions.len()
             )));
         }
-        let actions: Vec<i64> = actions.as_array().iter().copied().collect();
-        let played = py.detach(|| on_own_pool(|| self.play(&actions)));
-        let (obs, rewards, dones) = played.map_err(|i| {
+        let actions = actions.as_array();
+        let checked = match actions.as_slice() {
+            Some(contiguous) => self.checked(contiguous),
+            None => self.checked(&actions.iter().copied().collect::<Vec<_>>()),
+        };
+        let actions = checked.map_err(|i| {
             value_error(format!(
                 "game {i}: action {} is not legal there; its legal actions are {:?}",
                 actions[i],
                 self.states[i].legal_actions()
             ))
         })?;
+        let (obs, rewards, dones) = py.detach(|| on_own_pool(|| self.play(&actions)));
         Ok((
             matrix(py, n, self.tensor_size, obs)?,
             matrix(py, n, 2, rewards)?,

@@ -84,6 +84,28 @@ def test_bad_steps_are_refused_before_any_game_moves():
         darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), 0)
 
 
+def test_the_first_bad_game_is_named_across_tasks_and_strides():
+    # Actions are checked in chunks on the pool; the lowest bad game must
+    # win whichever chunk finds its own first.
+    n = 2000
+    env = darkhex.VectorEnv(darkhex.load_game("hex(board_size=3)"), n, seed=2)
+    env.reset()
+    actions = env.sample_legal_actions()
+    before = env.obs().copy()
+    bad = actions.copy()
+    bad[[1500, 300, 1999]] = 9
+    with pytest.raises(ValueError, match="^game 300: action 9 is not legal"):
+        env.step(bad)
+    # A strided view is copied before the check; the same verdict.
+    strided = np.repeat(bad, 2)[::2]
+    assert not strided.flags["C_CONTIGUOUS"]
+    with pytest.raises(ValueError, match="^game 300: action 9 is not legal"):
+        env.step(strided)
+    assert np.array_equal(env.obs(), before)
+    obs, _, _ = env.step(np.repeat(actions, 2)[::2])
+    assert not np.array_equal(obs, before)
+
+
 def test_sampled_actions_are_legal_and_uniform():
     # Sampling draws among the legal actions from bit masks kept beside the
     # games; a wrong pick skews the draw or plays what is not legal.
