@@ -28,7 +28,9 @@ process): steps a second.
 instructions: the same four ways of stepping, counted in instructions per
 game step under valgrind's callgrind (the load of a shared machine does
 not change them): each is run twice, with no steps and with many, and the
-difference is divided by the steps, so start-up and imports drop out.
+difference is divided by the steps, so start-up and imports drop out. The
+vector environment is counted on one thread: the work, without the pool's
+waiting.
 
 ray: a 4-player round-robin league on 3x3 Dark Hex (333 games per pair,
 1,998 games; random and ISMCTS players) by `darkhex league --threads 2`
@@ -169,6 +171,9 @@ def instructions():
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
              sys.executable, __file__, "steps", way, str(n)],
             check=True, capture_output=True,
+            # Callgrind runs threads one at a time, so a second worker's
+            # count would be its spinning while it waits its turn.
+            env=dict(os.environ, RAYON_NUM_THREADS="1"),
         )
         for line in out.read_text().splitlines():
             if line.startswith("summary:") or line.startswith("totals:"):
