@@ -39,11 +39,16 @@ timed() {
     phases+=("$(printf '%-24s %6d s wall %6.0f s CPU' "$name" $((SECONDS - start)) "$(awk "BEGIN { print $CPU - $before }")")")
 }
 
+# The Python tests compare with the CLI's own runs. `cargo test` builds the
+# CLI for its integration tests, into target/release/darkhex; a separate
+# `cargo build --bin darkhex` would build it again with another feature
+# set (the tests' dev-dependencies unify features across the workspace)
+# and recompile half the crates.
 if [[ "${1:-}" != "--python" ]]; then
     timed "cargo test" cargo test --workspace --release
+else
+    timed "cargo build (the CLI)" cargo build --release --bin darkhex
 fi
-# The Python tests compare with the CLI's own runs (a no-op after the tests).
-timed "cargo build (the CLI)" cargo build --release --bin darkhex
 
 set_up() {
     if [[ ! -x .venv/bin/python ]]; then
