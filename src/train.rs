@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
-use darkhex_algorithms::cfr::rcfr::{Link, RcfrError, RcfrSettings, RegressorKind};
+use darkhex_algorithms::cfr::rcfr::{Link, RegressorKind};
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::fa::features::FeatureKind;
@@ -57,8 +57,8 @@ pub struct TrainArgs {
     /// The full-width ones (cfr, cfr+, lcfr, dcfr, pcfr+) stream over the
     /// histories when the game tree is too large to compile; rcfr, rcfr+
     /// (regrets clipped, CFR+'s averaging) and f-rcfr fit the regrets with
-    /// linear least squares or a network (--regressor) on the compiled tree,
-    /// and with least squares over the streaming tables as the others do;
+    /// linear least squares or a network (--regressor), on the compiled
+    /// tree or over the streaming tables as the others do;
     /// deep-cfr samples on the game's states with networks and reservoirs
     /// only and writes a policy model, not a table
     #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR])))]
@@ -380,15 +380,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 Err(_) => {}
             }
         }
-    }
-    // Refused before any table is built (the trainer would refuse it after).
-    if streaming
-        && let Algorithm::Regression(RcfrSettings {
-            regressor: RegressorKind::Mlp(_),
-            ..
-        }) = algorithm
-    {
-        return Err(RcfrError::NetworkOverTables.into());
     }
     let sum_order = args.sum_order.as_deref().and_then(SumOrder::parse);
     match sum_order {

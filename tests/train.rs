@@ -1067,17 +1067,53 @@ fn rcfr_streams_to_the_compiled_trees_policy() {
             "{algo:?}: the resumed policy differs from the uninterrupted one"
         );
     }
-    assert_refused(
-        d,
-        &[
+    // A network over the tables, fitted to samples of 64 slots: resumed
+    // on two threads, it is the uninterrupted run on one.
+    let network = [
+        "--algo",
+        "rcfr",
+        "--regressor",
+        "mlp",
+        "--fit-steps",
+        "4",
+        "--batch-size",
+        "16",
+    ];
+    let args = [
+        "train",
+        game,
+        "--stream",
+        "--iterations",
+        "8",
+        "--threads",
+        "1",
+    ];
+    let run = ["--out", "network.json", "--json"];
+    let uninterrupted = json(&darkhex(d, &[&args[..], &network, &run].concat()));
+    assert_eq!(uninterrupted["over_tables"], true);
+    for n in ["3", "8"] {
+        let args = [
             "train",
             game,
             "--stream",
-            "--algo",
-            "rcfr",
-            "--regressor",
-            "mlp",
-        ],
-        "fits on the compiled tree only",
+            "--threads",
+            "2",
+            "--iterations",
+            n,
+        ];
+        let resumed = [
+            "--checkpoint",
+            "network.ckpt",
+            "--resume",
+            "--out",
+            "network-resumed.json",
+        ];
+        ok(&darkhex(d, &[&args[..], &network, &resumed].concat()));
+    }
+    let a = std::fs::read(d.join("network.json")).unwrap();
+    let b = std::fs::read(d.join("network-resumed.json")).unwrap();
+    assert!(
+        a == b,
+        "the resumed network run differs from the uninterrupted one"
     );
 }

@@ -175,10 +175,6 @@ pub enum RcfrError {
         columns: usize,
         limit: usize,
     },
-    #[error(
-        "--regressor mlp fits on the compiled tree only; over the information-state tables RCFR fits with --regressor linear"
-    )]
-    NetworkOverTables,
     #[error("the link's {what} must be a finite number above zero, not {value}")]
     BadLink { what: &'static str, value: f64 },
     #[error("the ridge term must be a finite number at least zero, not {0}")]

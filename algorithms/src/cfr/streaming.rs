@@ -148,9 +148,10 @@ impl<'t> StreamRun<'t> {
         let Some(mut run) = Self::resume(game, tables, state.arrays)? else {
             return Ok(None);
         };
-        if run.iteration() > 0 {
+        let iteration = run.iteration();
+        if iteration > 0 {
             with_solver!(&mut run.solver, s => s.replace_current(|p, regrets, current| {
-                regression.policy(tables, p, regrets, current)
+                regression.policy(tables, p, regrets, current, iteration)
             }))?;
         }
         run.regression = Some(Box::new(regression));
@@ -285,8 +286,10 @@ fn iterate<T: Real>(
     regression: Option<&TableRegression>,
     progress: Option<&ProgressFn>,
 ) -> Result<(), StreamError> {
+    // The iteration under way: the one the regrets will have been summed to.
+    let iteration = solver.iteration() + 1;
     let fitted = |p: usize, regrets: &[T], current: &mut [f64]| match regression {
-        Some(r) => Ok(r.policy(tables, p, regrets, current)?),
+        Some(r) => Ok(r.policy(tables, p, regrets, current, iteration)?),
         None => Ok(()),
     };
     let pass = |policy: &RowPolicy, player: usize| {

@@ -21,8 +21,17 @@
 //! fit on the compiled tree gives, and each row's prediction sums its
 //! nonzero columns in ascending order there as here.
 //!
-//! Networks are not fitted over the tables: they would need the rows in
-//! memory or many sweeps per fit.
+//! A network is fitted to a sample of each player's rows: `steps x batch`
+//! slots drawn uniformly (every slot, in order, when the table has no
+//! more), their rows written from their keys, the network's Adam steps run
+//! on them, and one sweep predicts every row. The design matrix of all
+//! rows would not fit in memory, and a sweep per Adam step would cost a
+//! pass over the tables each. Each fit starts from the same initial
+//! weights and draws its sample from a stream of the seed, the iteration
+//! and the player, so the fit depends on the regrets alone, as the
+//! least-squares fit does: a resumed run refits its last regrets and goes
+//! on bit for bit, with no network in the checkpoint. (On the compiled
+//! tree a network keeps its weights from one iteration to the next.)
 
 use std::ops::Range;
 
@@ -31,21 +40,34 @@ use rayon::prelude::*;
 
 use darkhex_games::{AnyGame, NUM_PLAYERS};
 
+use ndarray::Array2;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
 use crate::cfr::rcfr::{MAX_FEATURE_CELLS, RcfrError, RcfrSettings, RegressorKind};
 use crate::fa::features::{FeatureMap, Pair};
-use crate::fa::regress::{GramSums, RegressError, add_to_rhs, check_term, dot, solve_factored};
-use crate::stream::{InfoStateTables, Real};
+use crate::fa::mlp::{Mlp, MlpSettings};
+use crate::fa::regress::{
+    Design, GramSums, RegressError, Regressor, add_to_rhs, check_term, dot, solve_factored,
+};
+use crate::stream::{InfoStateTables, PlayerTable, Real};
 
 /// Rows per piece of the parallel sweeps.
 const ROWS_PER_CHUNK: u32 = 1 << 12;
 
-/// The regressors of an RCFR run over the tables: the feature map and each
-/// player's factorised Gram matrix.
+/// The regressors of an RCFR run over the tables: the feature map and what
+/// fits it.
 pub struct TableRegression {
     settings: RcfrSettings,
     map: FeatureMap,
+    fit: Fit,
+}
+
+enum Fit {
     /// Each player's lower Cholesky factor of `XᵀX + λI`.
-    factors: [Mat<f64>; NUM_PLAYERS],
+    LeastSquares([Mat<f64>; NUM_PLAYERS]),
+    /// A network fitted afresh to a sample of the rows at each iteration.
+    Network(MlpSettings),
 }
 
 impl TableRegression {
@@ -57,11 +79,15 @@ impl TableRegression {
         settings: RcfrSettings,
     ) -> Result<TableRegression, RcfrError> {
         settings.check()?;
-        if let RegressorKind::Mlp(_) = settings.regressor {
-            return Err(RcfrError::NetworkOverTables);
-        }
         let slots = std::array::from_fn(|p| tables.player(p).num_slots());
         let map = FeatureMap::new(settings.features, game, slots);
+        if let RegressorKind::Mlp(network) = settings.regressor {
+            return Ok(TableRegression {
+                settings,
+                map,
+                fit: Fit::Network(network),
+            });
+        }
         for p in 0..NUM_PLAYERS {
             let columns = map.width(p);
             if columns.saturating_mul(columns) > MAX_FEATURE_CELLS {
@@ -84,7 +110,7 @@ impl TableRegression {
         Ok(TableRegression {
             settings,
             map,
-            factors,
+            fit: Fit::LeastSquares(factors),
         })
     }
 
@@ -93,26 +119,16 @@ impl TableRegression {
     }
 
     /// Fits `player`'s cumulative `regrets` (one per slot of their table)
-    /// and writes the link of the fitted regrets into `current`.
+    /// after `iteration` iterations and writes the link of the fitted
+    /// regrets into `current`.
     pub fn policy<T: Real>(
         &self,
         tables: &InfoStateTables,
         player: usize,
         regrets: &[T],
         current: &mut [f64],
+        iteration: u64,
     ) -> Result<(), RcfrError> {
-        let weights = self.fit(tables, player, regrets)?;
-        self.play(tables, player, &weights, current);
-        Ok(())
-    }
-
-    /// The least-squares weights of `regrets`.
-    pub fn fit<T: Real>(
-        &self,
-        tables: &InfoStateTables,
-        player: usize,
-        regrets: &[T],
-    ) -> Result<Vec<f64>, RcfrError> {
         let table = tables.player(player);
         if regrets.len() != table.num_slots() {
             return Err(RegressError::WrongLength {
@@ -121,6 +137,30 @@ impl TableRegression {
             }
             .into());
         }
+        match &self.fit {
+            Fit::LeastSquares(factors) => {
+                let weights = self.fit(tables, player, regrets, &factors[player])?;
+                self.play(tables, player, current, |rows, fitted| {
+                    fitted.extend(rows.iter().map(|row| dot(&weights, row.iter().copied())));
+                    Ok(())
+                })
+            }
+            Fit::Network(network) => {
+                let model = self.fit_network(*network, tables, player, regrets, iteration)?;
+                self.play_network(tables, player, &model, current)
+            }
+        }
+    }
+
+    /// The least-squares weights of `regrets`.
+    fn fit<T: Real>(
+        &self,
+        tables: &InfoStateTables,
+        player: usize,
+        regrets: &[T],
+        factor: &Mat<f64>,
+    ) -> Result<Vec<f64>, RcfrError> {
+        let table = tables.player(player);
         // Features are at most 1 (see the feature map's notes).
         let largest = regrets
             .iter()
@@ -146,11 +186,86 @@ impl TableRegression {
                     a
                 },
             );
-        Ok(solve_factored(&self.factors[player], &rhs)?)
+        Ok(solve_factored(factor, &rhs)?)
     }
 
-    /// Writes into `current` the link of each row's value under `weights`.
-    fn play(&self, tables: &InfoStateTables, player: usize, weights: &[f64], current: &mut [f64]) {
+    /// A network fitted to `regrets` on a sample of the player's slots:
+    /// `steps x batch` drawn uniformly from a stream of the seed, the
+    /// iteration and the player, or every slot in order when there are no
+    /// more.
+    fn fit_network<T: Real>(
+        &self,
+        network: MlpSettings,
+        tables: &InfoStateTables,
+        player: usize,
+        regrets: &[T],
+        iteration: u64,
+    ) -> Result<Mlp, RcfrError> {
+        let table = tables.player(player);
+        let slots = table.num_slots();
+        let wanted = network.steps as usize * network.batch as usize;
+        let sample: Vec<usize> = if slots <= wanted {
+            (0..slots).collect()
+        } else {
+            let mut rng = ChaCha8Rng::seed_from_u64(network.seed);
+            rng.set_stream(iteration.wrapping_mul(NUM_PLAYERS as u64) + player as u64);
+            (0..wanted).map(|_| rng.random_range(0..slots)).collect()
+        };
+        let columns = self.map.width(player);
+        let mut x = Array2::zeros((sample.len(), columns));
+        let mut targets = Vec::with_capacity(sample.len());
+        for (mut out, &slot) in x.rows_mut().into_iter().zip(&sample) {
+            let row = row_of_slot(table, slot);
+            let key = tables.key_of_row(player, row);
+            let pair = Pair {
+                key: &key,
+                action: table.slot_action(slot),
+                slot,
+            };
+            let out = out
+                .as_slice_mut()
+                .expect("the rows of a fresh array are contiguous");
+            self.map.write_row(player, pair, out);
+            targets.push(regrets[slot].to_f64());
+        }
+        let mut model = Mlp::new(network, columns, player as u64)?;
+        model.fit(&Design::new(x), &targets)?;
+        Ok(model)
+    }
+
+    /// Writes into `current` the link of the network's value of each row.
+    fn play_network(
+        &self,
+        tables: &InfoStateTables,
+        player: usize,
+        model: &Mlp,
+        current: &mut [f64],
+    ) -> Result<(), RcfrError> {
+        let columns = self.map.width(player);
+        self.play(tables, player, current, |rows, fitted| {
+            // One forward pass for the chunk's rows.
+            let mut batch = vec![0.0f32; rows.len() * columns];
+            for (i, row) in rows.iter().enumerate() {
+                for &(j, v) in row {
+                    batch[i * columns + j] = v as f32;
+                }
+            }
+            fitted.resize(rows.len(), 0.0);
+            model.predict_rows(batch, fitted)
+        })
+    }
+
+    /// Writes into `current` the link of each row's fitted values, which
+    /// `predict(rows, fitted)` appends to `fitted`, one for each of the
+    /// feature rows of a chunk's slots, in order. Chunks of rows run in
+    /// parallel.
+    fn play(
+        &self,
+        tables: &InfoStateTables,
+        player: usize,
+        current: &mut [f64],
+        predict: impl Fn(&SparseRows, &mut Vec<f64>) -> Result<(), RegressError> + Sync,
+    ) -> Result<(), RcfrError> {
         let table = tables.player(player);
         let ranges = chunks(table.num_rows());
         // Each chunk of rows owns the consecutive slots of its rows.
@@ -165,16 +280,67 @@ impl TableRegression {
             at = end;
         }
         let link = self.settings.link;
-        pieces.into_par_iter().for_each(|(rows, first, piece)| {
+        pieces.into_par_iter().try_for_each(|(rows, first, piece)| {
             let mut writer = RowWriter::new(&self.map, tables, player);
-            let mut fitted = Vec::new();
+            let mut features = SparseRows::default();
+            let mut decisions = Vec::new();
             writer.each_row(rows, |slots, rows| {
-                fitted.clear();
-                fitted.extend(rows.iter().map(|row| dot(weights, row.iter().copied())));
-                link.apply(&fitted, &mut piece[slots.start - first..slots.end - first]);
+                for row in rows {
+                    features.push(row);
+                }
+                decisions.push(slots);
             });
-        });
+            let mut fitted = Vec::with_capacity(features.len());
+            predict(&features, &mut fitted)?;
+            for slots in decisions {
+                let (a, b) = (slots.start - first, slots.end - first);
+                link.apply(&fitted[a..b], &mut piece[a..b]);
+            }
+            Ok(())
+        })
     }
+}
+
+/// Sparse feature rows end to end: each row's (column, value) entries in
+/// ascending column order.
+#[derive(Default)]
+struct SparseRows {
+    entries: Vec<(usize, f64)>,
+    ends: Vec<usize>,
+}
+
+impl SparseRows {
+    fn push(&mut self, row: &[(usize, f64)]) {
+        self.entries.extend_from_slice(row);
+        self.ends.push(self.entries.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[(usize, f64)]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.entries[a..b])
+    }
+}
+
+/// The row (information state) whose slots hold `slot`: the last row
+/// whose first slot is at most `slot` (rows without slots share their
+/// first slot with the next row, and are passed over).
+fn row_of_slot(table: &PlayerTable, slot: usize) -> u32 {
+    // row(lo) starts at or before `slot`; row(hi) (the sentinel at the
+    // end) after it.
+    let (mut lo, mut hi) = (0u32, table.num_rows() as u32);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if table.row(mid).slot_start as usize <= slot {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Player `player`'s factorised Gram matrix. One sweep, sequential: a

@@ -288,8 +288,7 @@ impl Algorithm {
         matches!(self, Algorithm::Tabular(_) | Algorithm::Regression(_))
     }
 
-    /// Whether the algorithm also runs over the streaming tables (RCFR
-    /// with a network is refused there, see [`RcfrError::NetworkOverTables`]).
+    /// Whether the algorithm also runs over the streaming tables.
     pub fn streams(&self) -> bool {
         matches!(self, Algorithm::Tabular(_) | Algorithm::Regression(_))
     }
