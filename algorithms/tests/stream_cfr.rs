@@ -389,6 +389,22 @@ fn rcfr_over_the_tables_equals_rcfr_on_the_tree() {
     }
 }
 
+/// `iterations` of RCFR over the tables from the start: the state a
+/// checkpoint would hold, and the current policy's bits.
+fn run_rcfr(s: &Setup, settings: RcfrSettings, iterations: u64) -> (StreamRcfrState, Vec<u64>) {
+    let mut run = StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
+    run.run(iterations, None).unwrap();
+    let state = StreamRcfrState {
+        settings,
+        arrays: run.state(),
+    };
+    (state, policy_bits(run.current_policy()))
+}
+
+fn policy_bits(p: &RowPolicy) -> Vec<u64> {
+    p.probs.iter().flatten().map(|x| x.to_bits()).collect()
+}
+
 /// RCFR over the tables has the same bits with any thread count (the
 /// sums of the fit are over fixed chunks), and a run resumed from its
 /// checkpointed state retraces the uninterrupted one bitwise.
@@ -402,19 +418,8 @@ fn rcfr_over_the_tables_resumes_and_ignores_the_thread_count() {
         truncate: true,
         regressor: RegressorKind::LeastSquares,
     };
-    let bits =
-        |p: &RowPolicy| -> Vec<u64> { p.probs.iter().flatten().map(|x| x.to_bits()).collect() };
     let run = |threads: usize, iterations: u64| {
-        with_threads(threads, || {
-            let mut run =
-                StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
-            run.run(iterations, None).unwrap();
-            let state = StreamRcfrState {
-                settings,
-                arrays: run.state(),
-            };
-            (state, bits(run.current_policy()))
-        })
+        with_threads(threads, || run_rcfr(&s, settings, iterations))
     };
     let one = run(1, 10);
     assert_eq!(one, run(3, 10));
@@ -425,7 +430,7 @@ fn rcfr_over_the_tables_resumes_and_ignores_the_thread_count() {
         .unwrap();
     resumed.run(6, None).unwrap();
     assert_eq!(resumed.state(), one.0.arrays);
-    assert_eq!(bits(resumed.current_policy()), one.1);
+    assert_eq!(policy_bits(resumed.current_policy()), one.1);
     // Another variant's arrays do not fit RCFR+.
     let mut other = one.0;
     other.settings.truncate = false;
@@ -494,18 +499,7 @@ fn a_network_over_the_tables_samples_by_its_seed_and_resumes() {
         regressor: RegressorKind::Mlp(network(seed)),
     };
     assert!(s.tables.player(0).num_slots() > 64);
-    let bits =
-        |p: &RowPolicy| -> Vec<u64> { p.probs.iter().flatten().map(|x| x.to_bits()).collect() };
-    let run = |seed: u64, iterations: u64| {
-        let settings = settings(seed);
-        let mut run = StreamRun::regression(&s.game, &s.tables, settings, Precision::F64).unwrap();
-        run.run(iterations, None).unwrap();
-        let state = StreamRcfrState {
-            settings,
-            arrays: run.state(),
-        };
-        (state, bits(run.current_policy()))
-    };
+    let run = |seed: u64, iterations: u64| run_rcfr(&s, settings(seed), iterations);
     let one = run(1, 6);
     assert_eq!(one, with_threads(3, || run(1, 6)));
     assert_ne!(one.1, run(2, 6).1);
@@ -516,5 +510,5 @@ fn a_network_over_the_tables_samples_by_its_seed_and_resumes() {
         .unwrap();
     resumed.run(4, None).unwrap();
     assert_eq!(resumed.state(), one.0.arrays);
-    assert_eq!(bits(resumed.current_policy()), one.1);
+    assert_eq!(policy_bits(resumed.current_policy()), one.1);
 }
