@@ -405,6 +405,25 @@ fn policy_bits(p: &RowPolicy) -> Vec<u64> {
     p.probs.iter().flatten().map(|x| x.to_bits()).collect()
 }
 
+/// `saved`, written to a checkpoint's bytes and read back, resumed and run
+/// `more` iterations, ends with the arrays and current policy of the
+/// `uninterrupted` run (as [`run_rcfr`] returns it).
+fn assert_resumes(
+    s: &Setup,
+    saved: StreamRcfrState,
+    more: u64,
+    uninterrupted: &(StreamRcfrState, Vec<u64>),
+) {
+    let saved: StreamRcfrState =
+        rmp_serde::from_slice(&rmp_serde::to_vec_named(&saved).unwrap()).unwrap();
+    let mut resumed = StreamRun::resume_regression(&s.game, &s.tables, saved)
+        .unwrap()
+        .unwrap();
+    resumed.run(more, None).unwrap();
+    assert_eq!(resumed.state(), uninterrupted.0.arrays);
+    assert_eq!(policy_bits(resumed.current_policy()), uninterrupted.1);
+}
+
 /// RCFR over the tables has the same bits with any thread count (the
 /// sums of the fit are over fixed chunks), and a run resumed from its
 /// checkpointed state retraces the uninterrupted one bitwise.
@@ -423,14 +442,7 @@ fn rcfr_over_the_tables_resumes_and_ignores_the_thread_count() {
     };
     let one = run(1, 10);
     assert_eq!(one, run(3, 10));
-    let saved: StreamRcfrState =
-        rmp_serde::from_slice(&rmp_serde::to_vec_named(&run(2, 4).0).unwrap()).unwrap();
-    let mut resumed = StreamRun::resume_regression(&s.game, &s.tables, saved)
-        .unwrap()
-        .unwrap();
-    resumed.run(6, None).unwrap();
-    assert_eq!(resumed.state(), one.0.arrays);
-    assert_eq!(policy_bits(resumed.current_policy()), one.1);
+    assert_resumes(&s, run(2, 4).0, 6, &one);
     // Another variant's arrays do not fit RCFR+.
     let mut other = one.0;
     other.settings.truncate = false;
@@ -503,12 +515,5 @@ fn a_network_over_the_tables_samples_by_its_seed_and_resumes() {
     let one = run(1, 6);
     assert_eq!(one, with_threads(3, || run(1, 6)));
     assert_ne!(one.1, run(2, 6).1);
-    let saved: StreamRcfrState =
-        rmp_serde::from_slice(&rmp_serde::to_vec_named(&run(1, 2).0).unwrap()).unwrap();
-    let mut resumed = StreamRun::resume_regression(&s.game, &s.tables, saved)
-        .unwrap()
-        .unwrap();
-    resumed.run(4, None).unwrap();
-    assert_eq!(resumed.state(), one.0.arrays);
-    assert_eq!(policy_bits(resumed.current_policy()), one.1);
+    assert_resumes(&s, run(1, 2).0, 4, &one);
 }
