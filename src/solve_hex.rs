@@ -48,8 +48,9 @@ pub const RULE_NAMES: [&str; 13] = [
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
-pub const REX_RULE_NAMES: [&str; 10] = [
+pub const REX_RULE_NAMES: [&str; 11] = [
     "pairings",
+    "decompositions",
     "dead-move",
     "dead-fill",
     "clique-cutsets",
@@ -103,8 +104,9 @@ pub struct HexSolveArgs {
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, path-domination, neighbour-domination, symmetry,
     /// resistance-order, proof-sets. Rex:
-    /// pairings, dead-move, dead-fill, clique-cutsets, capture-fill,
-    /// mutual-fill, preferences, colour-symmetry, symmetry, resistance-order
+    /// pairings, decompositions, dead-move, dead-fill, clique-cutsets,
+    /// capture-fill, mutual-fill, preferences, colour-symmetry, symmetry,
+    /// resistance-order
     #[arg(long)]
     without: Option<String>,
     /// Hex/Rex: rules off by default to switch on, comma-separated. Hex:
@@ -118,11 +120,33 @@ pub struct HexSolveArgs {
     /// when it exists, written when the solve ends)
     #[arg(long, value_name = "FILE")]
     learn_edges: Option<PathBuf>,
+    /// Hex/Rex: the search's ε (1+ε trick: how long it stays in a move
+    /// before switching; default 0.25 for Hex, 0.1 for Rex)
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::number_in(0.0, 10.0, false))]
+    epsilon: Option<f64>,
+    /// Hex/Rex: the focus: only the best BASE + FACTOR x (moves still open)
+    /// moves set a position's proof number (default 1,0.25 for Hex, 3,0.25
+    /// for Rex)
+    #[arg(long, value_name = "BASE,FACTOR", value_parser = widening)]
+    widening: Option<(usize, f64)>,
     /// Hex/Rex with --openings: solve only part I of N of the openings
     /// (the I-th, (I+N)-th, ... of the table), logged to --out; `darkhex
     /// solve merge` joins the parts
     #[arg(long, value_name = "I/N", requires = "openings")]
     pub shard: Option<Shard>,
+}
+
+/// `--widening BASE,FACTOR`: a whole BASE of at least 1 and a FACTOR from
+/// 0 to 1.
+fn widening(text: &str) -> Result<(usize, f64), String> {
+    let accepted = "accepted: BASE,FACTOR with BASE a whole number from 1 to 1000 and FACTOR from 0 to 1 (e.g. 3,0.25)";
+    let Some((base, factor)) = text.split_once(',') else {
+        return Err(format!("'{text}' is not BASE,FACTOR; {accepted}"));
+    };
+    let base = crate::args::whole(1, Some(1000))(base).map_err(|e| format!("BASE {e}"))?;
+    let factor =
+        crate::args::number_in(0.0, 1.0, false)(factor).map_err(|e| format!("FACTOR {e}"))?;
+    Ok((base, factor))
 }
 
 #[derive(Args)]
@@ -136,7 +160,7 @@ pub struct MergeArgs {
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 14] = [
+pub const OPTIONS: [&str; 16] = [
     "--moves",
     "--black",
     "--white",
@@ -151,6 +175,8 @@ pub const OPTIONS: [&str; 14] = [
     "--with",
     "--learn-edges",
     "--shard",
+    "--epsilon",
+    "--widening",
 ];
 
 impl HexSolveArgs {
@@ -171,6 +197,8 @@ impl HexSolveArgs {
             self.with.is_some(),
             self.learn_edges.is_some(),
             self.shard.is_some(),
+            self.epsilon.is_some(),
+            self.widening.is_some(),
         ];
         OPTIONS
             .into_iter()
@@ -268,6 +296,7 @@ fn switch_off_rex(rules: &mut Rules, name: &str) -> Result<()> {
     let rex = &mut rules.rex;
     match name {
         "pairings" => rex.pairings = false,
+        "decompositions" => rex.decompositions = false,
         "dead-move" => rex.dead_move = false,
         "dead-fill" => rex.dead_fill = false,
         "clique-cutsets" => rex.clique_cutsets = false,
@@ -307,11 +336,18 @@ fn run_width<const W: usize>(
     let geom =
         Geometry::<W>::new(game.dims()).ok_or_else(|| anyhow::anyhow!("the board is too large"))?;
     let threads = crate::args::thread_count(args.threads);
+    let defaults = DfpnParams::for_game(game.is_misere());
+    let (widening_base, widening_factor) = args
+        .widening
+        .unwrap_or((defaults.widening_base, defaults.widening_factor));
     let params = DfpnParams {
         threads,
         tt_mb: args.tt_mb.unwrap_or(DEFAULT_TT_MB),
         time_limit: args.time_limit.map(Duration::from_secs_f64),
-        ..DfpnParams::default()
+        epsilon: args.epsilon.unwrap_or(defaults.epsilon),
+        widening_base,
+        widening_factor,
+        ..defaults
     };
     let order = args.order.as_deref().unwrap_or("resistance");
     let mut rules = rules(game, &args.without, order)?;

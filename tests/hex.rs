@@ -713,9 +713,45 @@ fn rex_rules_switch_off_by_name_and_keep_the_value() {
     );
 }
 
-fn darkhex_rex_rule_names() -> [&'static str; 10] {
+#[test]
+fn the_search_focus_is_a_setting_and_keeps_the_value() {
+    // 5x5 Rex after 1.a1 2.b2, searched with Hex's focus and with Rex's
+    // (the default): White's b2 wins (Solrex's 5x5 suite).
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for focus in [&["--epsilon", "0.25", "--widening", "1,0.25"][..], &[]] {
+        let mut argv = vec![
+            "solve",
+            "rex(board_size=5)",
+            "--moves",
+            "a1,b2",
+            "--threads",
+            "1",
+            "--json",
+        ];
+        argv.extend_from_slice(focus);
+        let v = json(&darkhex(dir.path(), &argv));
+        assert_eq!(v["winner"], 1, "{focus:?}");
+        seen.push(v["expansions"].as_u64().unwrap());
+    }
+    // The two focuses search differently (else the setting did nothing).
+    assert_ne!(seen[0], seen[1]);
+    for (flag, value, err) in [
+        ("--widening", "0,0.25", "BASE 0 is out of range"),
+        ("--widening", "2", "'2' is not BASE,FACTOR"),
+        ("--widening", "2,1.5", "FACTOR 1.5 is out of range"),
+        ("--epsilon", "-1", "-1 is out of range"),
+    ] {
+        let o = darkhex(dir.path(), &["solve", "rex(board_size=4)", flag, value]);
+        assert!(!o.status.success(), "{flag} {value}");
+        assert!(stderr(&o).contains(err), "{flag} {value}: {}", stderr(&o));
+    }
+}
+
+fn darkhex_rex_rule_names() -> [&'static str; 11] {
     [
         "pairings",
+        "decompositions",
         "dead-move",
         "dead-fill",
         "clique-cutsets",

@@ -242,7 +242,7 @@ impl<const W: usize> Engine<W> {
             threads: budget.threads.max(1),
             tt_mb: budget.tt_mb.max(1),
             time_limit: budget.time_limit,
-            ..DfpnParams::default()
+            ..DfpnParams::for_game(self.rules.misere)
         };
         HexSolver::new(&self.geom, self.rules, params)
     }

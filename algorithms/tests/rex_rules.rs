@@ -7,12 +7,14 @@
 mod common;
 
 use common::{geom, positions};
+use darkhex_algorithms::hexsolve::decompose::each_sealed_region;
 use darkhex_algorithms::hexsolve::inferior::{clique_cutset_dead, dead_cells, killed_by};
 use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_algorithms::hexsolve::node::{Node, RuleStats, Workspace, examine};
 use darkhex_algorithms::hexsolve::position::{Stones, joined};
 use darkhex_algorithms::hexsolve::rex::RexRules;
 use darkhex_algorithms::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
+use darkhex_algorithms::hexsolve::rex::decomposition::sealed_even_regions;
 use darkhex_algorithms::hexsolve::rex::fill_in::{
     captured_pair_fill, even_dead_fill, fill_in, mutual_fill,
 };
@@ -163,6 +165,54 @@ fn a_captured_pair_filled_for_its_captor_changes_no_value() {
     // Filled for the other player, the pair would change values: the
     // check tells the colours apart.
     assert!(wrong_colour > 0);
+}
+
+#[test]
+fn an_even_region_sealed_by_a_pairing_filled_for_its_owner_changes_no_value() {
+    let params = VcParams {
+        captured_overlap: false,
+        ..VcParams::pairings()
+    };
+    let (mut filled, mut odd_changed) = (0, 0);
+    each_position(11, |g, m, stones| {
+        let vcs = [0, 1].map(|p| VcSet::build(g, &stones, p, params));
+        let sealed = sealed_even_regions(g, &stones, [&vcs[0], &vcs[1]]);
+        if !(sealed[0].is_empty() && sealed[1].is_empty()) {
+            filled += 1;
+            assert!(!sealed[0].intersects(&sealed[1]));
+            let after = [stones[0] | sealed[0], stones[1] | sealed[1]];
+            for to_move in 0..2 {
+                assert_eq!(
+                    m.wins(&after, to_move),
+                    m.wins(&stones, to_move),
+                    "{stones:?}: {sealed:?}, {to_move} to move"
+                );
+                // A move that wins the filled position wins the position.
+                let wins = m.winning_moves(&stones, to_move);
+                let filled_wins = m.winning_moves(&after, to_move);
+                assert!(
+                    filled_wins.is_subset(&wins),
+                    "{stones:?}: {sealed:?}, {to_move} to move: {filled_wins:?} not in {wins:?}"
+                );
+            }
+        }
+        // Regions of an odd number of cells are left alone: filled, they
+        // would change values (the check tells parity apart).
+        for (p, set) in vcs.iter().enumerate() {
+            each_sealed_region(g, &stones, set, |cells| {
+                if cells.count() % 2 == 1 {
+                    let mut after = stones;
+                    after[p] |= cells;
+                    odd_changed += (0..2)
+                        .filter(|&t| m.wins(&after, t) != m.wins(&stones, t))
+                        .count();
+                }
+                false
+            });
+        }
+    });
+    assert!(filled > 20, "sealed regions filled in {filled} positions");
+    assert!(odd_changed > 0);
 }
 
 /// Random positions of `rows` x `rows` with at most `max_empty` empty

@@ -48,7 +48,7 @@ fn rex_with_captured_overlap_matches_minimax() {
 #[test]
 fn rex_with_each_rule_off_matches_minimax() {
     let all = RexRules::all();
-    let off: [(&str, Rules); 10] = [
+    let off: [(&str, Rules); 11] = [
         (
             "dead-move",
             Rules {
@@ -120,6 +120,16 @@ fn rex_with_each_rule_off_matches_minimax() {
             },
         ),
         (
+            "decompositions",
+            Rules {
+                rex: RexRules {
+                    decompositions: false,
+                    ..all
+                },
+                ..Rules::rex()
+            },
+        ),
+        (
             "colour-symmetry",
             Rules {
                 rex: RexRules {
@@ -162,7 +172,7 @@ fn empty_boards_and_openings_have_their_known_values() {
         let g = geom(n, n);
         let params = DfpnParams {
             threads: 2,
-            ..DfpnParams::default()
+            ..DfpnParams::for_game(true)
         };
         let solver = HexSolver::new(&g, Rules::rex(), params);
         let out = solver.solve(&Position::empty(&g), &|_| {});
@@ -170,7 +180,7 @@ fn empty_boards_and_openings_have_their_known_values() {
     }
     for n in [2, 4] {
         let g = geom(n, n);
-        let solver = HexSolver::new(&g, Rules::rex(), DfpnParams::default());
+        let solver = HexSolver::new(&g, Rules::rex(), DfpnParams::for_game(true));
         let empty = Position::empty(&g);
         // a1, and b1 (the cell beside the acute corner on Black's side).
         let openings: &[usize] = if n == 2 { &[0] } else { &[0, 1] };
@@ -194,7 +204,7 @@ fn the_acute_corner_opening_of_5x5_as_solrex_answers_it() {
     let g = geom(5, 5);
     let params = DfpnParams {
         threads: 2,
-        ..DfpnParams::default()
+        ..DfpnParams::for_game(true)
     };
     let solver = HexSolver::new(&g, Rules::rex(), params);
     let dims = g.dims();
@@ -237,7 +247,7 @@ fn random_5x5_positions_as_solrex_answers_them() {
             stones[1 - i % 2].insert(c);
         }
         let pos = Position::new(&g, stones, 0);
-        let solver = HexSolver::new(&g, Rules::rex(), DfpnParams::default());
+        let solver = HexSolver::new(&g, Rules::rex(), DfpnParams::for_game(true));
         let (values, _) = solver.move_values(&pos, &|_, _| {});
         assert!(values.iter().all(|v| v.1.is_some()), "{line}");
         let winning: CellSet<1> = values

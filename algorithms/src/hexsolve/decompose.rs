@@ -25,6 +25,26 @@ pub fn sealed_regions<const W: usize>(
     stones: &Stones<W>,
     vcs: &VcSet<W>,
 ) -> CellSet<W> {
+    let mut sealed = CellSet::EMPTY;
+    each_sealed_region(geom, stones, vcs, |region| {
+        sealed |= region;
+        true
+    });
+    sealed
+}
+
+/// Calls `keep` with the empty cells of each region sealed off by one of
+/// `vcs`' full connections between two of its player's groups or sides
+/// (the smallest carrier of each pair of ends). A connection whose carrier
+/// lies inside the regions `keep` has accepted (returned true for) is not
+/// looked at again, so a region may come more than once only when it was
+/// refused.
+pub fn each_sealed_region<const W: usize>(
+    geom: &Geometry<W>,
+    stones: &Stones<W>,
+    vcs: &VcSet<W>,
+    mut keep: impl FnMut(CellSet<W>) -> bool,
+) {
     let p = vcs.player();
     let empty = geom.all() - stones[0] - stones[1];
     let sides = geom.sides(p);
@@ -60,10 +80,9 @@ pub fn sealed_regions<const W: usize>(
                 .iter()
                 .zip(sides)
                 .any(|(&e, side)| e != x && e != y && region.intersects(&side));
-            if !open && carrier.is_subset(&region) {
+            if !open && carrier.is_subset(&region) && keep(region & empty) {
                 sealed |= region & empty;
             }
         }
     }
-    sealed
 }

@@ -68,6 +68,26 @@ impl Default for DfpnParams {
     }
 }
 
+impl DfpnParams {
+    /// The defaults, with the focus tuned for Rex when `misere`: on the
+    /// 6x6 Rex openings, switching sooner between moves (a smaller ε) over
+    /// a wider focus (more moves setting phi) examined fewer positions
+    /// (docs/results/rex.md). Hex keeps the values its 8x8 runs were
+    /// measured with.
+    pub fn for_game(misere: bool) -> Self {
+        if misere {
+            DfpnParams {
+                epsilon: 0.1,
+                widening_base: 3,
+                widening_factor: 0.25,
+                ..DfpnParams::default()
+            }
+        } else {
+            DfpnParams::default()
+        }
+    }
+}
+
 /// How a search went.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {

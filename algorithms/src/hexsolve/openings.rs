@@ -334,7 +334,7 @@ fn solve_width<const W: usize>(
         threads: budget.threads.max(1),
         tt_mb: budget.tt_mb.max(1),
         time_limit: budget.time_limit,
-        ..DfpnParams::default()
+        ..DfpnParams::for_game(game.is_misere())
     };
     let solver = HexSolver::new(&geom, Rules::for_game(game.is_misere()), params);
     let flag = solver.stop_flag();

@@ -123,7 +123,7 @@ pub fn check_board(
     let params = DfpnParams {
         threads,
         tt_mb: 64,
-        ..DfpnParams::default()
+        ..DfpnParams::for_game(rules.misere)
     };
     let solver = HexSolver::new(&g, rules, params);
     for stones in positions(&g, &mut rng, count, max_empty) {

@@ -21,10 +21,13 @@
 //! - [`pairing`]: join-pairing and pre-join-pairing strategies found by
 //!   H-search with the two-semi OR rule, deciding positions (theorems 4.1,
 //!   4.2) and pruning the player's own keys;
+//! - [`decomposition`]: a region a pairing strategy seals off, filled in
+//!   when it holds an even number of empty cells (Solrex, section 5);
 //! - [`colour_symmetry`]: a position that is its own reflection with the
 //!   colours swapped is won by Notlast.
 
 pub mod colour_symmetry;
+pub mod decomposition;
 pub mod fill_in;
 pub mod pairing;
 pub mod preferences;
@@ -57,6 +60,9 @@ pub struct RexRules {
     /// Section 4: pairing strategies decide positions (theorems 4.1, 4.2)
     /// and the player's own pre-join keys are pruned.
     pub pairings: bool,
+    /// Regions sealed off by a pairing strategy, with an even number of
+    /// empty cells, are filled in (needs [`RexRules::pairings`]).
+    pub decompositions: bool,
     /// A colour-symmetric position is decided, and a move that makes one
     /// is played when it wins and pruned when it loses.
     pub colour_symmetry: bool,
@@ -73,6 +79,7 @@ impl RexRules {
             mutual_fill: true,
             preferences: true,
             pairings: true,
+            decompositions: true,
             colour_symmetry: true,
         }
     }
@@ -191,6 +198,21 @@ pub fn examine<const W: usize>(
                 let pruned = candidates & losing;
                 stats.losing_moves_pruned += pruned.count() as u64;
                 candidates -= pruned;
+            }
+        }
+        // The proof needs every full to be a pairing, which the augmented
+        // H-search's are not quite; and a mutual fill-in's stones may be
+        // what seals a region, while they are not passed on to the
+        // positions after a move as the rest of the fill-in is.
+        if rex.decompositions && !rules.vc.captured_overlap && found.mutual.is_empty() {
+            let sealed =
+                decomposition::sealed_even_regions(geom, &filled, [&ws.vcs[0], &ws.vcs[1]]);
+            if !(sealed[0].is_empty() && sealed[1].is_empty()) {
+                // The filled board changes the fill-in and the pairings:
+                // examine it afresh.
+                stats.cells_filled += (sealed[0].count() + sealed[1].count()) as u64;
+                let more = [fill[0] | sealed[0], fill[1] | sealed[1]];
+                return examine(geom, pos, more, grounds.dead, rules, stats, ws);
             }
         }
     } else if rules.resistance_order {
