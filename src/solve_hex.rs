@@ -464,6 +464,7 @@ fn run_width<const W: usize>(
             "seconds": seconds,
             "threads": threads,
             "complete": out.wins.is_some(),
+            "table": {"slots": stats.tt_slots, "used": stats.tt_used, "replaced": stats.tt_replaced},
         });
         outln!("{json}");
     } else {
@@ -508,6 +509,12 @@ fn run_width<const W: usize>(
             stats.expansions,
             stats.expansions_per_second()
         );
+        outln!(
+            "table            {} of {} slots used, {} positions replaced",
+            stats.tt_used,
+            stats.tt_slots,
+            stats.tt_replaced
+        );
         let r = stats.rules;
         if game.is_misere() {
             outln!(
@@ -548,6 +555,10 @@ fn run_width<const W: usize>(
                 r.ladder_matched
             );
         }
+    }
+    let incomplete = out.wins.is_none() || values.iter().flatten().any(|(_, w)| w.is_none());
+    if incomplete && let Some(line) = table_warning(&stats, solver.params.tt_mb) {
+        eprintln!("{line}");
     }
     if interrupted {
         bail!("stopped by Ctrl-C; the value above is what was proved before");
@@ -593,12 +604,24 @@ fn spinner(hidden: bool) -> ProgressBar {
 
 fn progress_line(p: &Progress) -> String {
     format!(
-        "{} positions, root proof {} / disproof {}, {:.1} s",
+        "{} positions, root proof {} / disproof {}, table {:.0}% full, {:.1} s",
         p.expansions,
         p.root.phi,
         p.root.delta,
+        100.0 * p.table_used,
         p.elapsed.as_secs_f64()
     )
+}
+
+/// A line saying the table ran out of room, when it did: replaced
+/// positions are work the search may redo, which a larger table saves.
+fn table_warning(stats: &Stats, tt_mb: usize) -> Option<String> {
+    (stats.tt_replaced > 0).then(|| {
+        format!(
+            "the table was full ({} slots) and replaced {} positions; a larger --tt-mb than {tt_mb} may solve sooner",
+            stats.tt_slots, stats.tt_replaced
+        )
+    })
 }
 
 /// The position, with each solved move's value on its cell.
@@ -740,9 +763,9 @@ fn openings<const W: usize>(
             secs,
             out.stats.expansions,
         );
-        // Without a terminal there is no bar: a line per opening instead,
-        // so a long run's log shows how far it got.
-        if !json && !std::io::stderr().is_terminal() {
+        // Without a bar (no terminal, or --json), a line per opening on
+        // stderr instead, so a long run's log shows how far it got.
+        if json || !std::io::stderr().is_terminal() {
             eprintln!(
                 "{}: Black {}, {secs:.2} s, {} positions",
                 dims.cell_name(cell),
@@ -759,6 +782,7 @@ fn openings<const W: usize>(
     if let Some(e) = log_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e.context("the log of solved openings could not be written; rerun to go on"));
     }
+    let unproved = rows.iter().any(|r| r.1.is_none());
     print_openings(
         game,
         rows,
@@ -767,6 +791,9 @@ fn openings<const W: usize>(
         Some(solver.params.threads),
         json,
     )?;
+    if unproved && let Some(line) = table_warning(&total, solver.params.tt_mb) {
+        eprintln!("{line}");
+    }
     if solver.stop_flag().load(Ordering::SeqCst) {
         if logging {
             bail!(

@@ -644,7 +644,7 @@ fn two_solves_give_the_same_json_on_one_or_two_threads() {
 }
 
 /// Removes what depends on time and on how threads met: seconds, counts of
-/// positions and the thread count itself.
+/// positions, the table's use and the thread count itself.
 fn strip_work(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(map) => {
@@ -654,6 +654,7 @@ fn strip_work(v: &mut serde_json::Value) {
                 "threads",
                 "positions_per_second",
                 "tt_used",
+                "table",
             ] {
                 map.remove(key);
             }
@@ -746,6 +747,66 @@ fn the_search_focus_is_a_setting_and_keeps_the_value() {
         assert!(!o.status.success(), "{flag} {value}");
         assert!(stderr(&o).contains(err), "{flag} {value}: {}", stderr(&o));
     }
+}
+
+#[test]
+fn a_table_too_small_for_the_search_replaces_positions_and_keeps_every_value() {
+    // Every White reply to 5x5 Rex's 1.a1 (Solrex's suite): all win but
+    // d2, c3 and b4. A 1 MB table holds a quarter of the positions the
+    // search meets, so it must replace and meet some again.
+    let dir = tempfile::tempdir().unwrap();
+    let solve = |extra: &[&str]| {
+        let mut argv = vec![
+            "solve",
+            "rex(board_size=5)",
+            "--moves",
+            "a1",
+            "--all-moves",
+            "--threads",
+            "1",
+            "--json",
+        ];
+        argv.extend_from_slice(extra);
+        json(&darkhex(dir.path(), &argv))
+    };
+    let small = solve(&["--tt-mb", "1"]);
+    let large = solve(&[]);
+    assert_eq!(small["moves"], large["moves"]);
+    let losing: Vec<&str> = large["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["wins"] == false)
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(losing, ["d2", "c3", "b4"]);
+    let table = |v: &serde_json::Value, k: &str| v["table"][k].as_u64().unwrap();
+    assert!(table(&small, "replaced") > 0);
+    assert!(table(&small, "used") <= table(&small, "slots"));
+    assert_eq!(table(&large, "replaced"), 0);
+    assert!(table(&large, "used") > table(&small, "slots"));
+    // A search stopped unproved with a full table says what would help.
+    let o = darkhex(
+        dir.path(),
+        &[
+            "solve",
+            "rex(board_size=6)",
+            "--moves",
+            "e3",
+            "--threads",
+            "1",
+            "--tt-mb",
+            "1",
+            "--time-limit",
+            "5",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a larger --tt-mb than 1 may solve sooner"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 fn darkhex_rex_rule_names() -> [&'static str; 11] {

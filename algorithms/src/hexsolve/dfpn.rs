@@ -100,6 +100,9 @@ pub struct Stats {
     /// Transposition-table slots used and available.
     pub tt_used: usize,
     pub tt_slots: usize,
+    /// Positions the full table replaced by others (since it was made or
+    /// cleared).
+    pub tt_replaced: u64,
 }
 
 impl Stats {
@@ -110,6 +113,7 @@ impl Stats {
         self.rules.add(&other.rules);
         self.tt_used = other.tt_used;
         self.tt_slots = other.tt_slots;
+        self.tt_replaced = other.tt_replaced;
     }
 
     pub fn expansions_per_second(&self) -> f64 {
@@ -123,6 +127,8 @@ pub struct Progress {
     pub expansions: u64,
     pub root: Bounds,
     pub elapsed: Duration,
+    /// The share of the table's slots in use, 0 to 1.
+    pub table_used: f64,
 }
 
 /// The result of solving one position.
@@ -401,6 +407,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             seconds: search.start.elapsed().as_secs_f64(),
             tt_used,
             tt_slots,
+            tt_replaced: self.tt.replaced(),
             ..Stats::default()
         };
         for l in locals {
@@ -479,12 +486,14 @@ impl<const W: usize> Search<'_, '_, W> {
         let last = self.last_report.load(Ordering::Relaxed);
         if force || ms >= last + 250 {
             self.last_report.store(ms, Ordering::Relaxed);
+            let (used, slots) = self.tt.usage();
             (self.progress)(
                 self.index,
                 &Progress {
                     expansions: self.expansions.load(Ordering::Relaxed),
                     root: self.tt.bounds(self.root.key()),
                     elapsed,
+                    table_used: used as f64 / slots.max(1) as f64,
                 },
             );
         }

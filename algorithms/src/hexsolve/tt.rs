@@ -5,7 +5,7 @@
 //! the one whose subtree cost the least work, preferring to keep solved
 //! positions. Shards, each behind its own lock, let threads share it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use darkhex_games::CellSet;
@@ -87,6 +87,9 @@ pub struct TransTable<const W: usize> {
     shards: Vec<Mutex<Vec<Option<Page<W>>>>>,
     buckets_per_shard: usize,
     used: AtomicUsize,
+    /// Positions pushed out of a full bucket: once this grows, a larger
+    /// table would have kept work the search may have to redo.
+    replaced: AtomicU64,
 }
 
 impl<const W: usize> TransTable<W> {
@@ -107,6 +110,7 @@ impl<const W: usize> TransTable<W> {
             shards,
             buckets_per_shard,
             used: AtomicUsize::new(0),
+            replaced: AtomicU64::new(0),
         }
     }
 
@@ -191,6 +195,7 @@ impl<const W: usize> TransTable<W> {
             .map(|(i, _)| i)
             .unwrap_or(0);
         bucket[victim] = Some(entry);
+        self.replaced.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Slots in use and slots in all.
@@ -201,6 +206,11 @@ impl<const W: usize> TransTable<W> {
         )
     }
 
+    /// Positions replaced by others since the table was made or cleared.
+    pub fn replaced(&self) -> u64 {
+        self.replaced.load(Ordering::Relaxed)
+    }
+
     /// Forgets every entry.
     pub fn clear(&self) {
         for s in &self.shards {
@@ -208,5 +218,50 @@ impl<const W: usize> TransTable<W> {
             pages.iter_mut().for_each(|p| *p = None);
         }
         self.used.store(0, Ordering::Relaxed);
+        self.replaced.store(0, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: u64, bounds: Bounds, work: u64) -> Entry<1> {
+        Entry {
+            key,
+            bounds,
+            work,
+            best: u16::MAX,
+            proof: CellSet::EMPTY,
+            expansion: None,
+        }
+    }
+
+    #[test]
+    fn a_full_bucket_replaces_its_cheapest_unsolved_entry_and_counts_it() {
+        let tt = TransTable::<1>::new(1, 10);
+        let (_, slots) = tt.usage();
+        let stride = (slots / (SHARDS * BUCKET)) as u64;
+        // Same shard (top bits zero) and same bucket: one bucket of four.
+        let keys: Vec<u64> = (1..=6).map(|i| i * stride).collect();
+        tt.store(entry(keys[0], Bounds::WIN, 1));
+        tt.store(entry(keys[1], Bounds::NEW, 5));
+        tt.store(entry(keys[2], Bounds::NEW, 2));
+        tt.store(entry(keys[3], Bounds::NEW, 9));
+        assert_eq!((tt.usage().0, tt.replaced()), (4, 0));
+        // Storing a position the bucket holds updates it in place.
+        tt.store(entry(keys[3], Bounds::NEW, 10));
+        assert_eq!(tt.replaced(), 0);
+        tt.store(entry(keys[4], Bounds::NEW, 7));
+        assert_eq!((tt.usage().0, tt.replaced()), (4, 1));
+        assert!(tt.get(keys[2]).is_none(), "the cheapest unsolved one goes");
+        tt.store(entry(keys[5], Bounds::NEW, 1));
+        assert!(
+            tt.get(keys[0]).is_some(),
+            "solved ones stay while unsolved remain"
+        );
+        assert_eq!(tt.replaced(), 2);
+        tt.clear();
+        assert_eq!((tt.usage().0, tt.replaced()), (0, 0));
     }
 }
