@@ -51,8 +51,9 @@ METHODS = [
 
 
 def slug(text):
+    """A file-name form of a method or game: "RCFR, MLP" is rcfr-mlp."""
     text = text.replace("+", "-plus")
-    return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()
+    return "-".join("".join(c if c.isalnum() else " " for c in text).lower().split())
 
 
 def run(args, name, game, flags, out):
@@ -80,7 +81,7 @@ def main():
     ap.add_argument("--out", default="thesis-experiment", help="folder of results, SVGs and policies")
     ap.add_argument("--games", default="leduc_poker,dh2x3,dh3x2,adh2x3,adh3x2")
     ap.add_argument("--methods", default=None,
-                    help="comma-separated subset of: " + ", ".join(m for m, _ in METHODS))
+                    help="comma-separated subset of: " + ",".join(slug(m) for m, _ in METHODS))
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--time-limit", type=float, default=600, help="wall seconds a run, at most")
     ap.add_argument("--evals-per-decade", type=int, default=5)
@@ -89,11 +90,12 @@ def main():
     args = ap.parse_args()
     methods = METHODS
     if args.methods:
-        wanted = [m.strip() for m in args.methods.split(",")]
-        unknown = [m for m in wanted if m not in dict(METHODS)]
+        wanted = [slug(m) for m in args.methods.split(",")]
+        known = [slug(m) for m, _ in METHODS]
+        unknown = [m for m in wanted if m not in known]
         if unknown:
-            sys.exit(f"unknown methods {unknown}; the methods are {[m for m, _ in METHODS]}")
-        methods = [m for m in METHODS if m[0] in wanted]
+            sys.exit(f"unknown methods {unknown}; the methods are {','.join(known)}")
+        methods = [m for m in METHODS if slug(m[0]) in wanted]
     root = pathlib.Path(args.out)
     rows = []
     for short in args.games.split(","):
