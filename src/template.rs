@@ -24,6 +24,7 @@ use crate::witness::{SearchLimits, find_all};
     "darkhex template half-star.region",
     "darkhex template bolstered-bridge-left.region --json",
     "darkhex template ziggurat.region --witnesses witnesses --attempts 2000",
+    "darkhex template ziggurat.region --witnesses climbed --probes f --climb 200 --max-side 9 --max-empty 10 --seed 5 --attempts 200",
 ], &[REGION_FORMAT]))]
 pub struct TemplateArgs {
     /// The region file: the template's carrier, stones and terminals
@@ -47,11 +48,26 @@ pub struct TemplateArgs {
     #[arg(long, default_value_t = 60.0, value_parser = number_in(0.001, 1e9, false), requires = "witnesses")]
     time_limit: f64,
     /// Witness search: boards from 3x3 up to this side
-    #[arg(long, default_value_t = 6, value_parser = crate::args::whole::<usize>(3, Some(9)), requires = "witnesses")]
+    #[arg(long, default_value_t = 6, value_parser = crate::args::whole::<usize>(3, Some(11)), requires = "witnesses")]
     max_side: usize,
     /// Witness search: cells outside the template left empty, at most
     #[arg(long, default_value_t = 6, value_parser = crate::args::whole::<usize>(0, Some(30)), requires = "witnesses")]
     max_empty: usize,
+    /// Witness search: from each filling where the probe wins beside other
+    /// moves, up to this many changes of one or two cells outside the
+    /// template, each kept when White has no more other winning moves
+    /// (0: random fillings only)
+    #[arg(long, default_value_t = 0, value_parser = crate::args::whole::<u64>(0, None), requires = "witnesses")]
+    climb: u64,
+    /// Witness search: only these probes, by their names in the region
+    /// file, comma-separated (all by default)
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "CELLS",
+        requires = "witnesses"
+    )]
+    probes: Option<Vec<String>>,
 }
 
 pub fn run(args: TemplateArgs) -> Result<()> {
@@ -67,6 +83,15 @@ pub fn run(args: TemplateArgs) -> Result<()> {
         bail!(
             "{file} is no template (White moving first keeps the terminals apart): no probe has a witness"
         );
+    }
+    if let Some(only) = &args.probes {
+        let names: Vec<&str> = report.probes.iter().map(|p| p.cell.as_str()).collect();
+        if let Some(bad) = only.iter().find(|c| !names.contains(&c.as_str())) {
+            bail!(
+                "--probes: {file} has no probe {bad:?}; its probes are {}",
+                names.join(", ")
+            );
+        }
     }
     if args.json {
         outln!("{}", to_json(&file, &report));
@@ -104,6 +129,8 @@ pub fn run(args: TemplateArgs) -> Result<()> {
             time_limit: Duration::from_secs_f64(args.time_limit),
             max_side: args.max_side,
             max_empty: args.max_empty,
+            climb: args.climb,
+            probes: args.probes.clone(),
         };
         outln!("witnesses:");
         for (cell, found) in find_all(&args.file, template.region(), &report.probes, dir, &limits)?

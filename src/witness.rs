@@ -15,6 +15,15 @@
 //! (the code of `darkhex solve --all-moves`) then confirms it. Attempts
 //! are drawn from one generator per probe seeded by `--seed`, and every
 //! solve runs on one thread, so a seed gives the same witnesses.
+//!
+//! Random filling alone meets the rare witnesses (the ones Demer and
+//! Selinger call exceedingly rare) once in millions of attempts. With
+//! `--climb`, a filling where the probe wins beside other moves is the
+//! start of a local search: each step exchanges what two cells outside
+//! the template hold, lifts a Black and a White stone, or places one of
+//! each, and is kept when the probe still wins and White has no more
+//! other winning moves than before. A filling that wins with the probe
+//! is common; the climb walks it towards the probe winning alone.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -44,6 +53,10 @@ pub struct SearchLimits {
     pub max_side: usize,
     /// At most this many cells outside the template left empty.
     pub max_empty: usize,
+    /// Steps of the climb from each filling where the probe wins (0: none).
+    pub climb: u64,
+    /// Only these probes, by their names in the region file (`None`: all).
+    pub probes: Option<Vec<String>>,
 }
 
 /// The template placed on one board.
@@ -216,57 +229,166 @@ pub fn white_winning_moves(analyst: &dyn HexAnalyst, stones: &CellLists) -> Opti
     Some(wins)
 }
 
+/// The cells outside the template and what each holds: a stone, or
+/// `None` for empty.
+struct Filling {
+    others: Vec<usize>,
+    fill: Vec<Option<usize>>,
+}
+
+impl Filling {
+    /// A random filling around `p`, with stones in the numbers of a game
+    /// with White to move (one more Black stone than White).
+    fn random(p: &Placement, rng: &mut ChaCha8Rng, max_empty: usize) -> Option<Filling> {
+        let mut others: Vec<usize> = (0..p.dims.cells())
+            .filter(|c| !p.covered.contains(c))
+            .collect();
+        others.shuffle(rng);
+        let m = others.len() as isize;
+        let (tb, tw) = (
+            p.stones[BLACK].len() as isize,
+            p.stones[WHITE].len() as isize,
+        );
+        let mut empty = rng.random_range(0..=max_empty.min(others.len())) as isize;
+        if (m - empty + tw + 1 - tb) % 2 != 0 {
+            empty += if empty < m { 1 } else { -1 };
+        }
+        let black = (m - empty + tw + 1 - tb) / 2;
+        let white = m - empty - black;
+        if empty < 0 || black < 0 || white < 0 {
+            return None;
+        }
+        let fill = (0..m)
+            .map(|i| match i {
+                i if i < black => Some(BLACK),
+                i if i < black + white => Some(WHITE),
+                _ => None,
+            })
+            .collect();
+        Some(Filling { others, fill })
+    }
+
+    fn stones(&self, p: &Placement) -> CellLists {
+        let mut stones = p.stones.clone();
+        for (&cell, f) in self.others.iter().zip(&self.fill) {
+            if let Some(colour) = f {
+                stones[*colour].push(cell);
+            }
+        }
+        stones
+    }
+
+    fn empty(&self) -> usize {
+        self.fill.iter().filter(|f| f.is_none()).count()
+    }
+
+    /// A neighbour for the climb, with the same difference of stone
+    /// counts: two cells exchange what they hold, a Black and a White
+    /// stone are lifted, or two empty cells take one of each.
+    fn mutated(&self, rng: &mut ChaCha8Rng, max_empty: usize) -> Option<Filling> {
+        let n = self.fill.len();
+        if n < 2 {
+            return None;
+        }
+        let mut fill = self.fill.clone();
+        let pick = |rng: &mut ChaCha8Rng, want: Option<usize>, not: usize| {
+            let at: Vec<usize> = (0..n).filter(|&i| fill[i] == want && i != not).collect();
+            (!at.is_empty()).then(|| at[rng.random_range(0..at.len())])
+        };
+        match rng.random_range(0..3) {
+            0 => {
+                let i = rng.random_range(0..n);
+                let j = rng.random_range(0..n);
+                if fill[i] == fill[j] {
+                    return None;
+                }
+                fill.swap(i, j);
+            }
+            1 if self.empty() + 2 <= max_empty => {
+                let b = pick(rng, Some(BLACK), n)?;
+                let w = pick(rng, Some(WHITE), n)?;
+                (fill[b], fill[w]) = (None, None);
+            }
+            2 => {
+                let b = pick(rng, None, n)?;
+                let w = pick(rng, None, b)?;
+                (fill[b], fill[w]) = (Some(BLACK), Some(WHITE));
+            }
+            _ => return None,
+        }
+        Some(Filling {
+            others: self.others.clone(),
+            fill,
+        })
+    }
+}
+
+/// How far `stones` is from a witness for `probe`: the number of White's
+/// other winning moves, when the game is undecided and the probe wins.
+/// Cells of the template's carrier come first, and counting stops above
+/// `bound`, where the climb would not take the position anyway.
+fn other_wins(
+    p: &Placement,
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    probe: usize,
+    bound: usize,
+) -> Option<usize> {
+    if analyst.winner(stones).is_some() || white_wins_with(analyst, stones, probe) != Some(true) {
+        return None;
+    }
+    let taken: Vec<usize> = stones.iter().flatten().copied().collect();
+    let outside = (0..p.dims.cells()).filter(|c| !p.carrier.contains(c));
+    let mut wins = 0;
+    for c in p.carrier.iter().copied().chain(outside) {
+        if c == probe || taken.contains(&c) {
+            continue;
+        }
+        if white_wins_with(analyst, stones, c) != Some(false) {
+            wins += 1;
+            if wins > bound {
+                return None;
+            }
+        }
+    }
+    Some(wins)
+}
+
 /// One attempt: a random filling around placement `p`; the witness if the
-/// probe (carrier index `x`) is White's only winning move.
+/// probe (carrier index `x`) is White's only winning move, or else how
+/// many other winning moves White had where the climb stopped (`None`
+/// when the probe lost in the filling or the climb is off). With `climb`
+/// steps, a filling where the probe wins but is not alone is changed a
+/// cell or two at a time, each change kept when the probe still wins and
+/// White has no more other winning moves than before.
 fn attempt(
     p: &Placement,
     x: usize,
     analyst: &dyn HexAnalyst,
     rng: &mut ChaCha8Rng,
-    max_empty: usize,
-) -> Option<CellLists> {
-    let mut others: Vec<usize> = (0..p.dims.cells())
-        .filter(|c| !p.covered.contains(c))
-        .collect();
-    others.shuffle(rng);
-    let m = others.len() as isize;
-    let (tb, tw) = (
-        p.stones[BLACK].len() as isize,
-        p.stones[WHITE].len() as isize,
-    );
-    let mut empty = rng.random_range(0..=max_empty.min(others.len())) as isize;
-    // Black stones - White stones = 1 (White to move, as in a game).
-    if (m - empty + tw + 1 - tb) % 2 != 0 {
-        empty += if empty < m { 1 } else { -1 };
-    }
-    let black = (m - empty + tw + 1 - tb) / 2;
-    let white = m - empty - black;
-    if empty < 0 || black < 0 || white < 0 {
-        return None;
-    }
-    let mut stones = p.stones.clone();
-    stones[BLACK].extend(&others[..black as usize]);
-    stones[WHITE].extend(&others[black as usize..(black + white) as usize]);
-    if analyst.winner(&stones).is_some() {
-        return None;
-    }
+    limits: &SearchLimits,
+) -> Result<CellLists, Option<usize>> {
     let probe = p.carrier[x];
-    if white_wins_with(analyst, &stones, probe) != Some(true) {
-        return None;
-    }
-    // The other carrier cells first: they are the likeliest other wins.
-    let rest = p
-        .carrier
-        .iter()
-        .copied()
-        .chain(others[(black + white) as usize..].iter().copied())
-        .filter(|&c| c != probe);
-    for c in rest {
-        if white_wins_with(analyst, &stones, c) != Some(false) {
-            return None;
+    let mut filling = Filling::random(p, rng, limits.max_empty).ok_or(None)?;
+    let mut stones = filling.stones(p);
+    let bound = if limits.climb == 0 { 0 } else { usize::MAX };
+    let mut score = other_wins(p, analyst, &stones, probe, bound).ok_or(None)?;
+    for _ in 0..limits.climb {
+        if score == 0 {
+            break;
+        }
+        let Some(next) = filling.mutated(rng, limits.max_empty) else {
+            continue;
+        };
+        let next_stones = next.stones(p);
+        if let Some(s) = other_wins(p, analyst, &next_stones, probe, score) {
+            (filling, stones, score) = (next, next_stones, s);
         }
     }
-    (white_winning_moves(analyst, &stones)? == [probe]).then_some(stones)
+    if score == 0 && white_winning_moves(analyst, &stones).is_some_and(|w| w == [probe]) {
+        return Ok(stones);
+    }
+    Err((limits.climb > 0).then_some(score.max(1)))
 }
 
 /// Searches a witness for carrier cell `x` of the region.
@@ -277,7 +399,7 @@ fn search(
     limits: &SearchLimits,
     analysts: &mut Analysts,
     bar: &ProgressBar,
-) -> Result<Witness, u64> {
+) -> Result<Witness, (u64, Option<usize>)> {
     let start = Instant::now();
     let (edge, inside): (Vec<&Placement>, Vec<&Placement>) = places.iter().partition(|p| p.on_edge);
     // One generator per probe, so that each probe's search is the same
@@ -285,6 +407,7 @@ fn search(
     let mut rng =
         ChaCha8Rng::seed_from_u64(limits.seed ^ (x as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut made = 0;
+    let mut closest: Option<usize> = None;
     for i in 1..=limits.attempts {
         if start.elapsed() >= limits.time_limit {
             break;
@@ -299,24 +422,29 @@ fn search(
         let p = kind[rng.random_range(0..kind.len())];
         let analyst = analysts.get(p.dims);
         bar.set_position(i);
-        if let Some(stones) = attempt(p, x, analyst, &mut rng, limits.max_empty) {
-            let names = region.cell_names();
-            return Ok(Witness {
-                dims: p.dims,
-                stones,
-                probe: p.carrier[x],
-                carrier: p
-                    .carrier
-                    .iter()
-                    .copied()
-                    .zip(names.iter().cloned())
-                    .collect(),
-                attempts: i,
-                seconds: start.elapsed().as_secs_f64(),
-            });
-        }
+        let stones = match attempt(p, x, analyst, &mut rng, limits) {
+            Ok(stones) => stones,
+            Err(score) => {
+                closest = closest.into_iter().chain(score).min();
+                continue;
+            }
+        };
+        let names = region.cell_names();
+        return Ok(Witness {
+            dims: p.dims,
+            stones,
+            probe: p.carrier[x],
+            carrier: p
+                .carrier
+                .iter()
+                .copied()
+                .zip(names.iter().cloned())
+                .collect(),
+            attempts: i,
+            seconds: start.elapsed().as_secs_f64(),
+        });
     }
-    Err(made)
+    Err((made, closest))
 }
 
 /// The file names of probe `cell`'s witness: `STEM-CELL-witness.sgf` and
@@ -391,8 +519,9 @@ pub enum Found {
     Kept(PathBuf),
     /// Found and written.
     Written(PathBuf, Witness),
-    /// None within the limits: attempts made and seconds spent.
-    Missing(u64, f64),
+    /// None within the limits: attempts made, seconds spent, and the
+    /// fewest other winning moves beside the probe where a climb stopped.
+    Missing(u64, f64, Option<usize>),
 }
 
 impl Found {
@@ -410,8 +539,11 @@ impl Found {
                 w.attempts,
                 w.seconds
             ),
-            Found::Missing(attempts, seconds) => {
-                format!("no witness in {attempts} attempts ({seconds:.1} s)")
+            Found::Missing(attempts, seconds, closest) => {
+                let near = closest.map_or(String::new(), |k| {
+                    format!("; closest: the probe won beside {k} other move(s)")
+                });
+                format!("no witness in {attempts} attempts ({seconds:.1} s{near})")
             }
         }
     }
@@ -438,6 +570,13 @@ pub fn find_all(
     let mut analysts = Analysts(Vec::new());
     let mut out = Vec::new();
     for (x, probe) in probes.iter().enumerate() {
+        if limits
+            .probes
+            .as_ref()
+            .is_some_and(|only| !only.contains(&probe.cell))
+        {
+            continue;
+        }
         let cell = probe.cell.clone();
         let (sgf, txt) = witness_paths(dir, &stem, &cell);
         let found = if probe.is_inferior() {
@@ -461,7 +600,9 @@ pub fn find_all(
                     write_atomically(&sgf, w.sgf(&name, &cell).as_bytes())?;
                     Found::Written(sgf, w)
                 }
-                Err(made) => Found::Missing(made, start.elapsed().as_secs_f64()),
+                Err((made, closest)) => {
+                    Found::Missing(made, start.elapsed().as_secs_f64(), closest)
+                }
             }
         };
         out.push((cell, found));

@@ -80,8 +80,8 @@ fn sgf_stones(text: &str) -> (usize, Vec<String>, Vec<String>) {
 fn every_committed_witness_has_its_probe_as_the_only_winning_move() {
     let all = committed();
     // The ziggurat's probes 1, 2 and 4 (Henderson and Hayward's Figure 5)
-    // and 3 and 6 (two they conjectured inferior) at least.
-    for cell in ["a", "b", "c", "d", "f"] {
+    // and 3, 5 and 6 (three they conjectured inferior) at least.
+    for cell in ["a", "b", "c", "d", "e", "f"] {
         assert!(
             all.iter().any(|(s, c, _)| s == "ziggurat" && c == cell),
             "no committed witness for ziggurat probe {cell}"
@@ -226,6 +226,84 @@ fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
             "{name}: {answers}"
         );
     }
+}
+
+fn search_f(dir: &Path, climb: &str) -> String {
+    let template = repo().join("local/templates/ziggurat.region");
+    ok(&darkhex(
+        dir,
+        &[
+            "template",
+            template.to_str().unwrap(),
+            "--witnesses",
+            "out",
+            "--probes",
+            "f",
+            "--climb",
+            climb,
+            "--seed",
+            "5",
+            "--max-side",
+            "9",
+            "--max-empty",
+            "10",
+            "--attempts",
+            "200",
+        ],
+    ))
+}
+
+#[test]
+fn the_climb_finds_a_witness_that_random_filling_needs_far_more_attempts_for() {
+    // Probe 6 (f), one Henderson and Hayward conjectured inferior: random
+    // filling found its committed witness at attempt 192,090.
+    let dir = tempfile::tempdir().unwrap();
+    let random = search_f(dir.path(), "0");
+    assert!(
+        random.contains("f   no witness in 200 attempts"),
+        "{random}"
+    );
+    let climbed = search_f(dir.path(), "200");
+    let line = climbed
+        .lines()
+        .find(|l| l.trim_start().starts_with("f ") && l.contains("witness"))
+        .unwrap_or_else(|| panic!("{climbed}"));
+    assert!(line.contains("ziggurat-f-witness.sgf"), "{line}");
+    // --probes searched f alone.
+    let written = std::fs::read_dir(dir.path().join("out")).unwrap().count();
+    assert_eq!(written, 2, "{climbed}");
+    let sgf = dir.path().join("out/ziggurat-f-witness.sgf");
+    let text = std::fs::read_to_string(&sgf).unwrap();
+    let cell = text.split("C[White to move: ").nth(1).unwrap();
+    let cell = cell.split_whitespace().next().unwrap();
+    let out = darkhex_with_input(
+        &["gtp"],
+        &format!(
+            "loadsgf {}\ndfpn-solver-find-winning white\n",
+            sgf.display()
+        ),
+    );
+    let answers = stdout(&out);
+    let last = answers.trim_end().rsplit("\n\n").next().unwrap();
+    assert_eq!(last.split_whitespace().collect::<Vec<_>>(), ["=", cell]);
+    let template = repo().join("local/templates/ziggurat.region");
+    let o = darkhex(
+        dir.path(),
+        &[
+            "template",
+            template.to_str().unwrap(),
+            "--witnesses",
+            "w",
+            "--probes",
+            "f,z",
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("has no probe \"z\"; its probes are a, b, c"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
