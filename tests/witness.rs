@@ -136,8 +136,9 @@ fn every_committed_witness_has_its_probe_as_the_only_winning_move() {
         // Plain minimax agrees.
         let (size, black, white) = sgf_stones(&text);
         let dims = Dims::new("hex", size, size).unwrap();
-        let geom = Geometry::<1>::new(dims).unwrap();
-        let set = |names: &[String]| -> CellSet<1> {
+        // Two words of cells: boards up to 11x11.
+        let geom = Geometry::<2>::new(dims).unwrap();
+        let set = |names: &[String]| -> CellSet<2> {
             names.iter().map(|n| dims.parse_cell(n).unwrap()).collect()
         };
         let stones = [set(&black), set(&white)];
