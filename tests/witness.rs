@@ -151,34 +151,54 @@ fn every_committed_witness_has_its_probe_as_the_only_winning_move() {
     }
 }
 
-fn search(dir: &Path, seed: &str) -> String {
+/// `darkhex template` on the ziggurat, witnesses into `dir/out`, with
+/// `args` after.
+fn search(dir: &Path, args: &[&str]) -> String {
     let template = repo().join("local/templates/ziggurat.region");
-    ok(&darkhex(
-        dir,
-        &[
-            "template",
-            template.to_str().unwrap(),
-            "--witnesses",
-            "out",
-            "--seed",
-            seed,
-            "--max-side",
-            "6",
-            "--attempts",
-            "3000",
-        ],
-    ))
+    let mut all = vec!["template", template.to_str().unwrap(), "--witnesses", "out"];
+    all.extend(args);
+    ok(&darkhex(dir, &all))
+}
+
+/// The line of `report` on probe `cell`'s witness.
+fn witness_line<'a>(report: &'a str, cell: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{cell} ")) && l.contains("witness"))
+        .unwrap_or_else(|| panic!("{report}"))
+}
+
+const FIRST: [&str; 6] = ["--seed", "1", "--max-side", "6", "--attempts", "3000"];
+
+/// The GTP engine loads the witness `sgf` and its solver's answer is the
+/// move its comment names.
+fn assert_the_solver_finds_its_move(sgf: &Path) {
+    let text = std::fs::read_to_string(sgf).unwrap();
+    let answer = text.split("C[White to move: ").nth(1).unwrap();
+    let cell = answer.split_whitespace().next().unwrap();
+    let out = darkhex_with_input(
+        &["gtp"],
+        &format!(
+            "loadsgf {}\ndfpn-solver-find-winning white\n",
+            sgf.display()
+        ),
+    );
+    let answers = stdout(&out);
+    let last = answers.trim_end().rsplit("\n\n").next().unwrap();
+    assert_eq!(
+        last.split_whitespace().collect::<Vec<_>>(),
+        ["=", cell],
+        "{}: {answers}",
+        sgf.display()
+    );
 }
 
 #[test]
 fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let first = search(dir.path(), "1");
+    let first = search(dir.path(), &FIRST);
     for cell in ["a", "b", "d"] {
-        let line = first
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("{cell} ")) && l.contains("witness"))
-            .unwrap_or_else(|| panic!("{first}"));
+        let line = witness_line(&first, cell);
         assert!(
             line.contains(&format!("ziggurat-{cell}-witness.sgf")),
             "{line}"
@@ -202,42 +222,21 @@ fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
     assert!(found.len() >= 6, "{found:?}");
     // A second run keeps what is there; a fresh one with the same seed
     // writes the same files.
-    let again = search(dir.path(), "1");
+    let again = search(dir.path(), &FIRST);
     assert!(again.contains("there already"), "{again}");
     let other = tempfile::tempdir().unwrap();
-    search(other.path(), "1");
+    search(other.path(), &FIRST);
     assert_eq!(files(&other.path().join("out")), found);
     // Each one loads and has its probe as the only winning move.
-    for (name, text) in found.iter().filter(|(n, _)| n.ends_with(".sgf")) {
-        let answer = text.split("C[White to move: ").nth(1).unwrap();
-        let cell = answer.split_whitespace().next().unwrap();
-        let path = dir.path().join("out").join(name);
-        let out = darkhex_with_input(
-            &["gtp"],
-            &format!(
-                "loadsgf {}\ndfpn-solver-find-winning white\n",
-                path.display()
-            ),
-        );
-        let answers = stdout(&out);
-        let last = answers.trim_end().rsplit("\n\n").next().unwrap();
-        assert_eq!(
-            last.split_whitespace().collect::<Vec<_>>(),
-            ["=", cell],
-            "{name}: {answers}"
-        );
+    for (name, _) in found.iter().filter(|(n, _)| n.ends_with(".sgf")) {
+        assert_the_solver_finds_its_move(&dir.path().join("out").join(name));
     }
 }
 
 fn search_f(dir: &Path, climb: &str) -> String {
-    let template = repo().join("local/templates/ziggurat.region");
-    ok(&darkhex(
+    search(
         dir,
         &[
-            "template",
-            template.to_str().unwrap(),
-            "--witnesses",
-            "out",
             "--probes",
             "f",
             "--climb",
@@ -251,7 +250,7 @@ fn search_f(dir: &Path, climb: &str) -> String {
             "--attempts",
             "200",
         ],
-    ))
+    )
 }
 
 #[test]
@@ -265,28 +264,12 @@ fn the_climb_finds_a_witness_that_random_filling_needs_far_more_attempts_for() {
         "{random}"
     );
     let climbed = search_f(dir.path(), "200");
-    let line = climbed
-        .lines()
-        .find(|l| l.trim_start().starts_with("f ") && l.contains("witness"))
-        .unwrap_or_else(|| panic!("{climbed}"));
+    let line = witness_line(&climbed, "f");
     assert!(line.contains("ziggurat-f-witness.sgf"), "{line}");
     // --probes searched f alone.
     let written = std::fs::read_dir(dir.path().join("out")).unwrap().count();
     assert_eq!(written, 2, "{climbed}");
-    let sgf = dir.path().join("out/ziggurat-f-witness.sgf");
-    let text = std::fs::read_to_string(&sgf).unwrap();
-    let cell = text.split("C[White to move: ").nth(1).unwrap();
-    let cell = cell.split_whitespace().next().unwrap();
-    let out = darkhex_with_input(
-        &["gtp"],
-        &format!(
-            "loadsgf {}\ndfpn-solver-find-winning white\n",
-            sgf.display()
-        ),
-    );
-    let answers = stdout(&out);
-    let last = answers.trim_end().rsplit("\n\n").next().unwrap();
-    assert_eq!(last.split_whitespace().collect::<Vec<_>>(), ["=", cell]);
+    assert_the_solver_finds_its_move(&dir.path().join("out/ziggurat-f-witness.sgf"));
     let template = repo().join("local/templates/ziggurat.region");
     let o = darkhex(
         dir.path(),
