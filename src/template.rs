@@ -24,7 +24,7 @@ use crate::witness::{SearchLimits, find_all};
     "darkhex template half-star.region",
     "darkhex template bolstered-bridge-left.region --json",
     "darkhex template ziggurat.region --witnesses witnesses --attempts 2000",
-    "darkhex template ziggurat.region --witnesses climbed --probes f --climb 200 --max-side 9 --max-empty 10 --seed 5 --attempts 200",
+    "darkhex template ziggurat.region --witnesses climbed --probes e --climb 200 --max-side 7 --max-empty 8 --seed 7 --attempts 200",
 ], &[REGION_FORMAT]))]
 pub struct TemplateArgs {
     /// The region file: the template's carrier, stones and terminals
@@ -59,6 +59,11 @@ pub struct TemplateArgs {
     /// (0: random fillings only)
     #[arg(long, default_value_t = 0, value_parser = crate::args::whole::<u64>(0, None), requires = "witnesses")]
     climb: u64,
+    /// Witness search: solve every filling, also those where the probe is
+    /// not viable (its region's value is the same without it), which
+    /// cannot be witnesses; for comparing the searches
+    #[arg(long, requires = "witnesses")]
+    no_viability: bool,
     /// Witness search: only these probes, by their names in the region
     /// file, comma-separated (all by default)
     #[arg(
@@ -130,6 +135,7 @@ pub fn run(args: TemplateArgs) -> Result<()> {
             max_side: args.max_side,
             max_empty: args.max_empty,
             climb: args.climb,
+            viability: !args.no_viability,
             probes: args.probes.clone(),
         };
         outln!("witnesses:");

@@ -233,43 +233,42 @@ fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
     }
 }
 
-fn search_f(dir: &Path, climb: &str) -> String {
-    search(
-        dir,
-        &[
-            "--probes",
-            "f",
-            "--climb",
-            climb,
-            "--seed",
-            "5",
-            "--max-side",
-            "9",
-            "--max-empty",
-            "10",
-            "--attempts",
-            "200",
-        ],
-    )
+fn search_e(dir: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "--probes",
+        "e",
+        "--seed",
+        "7",
+        "--max-side",
+        "7",
+        "--max-empty",
+        "8",
+        "--attempts",
+        "200",
+    ];
+    args.extend_from_slice(extra);
+    search(dir, &args)
 }
 
 #[test]
-fn the_climb_finds_a_witness_that_random_filling_needs_far_more_attempts_for() {
-    // Probe 6 (f), one Henderson and Hayward conjectured inferior: random
-    // filling found its committed witness at attempt 192,090.
+fn the_climb_finds_a_witness_that_random_filling_and_the_climb_without_viability_miss() {
+    // Probe 5 (e), one Henderson and Hayward conjectured inferior: random
+    // filling found no witness for it in millions of attempts.
     let dir = tempfile::tempdir().unwrap();
-    let random = search_f(dir.path(), "0");
+    let random = search_e(dir.path(), &["--climb", "0"]);
     assert!(
-        random.contains("f   no witness in 200 attempts"),
+        random.contains("e   no witness in 200 attempts"),
         "{random}"
     );
-    let climbed = search_f(dir.path(), "200");
-    let line = witness_line(&climbed, "f");
-    assert!(line.contains("ziggurat-f-witness.sgf"), "{line}");
-    // --probes searched f alone.
+    let plain = search_e(dir.path(), &["--climb", "200", "--no-viability"]);
+    assert!(plain.contains("e   no witness in 200 attempts"), "{plain}");
+    let climbed = search_e(dir.path(), &["--climb", "200"]);
+    let line = witness_line(&climbed, "e");
+    assert!(line.contains("ziggurat-e-witness.sgf"), "{line}");
+    // --probes searched e alone.
     let written = std::fs::read_dir(dir.path().join("out")).unwrap().count();
     assert_eq!(written, 2, "{climbed}");
-    assert_the_solver_finds_its_move(&dir.path().join("out/ziggurat-f-witness.sgf"));
+    assert_the_solver_finds_its_move(&dir.path().join("out/ziggurat-e-witness.sgf"));
     let template = repo().join("local/templates/ziggurat.region");
     let o = darkhex(
         dir.path(),

@@ -19,7 +19,7 @@ use crate::form::{Arena, GameId};
 use crate::poset::{Atom, Connection, Poset};
 
 /// The six cells next to (row, column) on a Hex board, some perhaps off it.
-pub(crate) fn hex_neighbours(r: isize, c: isize) -> [(isize, isize); 6] {
+pub fn hex_neighbours(r: isize, c: isize) -> [(isize, isize); 6] {
     [
         (r - 1, c),
         (r - 1, c + 1),

@@ -292,6 +292,37 @@ impl Template {
         }
     }
 
+    /// Which probes are viable (Demer and Selinger, Definition 7.1): with
+    /// G the region's form and H the same game where White may not open
+    /// with the probe (later moves there stay allowed), G < H. When G = H,
+    /// every board around this region, with any stones in any of its
+    /// context cells later, gives White the same outcome with and without
+    /// the probe as a first move, so the probe is never White's only
+    /// winning move there. A region of one empty cell has no game without
+    /// its only White move, so its probe counts as viable.
+    pub fn viable_probes(&self) -> Vec<bool> {
+        let n = self.region.empty.len();
+        if n < 2 {
+            return vec![true; n];
+        }
+        let mut arena = self.arena();
+        let mut memo = FxHashMap::default();
+        let g = self.expand(&mut arena, 0, 0, &mut memo);
+        let left: Vec<GameId> = (0..n)
+            .map(|i| self.expand(&mut arena, 1 << i, 0, &mut memo))
+            .collect();
+        let right: Vec<GameId> = (0..n)
+            .map(|i| self.expand(&mut arena, 0, 1 << i, &mut memo))
+            .collect();
+        (0..n)
+            .map(|x| {
+                let others = (0..n).filter(|&i| i != x).map(|i| right[i]).collect();
+                let h = arena.simplify(left.clone(), others);
+                !arena.le(h, g)
+            })
+            .collect()
+    }
+
     /// The form of the position with these black and white empty cells,
     /// canonical, built once per position.
     fn expand(

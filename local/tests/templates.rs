@@ -6,7 +6,10 @@
 //!   and a template with any carrier cell White is none (both ways);
 //! - every probe the engine calls inferior is never White's only winning
 //!   move, and every domination holds, in random contexts (cells outside
-//!   the template black, white or empty and played);
+//!   the template black, white or empty and played), and neither is a
+//!   probe that is not viable;
+//! - the viable probes are exactly those not proven inferior, in these
+//!   templates;
 //! - an edge bridge's carrier is captured, an interior bridge's is not;
 //! - the ziggurat's labels 1-8, rebuilt from Henderson and Hayward's text;
 //! - Demer and Selinger's table of the ziggurat with one white stone on
@@ -315,7 +318,8 @@ impl Rng {
 fn check_probes(file: &str, contexts: usize, max_empty: usize) -> (usize, Vec<String>) {
     let text = read(file);
     let d = Diagram::parse(&text);
-    let (_, report) = analyse(&text);
+    let (template, report) = analyse(&text);
+    let viable = template.viable_probes();
     let empty = d.empty();
     let by_name: HashMap<&str, Pos> = report
         .probes
@@ -368,7 +372,7 @@ fn check_probes(file: &str, contexts: usize, max_empty: usize) -> (usize, Vec<St
         for goal in &goals {
             let mut game = Game::new(&d, &context, goal);
             let wins = game.white_winning_moves();
-            for probe in &report.probes {
+            for (probe, &viable) in report.probes.iter().zip(&viable) {
                 let p = by_name[probe.cell.as_str()];
                 if !wins.contains(&p) {
                     continue;
@@ -376,12 +380,13 @@ fn check_probes(file: &str, contexts: usize, max_empty: usize) -> (usize, Vec<St
                 if wins == [p] && !unique.contains(&probe.cell) {
                     unique.push(probe.cell.clone());
                 }
-                if probe.is_inferior() {
+                if probe.is_inferior() || !viable {
                     live += 1;
                     assert!(
                         wins.len() >= 2,
-                        "{file}: probe {} the only winning move in {context:?}, goal {goal:?}",
-                        probe.cell
+                        "{file}: probe {} (inferior {}, viable {viable}) the only winning move in {context:?}, goal {goal:?}",
+                        probe.cell,
+                        probe.is_inferior()
                     );
                 }
                 for q in probe.dominated_by.iter().chain(&probe.equivalent_to) {
@@ -660,4 +665,29 @@ fn demer_and_selingers_inferior_probes_of_named_templates() {
     );
     let (_, both) = analyse(&read("bolstered-bridge-both.region"));
     assert!(both.probes.iter().all(|p| p.reversed_by.len() == 1));
+}
+
+#[test]
+fn the_viable_probes_are_exactly_those_not_proven_inferior_here() {
+    // Viability (Demer and Selinger, Definition 7.1) is computed from the
+    // region's value without the probe, inferiority from dominations and
+    // strong reversals. Non-viable implies inferior; the converse need not
+    // hold, but for these templates, and the ziggurat with a white stone
+    // at each context cell, the two agree probe by probe.
+    let mut variants: Vec<(String, String)> =
+        FILES.iter().map(|f| (f.to_string(), read(f))).collect();
+    let zig = Diagram::parse(&read("ziggurat.region"));
+    for p in zig.context() {
+        variants.push((format!("ziggurat, W at {p:?}"), zig.with(p, 'W').render()));
+    }
+    let mut non_viable = 0;
+    for (name, text) in &variants {
+        let (template, report) = analyse(text);
+        let viable = template.viable_probes();
+        for (probe, v) in report.probes.iter().zip(&viable) {
+            assert_eq!(*v, !probe.is_inferior(), "{name}: probe {}", probe.cell);
+            non_viable += usize::from(!v);
+        }
+    }
+    assert_eq!(non_viable, 2 + 1 + 1 + 2 + 2 + 2 + 4 + 3 + 4 + 3);
 }

@@ -40,6 +40,9 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod viability;
+use viability::Viability;
+
 /// The smallest board tried.
 const MIN_SIDE: usize = 3;
 
@@ -55,6 +58,8 @@ pub struct SearchLimits {
     pub max_empty: usize,
     /// Steps of the climb from each filling where the probe wins (0: none).
     pub climb: u64,
+    /// Skip fillings where the probe is not viable.
+    pub viability: bool,
     /// Only these probes, by their names in the region file (`None`: all).
     pub probes: Option<Vec<String>>,
 }
@@ -71,6 +76,10 @@ struct Placement {
     covered: Vec<usize>,
     /// A terminal is Black's edge.
     on_edge: bool,
+    /// The template's terminal stones on the board, with their terminal.
+    terminal_stones: Vec<(usize, u8)>,
+    /// The terminal that Black's top and bottom edge stand for, if any.
+    edge_terminal: [Option<u8>; 2],
 }
 
 /// Every placement of `region` on boards of side 3 up to `max_side`.
@@ -116,6 +125,8 @@ fn place(
         stones: [Vec::new(), Vec::new()],
         covered: Vec::new(),
         on_edge: false,
+        terminal_stones: Vec::new(),
+        edge_terminal: [None, None],
     };
     for t in 0..region.terminals() {
         let rows_of: Vec<isize> = cells
@@ -128,6 +139,9 @@ fn place(
         let edge = rows_of.len() >= 2
             && (rows_of.iter().all(|&r| r == -1) || rows_of.iter().all(|&r| r == rows));
         p.on_edge |= edge;
+        if edge {
+            p.edge_terminal[usize::from(rows_of[0] == rows)] = Some(t);
+        }
         for &(pos, _) in cells.iter().filter(|(_, k)| *k == Cell::Black(Some(t))) {
             let b = at(pos);
             if on_board(b) {
@@ -136,6 +150,7 @@ fn place(
                 }
                 p.stones[BLACK].push(cell_of(b));
                 p.covered.push(cell_of(b));
+                p.terminal_stones.push((cell_of(b), t));
             } else if !edge {
                 return None;
             }
@@ -359,18 +374,29 @@ fn other_wins(
 /// many other winning moves White had where the climb stopped (`None`
 /// when the probe lost in the filling or the climb is off). With `climb`
 /// steps, a filling where the probe wins but is not alone is changed a
-/// cell or two at a time, each change kept when the probe still wins and
-/// White has no more other winning moves than before.
+/// cell or two at a time. A change is kept when the probe still wins and
+/// the position is no further from a witness: viable before and after
+/// with no more other winning moves for White, or viable only after, or
+/// viable neither time with no more other winning moves. (A position
+/// where the probe is not viable is a dead end however few other moves
+/// win: only a change of the carrier's surroundings can make it a
+/// witness.)
 fn attempt(
     p: &Placement,
     x: usize,
     analyst: &dyn HexAnalyst,
     rng: &mut ChaCha8Rng,
     limits: &SearchLimits,
+    viability: &mut Viability,
 ) -> Result<CellLists, Option<usize>> {
     let probe = p.carrier[x];
     let mut filling = Filling::random(p, rng, limits.max_empty).ok_or(None)?;
     let mut stones = filling.stones(p);
+    let mut viable = |stones: &CellLists| !limits.viability || viability.check(p, stones, x);
+    let mut is_viable = viable(&stones);
+    if limits.climb == 0 && !is_viable {
+        return Err(None);
+    }
     let bound = if limits.climb == 0 { 0 } else { usize::MAX };
     let mut score = other_wins(p, analyst, &stones, probe, bound).ok_or(None)?;
     for _ in 0..limits.climb {
@@ -381,8 +407,17 @@ fn attempt(
             continue;
         };
         let next_stones = next.stones(p);
-        if let Some(s) = other_wins(p, analyst, &next_stones, probe, score) {
-            (filling, stones, score) = (next, next_stones, s);
+        let next_viable = viable(&next_stones);
+        if is_viable && !next_viable {
+            continue;
+        }
+        let bound = if next_viable && !is_viable {
+            usize::MAX
+        } else {
+            score
+        };
+        if let Some(s) = other_wins(p, analyst, &next_stones, probe, bound) {
+            (filling, stones, score, is_viable) = (next, next_stones, s, next_viable);
         }
     }
     if score == 0 && white_winning_moves(analyst, &stones).is_some_and(|w| w == [probe]) {
@@ -408,6 +443,7 @@ fn search(
         ChaCha8Rng::seed_from_u64(limits.seed ^ (x as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut made = 0;
     let mut closest: Option<usize> = None;
+    let mut viability = Viability::default();
     for i in 1..=limits.attempts {
         if start.elapsed() >= limits.time_limit {
             break;
@@ -422,7 +458,7 @@ fn search(
         let p = kind[rng.random_range(0..kind.len())];
         let analyst = analysts.get(p.dims);
         bar.set_position(i);
-        let stones = match attempt(p, x, analyst, &mut rng, limits) {
+        let stones = match attempt(p, x, analyst, &mut rng, limits, &mut viability) {
             Ok(stones) => stones,
             Err(score) => {
                 closest = closest.into_iter().chain(score).min();
