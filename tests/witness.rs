@@ -116,16 +116,8 @@ fn every_committed_witness_has_its_probe_as_the_only_winning_move() {
         assert_eq!(shown, carrier, "{}", sgf.display());
         // The GTP engine loads it, knows White is to move, and its
         // solver finds exactly the probe.
-        let out = darkhex_with_input(
-            &["gtp"],
-            &format!(
-                "loadsgf {}\nshowboard\ndfpn-solver-find-winning white\n",
-                sgf.display()
-            ),
-        );
-        let answers = stdout(&out);
-        let answers: Vec<&str> = answers.trim_end().split("\n\n").collect();
-        assert_eq!(answers[0], "= ", "{}: {}", sgf.display(), stderr(&out));
+        let answers = gtp_after_loading(sgf, "showboard\ndfpn-solver-find-winning white\n");
+        assert_eq!(answers[0], "= ", "{}: {answers:?}", sgf.display());
         assert!(answers[1].contains("white to move"), "{}", answers[1]);
         assert_eq!(
             answers[2].split_whitespace().collect::<Vec<_>>(),
@@ -178,21 +170,29 @@ fn assert_the_solver_finds_its_move(sgf: &Path) {
     let text = std::fs::read_to_string(sgf).unwrap();
     let answer = text.split("C[White to move: ").nth(1).unwrap();
     let cell = answer.split_whitespace().next().unwrap();
-    let out = darkhex_with_input(
-        &["gtp"],
-        &format!(
-            "loadsgf {}\ndfpn-solver-find-winning white\n",
-            sgf.display()
-        ),
-    );
-    let answers = stdout(&out);
-    let last = answers.trim_end().rsplit("\n\n").next().unwrap();
+    let answers = gtp_after_loading(sgf, "dfpn-solver-find-winning white\n");
     assert_eq!(
-        last.split_whitespace().collect::<Vec<_>>(),
+        answers
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>(),
         ["=", cell],
-        "{}: {answers}",
+        "{}: {answers:?}",
         sgf.display()
     );
+}
+
+/// The GTP engine's answers to `loadsgf sgf` and then `commands`, one
+/// string each (an answer that failed carries the engine's stderr).
+fn gtp_after_loading(sgf: &Path, commands: &str) -> Vec<String> {
+    let out = darkhex_with_input(&["gtp"], &format!("loadsgf {}\n{commands}", sgf.display()));
+    let answers = stdout(&out);
+    let mut answers: Vec<String> = answers.trim_end().split("\n\n").map(String::from).collect();
+    if answers[0] != "= " {
+        answers[0] += &stderr(&out);
+    }
+    answers
 }
 
 #[test]

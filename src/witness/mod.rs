@@ -74,12 +74,17 @@ struct Placement {
     stones: CellLists,
     /// Every board cell the template covers (carrier and stones).
     covered: Vec<usize>,
-    /// A terminal is Black's edge.
-    on_edge: bool,
     /// The template's terminal stones on the board, with their terminal.
     terminal_stones: Vec<(usize, u8)>,
     /// The terminal that Black's top and bottom edge stand for, if any.
     edge_terminal: [Option<u8>; 2],
+}
+
+impl Placement {
+    /// A terminal is Black's edge.
+    fn on_edge(&self) -> bool {
+        self.edge_terminal.iter().any(Option::is_some)
+    }
 }
 
 /// Every placement of `region` on boards of side 3 up to `max_side`.
@@ -124,7 +129,6 @@ fn place(
         carrier: Vec::new(),
         stones: [Vec::new(), Vec::new()],
         covered: Vec::new(),
-        on_edge: false,
         terminal_stones: Vec::new(),
         edge_terminal: [None, None],
     };
@@ -138,7 +142,6 @@ fn place(
         // is a stone (as an edge it would make the bridge an edge bridge).
         let edge = rows_of.len() >= 2
             && (rows_of.iter().all(|&r| r == -1) || rows_of.iter().all(|&r| r == rows));
-        p.on_edge |= edge;
         if edge {
             p.edge_terminal[usize::from(rows_of[0] == rows)] = Some(t);
         }
@@ -436,7 +439,8 @@ fn search(
     bar: &ProgressBar,
 ) -> Result<Witness, (u64, Option<usize>)> {
     let start = Instant::now();
-    let (edge, inside): (Vec<&Placement>, Vec<&Placement>) = places.iter().partition(|p| p.on_edge);
+    let (edge, inside): (Vec<&Placement>, Vec<&Placement>) =
+        places.iter().partition(|p| p.on_edge());
     // One generator per probe, so that each probe's search is the same
     // whichever others run.
     let mut rng =
