@@ -24,6 +24,12 @@
 //! each, and is kept when the probe still wins and White has no more
 //! other winning moves than before. A filling that wins with the probe
 //! is common; the climb walks it towards the probe winning alone.
+//!
+//! Both skip positions where the probe is not viable for the carrier and
+//! the stones next to it ([`viability`]): no filling of the other cells
+//! makes it a witness. The climb keeps to viable positions once it
+//! reaches one, and takes a step into one even when White then has more
+//! other winning moves.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
