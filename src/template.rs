@@ -64,6 +64,13 @@ pub struct TemplateArgs {
     /// cannot be witnesses; for comparing the searches
     #[arg(long, requires = "witnesses")]
     no_viability: bool,
+    /// Witness search: where the probe wins and White's other winning
+    /// moves are all outside the template, up to this many times White
+    /// plays one of them and Black answers outside, to reach a position
+    /// where the probe wins alone; the climb then counts another winning
+    /// move inside the template worse than any number outside (0: none)
+    #[arg(long, default_value_t = 0, value_parser = crate::args::whole::<usize>(0, Some(8)), requires = "witnesses")]
+    descend: usize,
     /// Witness search: only these probes, by their names in the region
     /// file, comma-separated (all by default)
     #[arg(
@@ -136,6 +143,7 @@ pub fn run(args: TemplateArgs) -> Result<()> {
             max_empty: args.max_empty,
             climb: args.climb,
             viability: !args.no_viability,
+            descend: args.descend,
             probes: args.probes.clone(),
         };
         outln!("witnesses:");

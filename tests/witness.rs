@@ -235,6 +235,41 @@ fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
     }
 }
 
+#[test]
+fn the_search_with_the_descent_writes_witnesses_the_solver_confirms_the_same_for_a_seed() {
+    let args = [
+        "--probes",
+        "a,b,d",
+        "--descend",
+        "1",
+        "--climb",
+        "50",
+        "--seed",
+        "1",
+        "--max-side",
+        "6",
+        "--attempts",
+        "3000",
+    ];
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let report = search(one.path(), &args);
+    search(two.path(), &args);
+    for cell in ["a", "b", "d"] {
+        let line = witness_line(&report, cell);
+        assert!(
+            line.contains(&format!("ziggurat-{cell}-witness.sgf")),
+            "{line}"
+        );
+        let sgf = format!("out/ziggurat-{cell}-witness.sgf");
+        let text = std::fs::read_to_string(one.path().join(&sgf)).unwrap();
+        assert_eq!(
+            text,
+            std::fs::read_to_string(two.path().join(&sgf)).unwrap()
+        );
+        assert_the_solver_finds_its_move(&one.path().join(&sgf));
+    }
+}
+
 fn search_e(dir: &Path, extra: &[&str]) -> String {
     let mut args = vec![
         "--probes",

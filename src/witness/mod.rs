@@ -25,8 +25,15 @@
 //! other winning moves than before. A filling that wins with the probe
 //! is common; the climb walks it towards the probe winning alone.
 //!
-//! Both skip positions where the probe is not viable for the carrier and
-//! the stones next to it ([`viability`]): no filling of the other cells
+//! With `--descend`, the climb counts another winning move inside the
+//! carrier as worse than any number of them outside, and where only
+//! outside ones are left, White plays one of them and Black answers
+//! outside, a few times over, to reach a position where the probe wins
+//! alone. Demer and Selinger's Lemma 7.2 says such a line exists when
+//! White, who wins, would lose if the probe could not open the carrier.
+//!
+//! All of them skip positions where the probe is not viable for the
+//! carrier and the stones next to it ([`viability`]): no filling of the other cells
 //! makes it a witness. The climb keeps to viable positions once it
 //! reaches one, and takes a step into one even when White then has more
 //! other winning moves.
@@ -46,8 +53,14 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+#[cfg(test)]
+mod committed;
 mod viability;
 use viability::Viability;
+
+/// What one other winning move in the carrier counts for in the climb
+/// with the descent on: more than every outside cell together.
+const CARRIER_WEIGHT: usize = 1000;
 
 /// The smallest board tried.
 const MIN_SIDE: usize = 3;
@@ -66,6 +79,9 @@ pub struct SearchLimits {
     pub climb: u64,
     /// Skip fillings where the probe is not viable.
     pub viability: bool,
+    /// Pairs of moves the descent may add to a position of the climb
+    /// (0: no descent).
+    pub descend: usize,
     /// Only these probes, by their names in the region file (`None`: all).
     pub probes: Option<Vec<String>>,
 }
@@ -347,35 +363,102 @@ impl Filling {
     }
 }
 
-/// How far `stones` is from a witness for `probe`: the number of White's
-/// other winning moves, when the game is undecided and the probe wins.
-/// Cells of the template's carrier come first, and counting stops above
-/// `bound`, where the climb would not take the position anyway.
-fn other_wins(
+/// White's other winning moves in a position where the probe wins.
+struct Rivals {
+    /// How far the position is from a witness: each other winning move
+    /// in the carrier counts `carrier_weight`, each outside it 1.
+    score: usize,
+    /// The winning moves outside the carrier.
+    outside: Vec<usize>,
+}
+
+/// White's other winning moves beside `probe`, when the game is undecided
+/// and the probe wins. Cells of the template's carrier come first, and
+/// counting stops once the score is above `bound`, where the climb would
+/// not take the position anyway.
+fn rivals(
     p: &Placement,
     analyst: &dyn HexAnalyst,
     stones: &CellLists,
     probe: usize,
+    carrier_weight: usize,
     bound: usize,
-) -> Option<usize> {
+) -> Option<Rivals> {
     if analyst.winner(stones).is_some() || white_wins_with(analyst, stones, probe) != Some(true) {
         return None;
     }
     let taken: Vec<usize> = stones.iter().flatten().copied().collect();
     let outside = (0..p.dims.cells()).filter(|c| !p.carrier.contains(c));
-    let mut wins = 0;
+    let mut r = Rivals {
+        score: 0,
+        outside: Vec::new(),
+    };
     for c in p.carrier.iter().copied().chain(outside) {
         if c == probe || taken.contains(&c) {
             continue;
         }
         if white_wins_with(analyst, stones, c) != Some(false) {
-            wins += 1;
-            if wins > bound {
+            if p.carrier.contains(&c) {
+                r.score += carrier_weight;
+            } else {
+                r.score += 1;
+                r.outside.push(c);
+            }
+            if r.score > bound {
                 return None;
             }
         }
     }
-    Some(wins)
+    Some(r)
+}
+
+/// Demer and Selinger's Lemma 7.2 read as a search: where the probe wins
+/// and White's other winning moves are all outside the carrier, White
+/// plays one of them and Black answers outside, up to `depth` times, until
+/// the probe wins alone. When White would lose if the probe could not
+/// open the carrier, some such line ends at a witness; the search tries
+/// them all, skipping positions where the probe is not viable.
+fn descend(
+    p: &Placement,
+    analyst: &dyn HexAnalyst,
+    stones: &CellLists,
+    probe: usize,
+    depth: usize,
+    viable: &mut dyn FnMut(&CellLists) -> bool,
+) -> Option<CellLists> {
+    let others = rivals(
+        p,
+        analyst,
+        stones,
+        probe,
+        CARRIER_WEIGHT,
+        CARRIER_WEIGHT - 1,
+    )?
+    .outside;
+    if others.is_empty() {
+        return Some(stones.clone());
+    }
+    if depth == 0 {
+        return None;
+    }
+    let taken: Vec<usize> = stones.iter().flatten().copied().collect();
+    for &m in &others {
+        for n in (0..p.dims.cells()).filter(|c| !p.carrier.contains(c) && !taken.contains(c)) {
+            if n == m {
+                continue;
+            }
+            let mut next = stones.clone();
+            next[WHITE].push(m);
+            next[BLACK].push(n);
+            if !viable(&next) {
+                continue;
+            }
+            if let Some(w) = descend(p, analyst, &next, probe, depth - 1, viable) {
+                return Some(w);
+            }
+        }
+    }
+    None
 }
 
 /// One attempt: a random filling around placement `p`; the witness if the
@@ -406,10 +489,34 @@ fn attempt(
     if limits.climb == 0 && !is_viable {
         return Err(None);
     }
-    let bound = if limits.climb == 0 { 0 } else { usize::MAX };
-    let mut score = other_wins(p, analyst, &stones, probe, bound).ok_or(None)?;
-    for _ in 0..limits.climb {
+    // With the descent on, a carrier cell counts as more than any number
+    // of outside cells: the climb clears the carrier, the descent the rest.
+    let weight = if limits.descend > 0 {
+        CARRIER_WEIGHT
+    } else {
+        1
+    };
+    let bound = match (limits.climb, limits.descend) {
+        (0, 0) => 0,
+        (0, _) => weight - 1,
+        _ => usize::MAX,
+    };
+    let mut score = rivals(p, analyst, &stones, probe, weight, bound)
+        .ok_or(None)?
+        .score;
+    let mut descended = usize::MAX;
+    for step in 0..=limits.climb {
         if score == 0 {
+            break;
+        }
+        if limits.descend > 0 && is_viable && score < weight && score < descended {
+            descended = score;
+            if let Some(w) = descend(p, analyst, &stones, probe, limits.descend, &mut viable) {
+                (stones, score) = (w, 0);
+                break;
+            }
+        }
+        if step == limits.climb {
             break;
         }
         let Some(next) = filling.mutated(rng, limits.max_empty) else {
@@ -425,10 +532,11 @@ fn attempt(
         } else {
             score
         };
-        if let Some(s) = other_wins(p, analyst, &next_stones, probe, bound) {
-            (filling, stones, score, is_viable) = (next, next_stones, s, next_viable);
+        if let Some(r) = rivals(p, analyst, &next_stones, probe, weight, bound) {
+            (filling, stones, score, is_viable) = (next, next_stones, r.score, next_viable);
         }
     }
+    let score = score / weight + score % weight;
     if score == 0 && white_winning_moves(analyst, &stones).is_some_and(|w| w == [probe]) {
         return Ok(stones);
     }
@@ -654,4 +762,62 @@ pub fn find_all(
         out.push((cell, found));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::committed::committed;
+    use super::*;
+
+    #[test]
+    fn the_descent_finds_a_witness_one_pair_of_moves_away() {
+        // Lift a White and a Black stone outside the template from one of
+        // the ziggurat's witnesses: where the probe still wins and White's
+        // other winning moves are all outside, among them the lifted White
+        // stone, one step of the descent (White plays it back, Black
+        // answers) must reach a witness again, and no step cannot.
+        let mut analysts = Analysts(Vec::new());
+        let mut descended = Vec::new();
+        for w in committed()
+            .iter()
+            .filter(|w| w.file.starts_with("ziggurat-"))
+        {
+            let p = &w.fits[0];
+            let probe = p.carrier[w.x];
+            let analyst = analysts.get(p.dims);
+            let mut viability = Viability::default();
+            let mut viable = |s: &CellLists| viability.check(p, s, w.x);
+            let outside = |colour: usize| -> Vec<usize> {
+                let mut v = w.stones[colour].clone();
+                v.retain(|c| !p.covered.contains(c));
+                v
+            };
+            'pairs: for m in outside(WHITE) {
+                for n in outside(BLACK) {
+                    let mut before = w.stones.clone();
+                    before[WHITE].retain(|&c| c != m);
+                    before[BLACK].retain(|&c| c != n);
+                    let bound = CARRIER_WEIGHT - 1;
+                    let Some(r) = rivals(p, analyst, &before, probe, CARRIER_WEIGHT, bound) else {
+                        continue;
+                    };
+                    if !r.outside.contains(&m) {
+                        continue;
+                    }
+                    assert_eq!(descend(p, analyst, &before, probe, 0, &mut viable), None);
+                    let found = descend(p, analyst, &before, probe, 1, &mut viable)
+                        .unwrap_or_else(|| panic!("{}: no line back from {before:?}", w.file));
+                    assert_eq!(
+                        white_winning_moves(analyst, &found),
+                        Some(vec![probe]),
+                        "{}",
+                        w.file
+                    );
+                    descended.push(w.cell.clone());
+                    break 'pairs;
+                }
+            }
+        }
+        assert_eq!(descended, ["c", "d", "f"]);
+    }
 }

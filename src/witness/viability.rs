@@ -193,90 +193,34 @@ fn diagram(p: &Placement, stones: &CellLists, x: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
-
     use darkhex_algorithms::analyst::analyst_for;
-    use darkhex_games::board::Dims;
     use darkhex_games::hex::HexGame;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
+    use super::super::committed::{committed, region};
     use super::super::{Filling, placements, white_winning_moves};
     use super::*;
 
-    fn repo() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-    }
-
-    fn region(stem: &str) -> Region {
-        let path = repo()
-            .join("local/templates")
-            .join(format!("{stem}.region"));
-        Region::parse(&std::fs::read_to_string(path).expect("template file")).expect("region")
-    }
-
-    /// A witness diagram's cells by (row, column): its token (X, O, ., a
-    /// carrier cell's name, or * for the probe).
-    fn board_tokens(text: &str) -> Vec<Vec<String>> {
-        text.lines()
-            .filter(|l| !l.starts_with('#'))
-            .skip(1)
-            .map(|l| l.split_whitespace().skip(1).map(String::from).collect())
-            .collect()
-    }
-
     #[test]
     fn every_committed_witness_is_viable_where_it_stands() {
-        let dir = repo().join("local/witnesses");
-        let mut checked = 0;
-        for entry in std::fs::read_dir(&dir).expect("witness folder") {
-            let path = entry.expect("entry").path();
-            let file = path.file_name().unwrap().to_string_lossy().into_owned();
-            let Some(base) = file.strip_suffix("-witness.txt") else {
-                continue;
-            };
-            let (stem, cell) = base.rsplit_once('-').expect("TEMPLATE-CELL");
-            let region = region(stem);
-            let x = region.cell_names().iter().position(|n| n == cell).unwrap();
-            let tokens = board_tokens(&std::fs::read_to_string(&path).unwrap());
-            let side = tokens.len();
-            let dims = Dims::new("hex", side, side).unwrap();
-            let at = |c: usize| {
-                let (r, col) = dims.row_col(c);
-                tokens[r][col].as_str()
-            };
-            let mut stones: CellLists = [Vec::new(), Vec::new()];
-            for c in 0..dims.cells() {
-                match at(c) {
-                    "X" => stones[BLACK].push(c),
-                    "O" => stones[WHITE].push(c),
-                    _ => {}
-                }
-            }
-            let names = region.cell_names();
-            let fits = placements(&region, side)
-                .unwrap()
-                .into_iter()
-                .filter(|p| p.dims.rows() == side)
-                .filter(|p| {
-                    p.carrier
-                        .iter()
-                        .enumerate()
-                        .all(|(i, &c)| at(c) == if i == x { "*" } else { names[i].as_str() })
-                        && p.stones[BLACK].iter().all(|&c| at(c) == "X")
-                        && p.stones[WHITE].iter().all(|&c| at(c) == "O")
-                })
-                .collect::<Vec<_>>();
-            assert!(!fits.is_empty(), "{file}: no placement of {stem} fits");
-            for p in &fits {
+        let all = committed();
+        for w in &all {
+            assert!(
+                !w.fits.is_empty(),
+                "{}: no placement of its template fits",
+                w.file
+            );
+            for p in &w.fits {
                 assert!(
-                    Viability::default().check(p, &stones, x),
-                    "{file}: probe {cell} not viable"
+                    Viability::default().check(p, &w.stones, w.x),
+                    "{}: probe {} not viable",
+                    w.file,
+                    w.cell
                 );
             }
-            checked += 1;
         }
-        assert!(checked >= 20, "only {checked} witnesses");
+        assert!(all.len() >= 20, "only {} witnesses", all.len());
     }
 
     #[test]
