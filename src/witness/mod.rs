@@ -509,6 +509,8 @@ fn attempt(
         if score == 0 {
             break;
         }
+        // A descent costs a solve per pair of cells: once per new low of
+        // the climb, where only outside moves are left beside the probe.
         if limits.descend > 0 && is_viable && score < weight && score < descended {
             descended = score;
             if let Some(w) = descend(p, analyst, &stones, probe, limits.descend, &mut viable) {
@@ -775,7 +777,8 @@ mod tests {
         // the ziggurat's witnesses: where the probe still wins and White's
         // other winning moves are all outside, among them the lifted White
         // stone, one step of the descent (White plays it back, Black
-        // answers) must reach a witness again, and no step cannot.
+        // answers) must reach a witness again; a descent of no steps
+        // must find none there.
         let mut analysts = Analysts(Vec::new());
         let mut descended = Vec::new();
         for w in committed()
