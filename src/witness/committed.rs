@@ -9,7 +9,7 @@ use darkhex_local::region::Region;
 
 use super::{Placement, placements};
 
-pub(super) fn repo() -> PathBuf {
+fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 

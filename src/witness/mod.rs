@@ -365,11 +365,23 @@ impl Filling {
 
 /// White's other winning moves in a position where the probe wins.
 struct Rivals {
+    /// How many are in the carrier.
+    carrier: usize,
+    /// The ones outside the carrier.
+    outside: Vec<usize>,
+}
+
+impl Rivals {
     /// How far the position is from a witness: each other winning move
     /// in the carrier counts `carrier_weight`, each outside it 1.
-    score: usize,
-    /// The winning moves outside the carrier.
-    outside: Vec<usize>,
+    fn score(&self, carrier_weight: usize) -> usize {
+        self.carrier * carrier_weight + self.outside.len()
+    }
+
+    /// White's other winning moves, wherever they are.
+    fn count(&self) -> usize {
+        self.carrier + self.outside.len()
+    }
 }
 
 /// White's other winning moves beside `probe`, when the game is undecided
@@ -390,7 +402,7 @@ fn rivals(
     let taken: Vec<usize> = stones.iter().flatten().copied().collect();
     let outside = (0..p.dims.cells()).filter(|c| !p.carrier.contains(c));
     let mut r = Rivals {
-        score: 0,
+        carrier: 0,
         outside: Vec::new(),
     };
     for c in p.carrier.iter().copied().chain(outside) {
@@ -399,12 +411,11 @@ fn rivals(
         }
         if white_wins_with(analyst, stones, c) != Some(false) {
             if p.carrier.contains(&c) {
-                r.score += carrier_weight;
+                r.carrier += 1;
             } else {
-                r.score += 1;
                 r.outside.push(c);
             }
-            if r.score > bound {
+            if r.score(carrier_weight) > bound {
                 return None;
             }
         }
@@ -418,23 +429,18 @@ fn rivals(
 /// the probe wins alone. When White would lose if the probe could not
 /// open the carrier, some such line ends at a witness; the search tries
 /// them all, skipping positions where the probe is not viable.
+///
+/// `others` are White's other winning moves in `stones`, all outside the
+/// carrier (the caller has solved them).
 fn descend(
     p: &Placement,
     analyst: &dyn HexAnalyst,
     stones: &CellLists,
+    others: &[usize],
     probe: usize,
     depth: usize,
     viable: &mut dyn FnMut(&CellLists) -> bool,
 ) -> Option<CellLists> {
-    let others = rivals(
-        p,
-        analyst,
-        stones,
-        probe,
-        CARRIER_WEIGHT,
-        CARRIER_WEIGHT - 1,
-    )?
-    .outside;
     if others.is_empty() {
         return Some(stones.clone());
     }
@@ -442,7 +448,7 @@ fn descend(
         return None;
     }
     let taken: Vec<usize> = stones.iter().flatten().copied().collect();
-    for &m in &others {
+    for &m in others {
         for n in (0..p.dims.cells()).filter(|c| !p.carrier.contains(c) && !taken.contains(c)) {
             if n == m {
                 continue;
@@ -453,7 +459,11 @@ fn descend(
             if !viable(&next) {
                 continue;
             }
-            if let Some(w) = descend(p, analyst, &next, probe, depth - 1, viable) {
+            let bound = CARRIER_WEIGHT - 1;
+            let Some(r) = rivals(p, analyst, &next, probe, CARRIER_WEIGHT, bound) else {
+                continue;
+            };
+            if let Some(w) = descend(p, analyst, &next, &r.outside, probe, depth - 1, viable) {
                 return Some(w);
             }
         }
@@ -501,20 +511,21 @@ fn attempt(
         (0, _) => weight - 1,
         _ => usize::MAX,
     };
-    let mut score = rivals(p, analyst, &stones, probe, weight, bound)
-        .ok_or(None)?
-        .score;
+    let mut now = rivals(p, analyst, &stones, probe, weight, bound).ok_or(None)?;
     let mut descended = usize::MAX;
     for step in 0..=limits.climb {
+        let score = now.score(weight);
         if score == 0 {
             break;
         }
         // A descent costs a solve per pair of cells: once per new low of
         // the climb, where only outside moves are left beside the probe.
-        if limits.descend > 0 && is_viable && score < weight && score < descended {
+        if limits.descend > 0 && is_viable && now.carrier == 0 && score < descended {
             descended = score;
-            if let Some(w) = descend(p, analyst, &stones, probe, limits.descend, &mut viable) {
-                (stones, score) = (w, 0);
+            let depth = limits.descend;
+            if let Some(w) = descend(p, analyst, &stones, &now.outside, probe, depth, &mut viable) {
+                stones = w;
+                now.outside.clear();
                 break;
             }
         }
@@ -535,10 +546,10 @@ fn attempt(
             score
         };
         if let Some(r) = rivals(p, analyst, &next_stones, probe, weight, bound) {
-            (filling, stones, score, is_viable) = (next, next_stones, r.score, next_viable);
+            (filling, stones, now, is_viable) = (next, next_stones, r, next_viable);
         }
     }
-    let score = score / weight + score % weight;
+    let score = now.count();
     if score == 0 && white_winning_moves(analyst, &stones).is_some_and(|w| w == [probe]) {
         return Ok(stones);
     }
@@ -807,8 +818,12 @@ mod tests {
                     if !r.outside.contains(&m) {
                         continue;
                     }
-                    assert_eq!(descend(p, analyst, &before, probe, 0, &mut viable), None);
-                    let found = descend(p, analyst, &before, probe, 1, &mut viable)
+                    let others = &r.outside;
+                    assert_eq!(
+                        descend(p, analyst, &before, others, probe, 0, &mut viable),
+                        None
+                    );
+                    let found = descend(p, analyst, &before, others, probe, 1, &mut viable)
                         .unwrap_or_else(|| panic!("{}: no line back from {before:?}", w.file));
                     assert_eq!(
                         white_winning_moves(analyst, &found),
