@@ -50,6 +50,11 @@ pub struct AnalyzeArgs {
     json: bool,
 }
 
+/// What `analyze` writes, for the output guard.
+pub fn files(args: &AnalyzeArgs) -> Files {
+    Files::new().writes("--svg", args.svg.as_deref(), Holds::Svg)
+}
+
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     let AnyGame::Hex(game) = args.game else {
         bail!(
@@ -61,9 +66,6 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         bail!("analyze evaluates Hex positions (joining wins), not Rex: give 'hex(board_size=N)'");
     }
     let x: Weight = args.x.parse().map_err(|e| anyhow!("--x: {e}"))?;
-    Files::new()
-        .writes("--svg", args.svg.as_deref(), Holds::Svg)
-        .check()?;
     let dims = game.dims();
     let mut state = game.new_initial_state();
     let mut moves = Vec::new();

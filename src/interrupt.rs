@@ -2,18 +2,29 @@
 //! that can stop cleanly (save what it finished, say how far it got)
 //! registers a stop flag or a callback; one that has nothing to save
 //! registers nothing and the first signal ends it at once. A second signal
-//! always ends the process at once. Either way the exit status is
+//! ends the process at once, unless it comes within [`SAME_REQUEST`] of
+//! the first: GNU `timeout` (without `--foreground`) signals the child and
+//! then its whole process group, and Slurm signals a job step the same
+//! way, so one request can arrive twice. Either way the exit status is
 //! [`EXIT_INTERRUPTED`], as a shell reports a process ended by SIGINT.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The exit status of an interrupted command (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Raised by the first signal.
 static RAISED: AtomicBool = AtomicBool::new(false);
+
+/// When the first signal came.
+static FIRST: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// Signals this soon after the first are the same request, delivered
+/// again to the process group.
+pub const SAME_REQUEST: Duration = Duration::from_secs(1);
 
 type Callback = Box<dyn Fn() + Send>;
 
@@ -27,6 +38,14 @@ pub fn install() {
 }
 
 fn on_signal() {
+    {
+        let mut first = FIRST.lock().unwrap_or_else(|e| e.into_inner());
+        match *first {
+            Some(at) if at.elapsed() < SAME_REQUEST => return,
+            Some(_) => {}
+            None => *first = Some(Instant::now()),
+        }
+    }
     let again = RAISED.swap(true, Ordering::SeqCst);
     let stoppers = STOPPERS.lock().unwrap_or_else(|e| e.into_inner());
     if again || stoppers.is_empty() {

@@ -15,6 +15,7 @@ use crate::args::set_threads;
 use crate::help;
 use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 
 #[derive(Args)]
 #[command(
@@ -109,6 +110,21 @@ fn tournament(args: &RunArgs) -> Result<Tournament> {
     }
 }
 
+/// What `league` reads and writes, for the output guard.
+pub fn files(args: &LeagueArgs) -> Files {
+    match &args.command {
+        Some(LeagueCommand::Show(_)) => Files::new(),
+        Some(LeagueCommand::Merge(m)) => m
+            .shards
+            .iter()
+            .fold(Files::new(), |f, s| f.reads("the shard", Some(s)))
+            .writes("--out", Some(&m.out), Holds::LeagueFolder),
+        None => Files::new()
+            .reads("the tournament file", args.run.file.as_deref())
+            .writes("--out", Some(&args.run.out), Holds::LeagueFolder),
+    }
+}
+
 pub fn run(args: LeagueArgs) -> Result<()> {
     match args.command {
         Some(LeagueCommand::Show(show_args)) => show(&show_args),
@@ -119,12 +135,6 @@ pub fn run(args: LeagueArgs) -> Result<()> {
 
 fn run_tournament(args: &RunArgs) -> Result<()> {
     set_threads(args.threads)?;
-    if args.out.exists() && !args.out.is_dir() {
-        bail!(
-            "--out {} is a file: the league writes its results log and reports into a directory",
-            args.out.display()
-        );
-    }
     let t = tournament(args)?;
     let bar = ProgressBar::new(t.schedule().len() as u64);
     bar.set_style(ProgressStyle::with_template(

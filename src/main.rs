@@ -2,6 +2,7 @@
 
 mod analyze;
 mod args;
+mod checkpoint_clock;
 mod exploit;
 mod gtp;
 mod heatmap;
@@ -83,6 +84,29 @@ enum Command {
     Values(values::ValuesArgs),
 }
 
+impl Command {
+    /// What the command reads and writes, which the output guard
+    /// ([`outputs`]) checks before any work starts.
+    fn files(&self) -> Result<outputs::Files> {
+        use outputs::Files;
+        Ok(match self {
+            Command::Train(args) => train::files(args)?,
+            Command::Exploit(args) => exploit::files(args),
+            Command::Plot(args) => plot_runs::files(args),
+            Command::Solve(args) => solve::files(args),
+            Command::League(args) => league::files(args),
+            Command::Pone(args) => pone::files(args),
+            Command::Analyze(args) => analyze::files(args),
+            Command::Template(args) => template::files(args),
+            Command::Values(args) => values::files(args),
+            // They write nothing.
+            Command::Info(_) | Command::Play(_) | Command::Gtp(_) | Command::Region(_) => {
+                Files::new()
+            }
+        })
+    }
+}
+
 /// Clap value parser for game strings; the error names the accepted values.
 pub fn parse_game(text: &str) -> Result<AnyGame, String> {
     load_game(text).map_err(|e| e.to_string())
@@ -103,7 +127,11 @@ fn main() -> ExitCode {
         }
     };
     interrupt::install();
-    let result = match cli.command {
+    let checked = match &cli.command {
+        Some(command) => command.files().and_then(|files| files.check()),
+        None => Ok(()),
+    };
+    let result = checked.and_then(|()| match cli.command {
         None => showcase::run(),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Play(args)) => play::run(args),
@@ -118,7 +146,7 @@ fn main() -> ExitCode {
         Some(Command::Region(args)) => region::run(args),
         Some(Command::Template(args)) => template::run(args),
         Some(Command::Values(args)) => values::run(args),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
@@ -166,4 +194,54 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+#[path = "../tests/common/paths.rs"]
+mod paths;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// Every (subcommand, option id) whose value is a path.
+    fn path_options(cmd: &clap::Command, prefix: &str, out: &mut BTreeSet<(String, String)>) {
+        for arg in cmd.get_arguments() {
+            if arg.get_value_parser().type_id() == std::any::TypeId::of::<PathBuf>() {
+                out.insert((prefix.to_string(), arg.get_id().to_string()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            let name = if prefix.is_empty() {
+                sub.get_name().to_string()
+            } else {
+                format!("{prefix} {}", sub.get_name())
+            };
+            path_options(sub, &name, out);
+        }
+    }
+
+    /// The output guard's tests (tests/guards.rs) run every writer of the
+    /// table against every other kind of file: a command or option that
+    /// names a path and is missing from the table would go unchecked.
+    #[test]
+    fn every_option_naming_a_path_is_in_the_guard_tests_table() {
+        let mut found = BTreeSet::new();
+        path_options(&Cli::command(), "", &mut found);
+        let listed: BTreeSet<(String, String)> = paths::PATH_OPTIONS
+            .iter()
+            .map(|(c, o, _)| (c.to_string(), o.to_string()))
+            .collect();
+        let missing: Vec<_> = found.difference(&listed).collect();
+        let stale: Vec<_> = listed.difference(&found).collect();
+        assert!(
+            missing.is_empty() && stale.is_empty(),
+            "options naming a path that tests/common/paths.rs lacks: {missing:?}; listed there but gone: {stale:?}"
+        );
+    }
 }

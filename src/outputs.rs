@@ -1,10 +1,14 @@
-//! The guard every command that writes files passes its paths through
-//! before it starts work: no output may be another output or one of the
-//! command's inputs (compared as canonical paths), none may replace a
-//! darkhex file of another kind, SVG outputs must be named `.svg`, and each
-//! must be writable.
+//! The one guard every command's files pass through before any work
+//! starts (`main` runs it on what each command declares in `files`): no
+//! output may be another output or one of the command's inputs (compared
+//! as canonical paths); an output replaces only a darkhex file of the kind
+//! it writes (a rerun rewriting its policy), never a darkhex file of
+//! another kind nor a file darkhex did not write; a folder output is a new
+//! or empty folder or one of its own kind; SVG outputs are named `.svg`;
+//! and each output must be writable.
 
 use std::ffi::OsString;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -13,22 +17,128 @@ use darkhex_algorithms::files::{FileKind, check_writable, identify};
 /// What an output holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holds {
-    /// A darkhex document (policy, checkpoint, PONE strategy).
+    /// A darkhex document (policy, model, checkpoint, PONE strategy,
+    /// league results log, log of solved openings).
     Document(FileKind),
     /// An SVG chart or picture.
     Svg,
     /// Edge patterns learnt by the Hex solver (read first when present).
     EdgePatterns,
+    /// A database of 3-terminal values (`darkhex values build`).
+    ValueDatabase,
+    /// A witness of a template probe, SGF or diagram (written into a
+    /// witness folder, never named as an output).
+    Witness,
+    /// A league's folder: its results log and reports.
+    LeagueFolder,
+    /// A folder of template witnesses.
+    WitnessFolder,
 }
 
 impl Holds {
-    fn what(self) -> String {
+    /// What a user calls it, with its article.
+    pub fn what(self) -> String {
         match self {
+            Holds::Document(FileKind::OpeningsLog) => "a log of solved openings".into(),
             Holds::Document(kind) => format!("a {}", kind.what()),
             Holds::Svg => "an SVG chart".into(),
             Holds::EdgePatterns => "edge patterns".into(),
+            Holds::ValueDatabase => "a value database".into(),
+            Holds::Witness => "a template witness".into(),
+            Holds::LeagueFolder => "a league folder".into(),
+            Holds::WitnessFolder => "a folder of witnesses".into(),
         }
     }
+
+    /// What a file or folder found is called.
+    fn found(self) -> String {
+        match self {
+            Holds::EdgePatterns => "a darkhex file of edge patterns".into(),
+            h if h.is_folder() => h.what(),
+            h => {
+                let what = h.what();
+                let noun = what.strip_prefix("an ").or(what.strip_prefix("a "));
+                format!("a darkhex {}", noun.unwrap_or(&what))
+            }
+        }
+    }
+
+    fn is_folder(self) -> bool {
+        matches!(self, Holds::LeagueFolder | Holds::WitnessFolder)
+    }
+}
+
+/// What is at a path before the command runs.
+#[derive(Debug, PartialEq, Eq)]
+enum Found {
+    /// Nothing to lose: no file, a device.
+    Nothing,
+    EmptyFile,
+    /// A darkhex file or folder of this kind.
+    Darkhex(Holds),
+    /// A file darkhex does not write (or cannot recognise).
+    Foreign,
+    /// A folder holding files but no league results log.
+    Folder,
+    EmptyFolder,
+}
+
+/// Bytes of a file's start read to tell what it is: darkhex's documents
+/// name their kind in the first line, and a text kind shows in its first
+/// lines (a policy may be gigabytes).
+const HEAD_BYTES: u64 = 64 * 1024;
+
+fn found(path: &Path) -> Found {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Found::Nothing;
+    };
+    if meta.is_dir() {
+        return match std::fs::read_dir(path).map(|mut d| d.next().is_none()) {
+            Ok(true) => Found::EmptyFolder,
+            _ if identify(&path.join("results.jsonl")) == Some(FileKind::LeagueLog) => {
+                Found::Darkhex(Holds::LeagueFolder)
+            }
+            _ => Found::Folder,
+        };
+    }
+    if !meta.is_file() {
+        return Found::Nothing;
+    }
+    if meta.len() == 0 {
+        return Found::EmptyFile;
+    }
+    if let Some(kind) = identify(path) {
+        return Found::Darkhex(Holds::Document(kind));
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head));
+    if read.is_err() {
+        return Found::Foreign;
+    }
+    text_kind(&String::from_utf8_lossy(&head), meta.len() > HEAD_BYTES)
+        .map_or(Found::Foreign, Found::Darkhex)
+}
+
+/// The darkhex text kind that `head`, a file's first bytes, begins
+/// (`cut`: the file goes on past them).
+fn text_kind(head: &str, cut: bool) -> Option<Holds> {
+    let start = head.trim_start_matches('\u{feff}').trim_start();
+    if start.starts_with("<svg") || start.starts_with("<?xml") && start.contains("<svg") {
+        return Some(Holds::Svg);
+    }
+    if head.lines().next() == Some(darkhex_local::database::HEADER) {
+        return Some(Holds::ValueDatabase);
+    }
+    if crate::witness::is_witness_text(head) {
+        return Some(Holds::Witness);
+    }
+    // The last line of a cut head may be cut too.
+    let whole = match (cut, head.rfind('\n')) {
+        (true, Some(end)) => &head[..end],
+        _ => head,
+    };
+    darkhex_algorithms::hexsolve::edge_patterns::is_pattern_text(whole)
+        .then_some(Holds::EdgePatterns)
 }
 
 /// One path a command reads or writes, with the option that names it.
@@ -62,7 +172,7 @@ impl Files {
         self
     }
 
-    /// A file the command writes.
+    /// A file (or folder) the command writes.
     pub fn writes(mut self, option: &str, path: Option<&Path>, holds: Holds) -> Self {
         if let Some(path) = path {
             self.entries.push(Entry {
@@ -75,30 +185,27 @@ impl Files {
     }
 
     /// Refuses the run, in one line saying what to change, when an output
-    /// is badly named, would replace another output, an input or a darkhex
-    /// file of another kind, or cannot be written.
+    /// is badly named, would replace another output, an input, a file of
+    /// another kind or one darkhex did not write, or cannot be written.
     pub fn check(&self) -> Result<()> {
         for e in &self.entries {
-            let Some(holds) = e.holds else { continue };
-            let p = e.path.display();
-            if holds == Holds::Svg && !has_extension(&e.path, "svg") {
-                bail!(
-                    "{} {p}: the file written there is an SVG chart; give a name ending in .svg",
-                    e.option
-                );
-            }
-            if e.path.is_file()
-                && let Some(found) = identify(&e.path)
-                && holds != Holds::Document(found)
-            {
-                bail!(
-                    "{} {p} would replace a darkhex {} with {}: give another path, or remove the file first",
-                    e.option,
-                    found.what(),
-                    holds.what()
-                );
+            if let Some(holds) = e.holds {
+                check_one(&e.option, &e.path, holds)?;
             }
         }
+        self.check_distinct()?;
+        for e in &self.entries {
+            match e.holds {
+                // A file can be made inside (the folder is made if need be).
+                Some(h) if h.is_folder() => check_writable(&e.path.join(".darkhex-check"))?,
+                Some(_) => check_writable(&e.path)?,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn check_distinct(&self) -> Result<()> {
         // Devices (/dev/null) may be named by several outputs.
         let keys: Vec<Option<PathBuf>> = self
             .entries
@@ -107,7 +214,11 @@ impl Files {
             .collect();
         for (i, a) in self.entries.iter().enumerate() {
             for (j, b) in self.entries.iter().enumerate().skip(i + 1) {
-                if keys[i].is_none() || keys[i] != keys[j] {
+                let same = match (&keys[i], &keys[j]) {
+                    (Some(x), Some(y)) => x == y || inside(x, y, a, b),
+                    _ => false,
+                };
+                if !same {
                     continue;
                 }
                 let (a, b) = if a.holds.is_some() { (a, b) } else { (b, a) };
@@ -130,10 +241,65 @@ impl Files {
                 }
             }
         }
-        for e in self.entries.iter().filter(|e| e.holds.is_some()) {
-            check_writable(&e.path)?;
-        }
         Ok(())
+    }
+}
+
+/// Whether one of two paths is an input file inside the other, a folder
+/// output (a league folder holding the log it is merged from).
+fn inside(x: &Path, y: &Path, a: &Entry, b: &Entry) -> bool {
+    let folder = |e: &Entry| e.holds.is_some_and(Holds::is_folder);
+    (folder(a) && b.holds.is_none() && y.starts_with(x))
+        || (folder(b) && a.holds.is_none() && x.starts_with(y))
+}
+
+/// The checks of one output on its own; see [`Files::check`].
+fn check_one(option: &str, path: &Path, holds: Holds) -> Result<()> {
+    let p = path.display();
+    if holds == Holds::Svg && !has_extension(path, "svg") {
+        bail!("{option} {p}: the file written there is an SVG chart; give a name ending in .svg");
+    }
+    let what = holds.what();
+    let remove = "give another path, or remove the file first";
+    match (holds.is_folder(), found(path)) {
+        (_, Found::Nothing) | (false, Found::EmptyFile) | (true, Found::EmptyFolder) => Ok(()),
+        (_, Found::Darkhex(h)) if h == holds => Ok(()),
+        // Witnesses never replace a file: those already there are kept.
+        (true, Found::Folder) if holds == Holds::WitnessFolder => Ok(()),
+        (true, Found::Folder) => bail!(
+            "{option} {p} holds files but no league results log: give a new or empty folder, or a league's own"
+        ),
+        (true, Found::Darkhex(h)) if h.is_folder() => {
+            bail!(
+                "{option} {p} is {}, not {what}: give another folder",
+                h.found()
+            )
+        }
+        (true, Found::Darkhex(h)) => bail!(
+            "{option} {p} is {}, not a folder: {what} is a folder; give a folder's path",
+            h.found()
+        ),
+        (true, Found::Foreign | Found::EmptyFile) => {
+            bail!("{option} {p} is a file, not a folder: {what} is a folder; give a folder's path")
+        }
+        (false, Found::EmptyFolder | Found::Folder) => {
+            bail!("{option} {p} is a folder: {what} is a file; give a file's path")
+        }
+        (false, Found::Darkhex(h)) if h.is_folder() => {
+            bail!(
+                "{option} {p} is {}: {what} is a file; give a file's path",
+                h.found()
+            )
+        }
+        (false, Found::Darkhex(h)) => {
+            bail!(
+                "{option} {p} would replace {} with {what}: {remove}",
+                h.found()
+            )
+        }
+        (false, Found::Foreign) => bail!(
+            "{option} {p} exists and is not {what} darkhex wrote (darkhex replaces only files of the kind it writes): {remove}"
+        ),
     }
 }
 
@@ -215,6 +381,35 @@ mod tests {
         {
             std::os::unix::fs::symlink(d.join("sub"), d.join("link")).unwrap();
             assert_eq!(canonical(&d.join("link/y")), canonical(&d.join("sub/y")));
+        }
+    }
+
+    #[test]
+    fn text_kinds_are_told_from_their_first_lines() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let read = |p: &str| std::fs::read_to_string(repo.join(p)).unwrap();
+        let patterns = read("algorithms/data/edge-patterns.txt");
+        assert_eq!(text_kind(&patterns, false), Some(Holds::EdgePatterns));
+        // A head cut inside a line still reads as patterns.
+        let cut = &patterns[..patterns.len() - 3];
+        assert_eq!(text_kind(cut, true), Some(Holds::EdgePatterns));
+        assert_eq!(text_kind(cut, false), None);
+        for w in ["bridge-a-witness.sgf", "bridge-a-witness.txt"] {
+            let text = read(&format!("local/witnesses/{w}"));
+            assert_eq!(text_kind(&text, false), Some(Holds::Witness), "{w}");
+        }
+        let db = format!("{}\nv 0 0 1 x\n", darkhex_local::database::HEADER);
+        assert_eq!(text_kind(&db, false), Some(Holds::ValueDatabase));
+        let svg = "<?xml version=\"1.0\"?>\n<svg width=\"10\"></svg>";
+        assert_eq!(text_kind(svg, false), Some(Holds::Svg));
+        for other in [
+            "notes\n",
+            "# a comment alone\n",
+            "1;2;3 is not a pattern\n",
+            "<html></html>",
+            "",
+        ] {
+            assert_eq!(text_kind(other, false), None, "{other}");
         }
     }
 }

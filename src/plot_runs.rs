@@ -103,14 +103,15 @@ fn points(run: &Run) -> Vec<(f64, f64)> {
         .collect()
 }
 
-pub fn run(args: PlotArgs) -> Result<()> {
-    let files = args
-        .runs
+/// What `plot` reads and writes, for the output guard.
+pub fn files(args: &PlotArgs) -> Files {
+    args.runs
         .iter()
-        .fold(Files::new(), |f, run| f.reads("the run", Some(run)));
-    files
+        .fold(Files::new(), |f, run| f.reads("the run", Some(run)))
         .writes("the chart", Some(&args.out), Holds::Svg)
-        .check()?;
+}
+
+pub fn run(args: PlotArgs) -> Result<()> {
     let runs = args
         .runs
         .iter()

@@ -51,6 +51,17 @@ pub struct PoneArgs {
     threads: Option<usize>,
 }
 
+/// What `pone` reads and writes, for the output guard.
+pub fn files(args: &PoneArgs) -> Files {
+    Files::new()
+        .reads("--check-strategy", args.check_strategy.as_deref())
+        .writes(
+            "--strategy-out",
+            args.strategy_out.as_deref(),
+            Holds::Document(FileKind::PoneStrategy),
+        )
+}
+
 pub fn run(args: PoneArgs) -> Result<()> {
     let AnyGame::DarkHex(game) = args.game else {
         bail!(
@@ -60,14 +71,6 @@ pub fn run(args: PoneArgs) -> Result<()> {
     };
     set_threads(args.threads)?;
     let player = args.player as usize;
-    Files::new()
-        .reads("--check-strategy", args.check_strategy.as_deref())
-        .writes(
-            "--strategy-out",
-            args.strategy_out.as_deref(),
-            Holds::Document(FileKind::PoneStrategy),
-        )
-        .check()?;
     let status = Status::default();
     interrupt::exit_saying(&status);
     if let Some(path) = &args.check_strategy {

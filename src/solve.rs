@@ -155,6 +155,32 @@ impl SolveArgs {
     }
 }
 
+/// Where the LP writes its policy: `--out`, or a path named after the game
+/// and method.
+fn lp_policy_path(args: &SolveArgs, game: &AnyGame) -> PathBuf {
+    args.out
+        .clone()
+        .unwrap_or_else(|| default_policy_path(game, args.method.as_deref().unwrap_or("lp"), false))
+}
+
+/// What `solve` reads and writes, for the output guard.
+pub fn files(args: &SolveArgs) -> Files {
+    match (&args.command, &args.game) {
+        (Some(SolveCommand::Merge(merge)), _) => crate::solve_hex::merge_files(merge),
+        (None, Some(AnyGame::Hex(_))) => crate::solve_hex::files(&args.hex, args.out.as_deref()),
+        (None, Some(game)) => Files::new().writes(
+            if args.out.is_some() {
+                "--out"
+            } else {
+                "the policy's default path"
+            },
+            Some(&lp_policy_path(args, game)),
+            Holds::Document(FileKind::Policy),
+        ),
+        (None, None) => Files::new(),
+    }
+}
+
 pub fn run(args: SolveArgs) -> Result<()> {
     let game = match (&args.command, args.game) {
         (Some(SolveCommand::Merge(merge)), _) => return crate::solve_hex::merge(merge),
@@ -185,21 +211,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .as_deref()
         .and_then(LpBackend::from_name)
         .unwrap_or(LpBackend::Clarabel);
-    let path = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_policy_path(&game, &method, false));
-    Files::new()
-        .writes(
-            if args.out.is_some() {
-                "--out"
-            } else {
-                "the policy's default path"
-            },
-            Some(&path),
-            Holds::Document(FileKind::Policy),
-        )
-        .check()?;
+    let path = lp_policy_path(&args, &game);
     let start = Instant::now();
     let limit = max_bytes(args.max_memory_gb);
     let (tree, _) = compile(&game, limit)?;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::files::{FileKind, write_atomically};
+use darkhex_algorithms::hexsolve::edge_patterns::LEARNT_HEADER;
 use darkhex_algorithms::hexsolve::openings::{
     OpeningValue, OpeningsLog, merge_openings, opening_cells,
 };
@@ -147,6 +148,26 @@ fn widening(text: &str) -> Result<(usize, f64), String> {
     let factor =
         crate::args::number_in(0.0, 1.0, false)(factor).map_err(|e| format!("FACTOR {e}"))?;
     Ok((base, factor))
+}
+
+/// What solving a Hex or Rex position writes, for the output guard: the
+/// learnt edge patterns (read first when present) and the log of solved
+/// openings.
+pub fn files(args: &HexSolveArgs, out: Option<&Path>) -> Files {
+    Files::new()
+        .writes(
+            "--learn-edges",
+            args.learn_edges.as_deref(),
+            Holds::EdgePatterns,
+        )
+        .writes("--out", out, Holds::Document(FileKind::OpeningsLog))
+}
+
+/// What `solve merge` reads.
+pub fn merge_files(args: &MergeArgs) -> Files {
+    args.logs
+        .iter()
+        .fold(Files::new(), |f, log| f.reads("the log", Some(log)))
 }
 
 #[derive(Args)]
@@ -378,14 +399,6 @@ fn run_width<const W: usize>(
             "--out is the log of --openings (rerunning resumes it); the solve of one position writes no file"
         );
     }
-    Files::new()
-        .writes(
-            "--learn-edges",
-            args.learn_edges.as_deref(),
-            Holds::EdgePatterns,
-        )
-        .writes("--out", out, Holds::Document(FileKind::OpeningsLog))
-        .check()?;
     let solver = HexSolver::new(&geom, rules, params);
     if let Some(path) = &args.learn_edges
         && path.exists()
@@ -579,7 +592,7 @@ fn save_learnt<const W: usize>(solver: &HexSolver<W>, path: Option<&Path>) -> Re
     let Some(path) = path else { return Ok(()) };
     let learnt = solver.learnt_edges();
     let text = format!(
-        "# darkhex edge patterns, learnt by `darkhex solve --learn-edges`: a line is\n\
+        "{LEARNT_HEADER}\n\
          # depth;stones;carrier, cells as e,a (rows from the side, steps along it from E)\n{}",
         learnt.to_text()
     );

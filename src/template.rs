@@ -16,6 +16,7 @@ use serde_json::json;
 use crate::args::number_in;
 use crate::help;
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 use crate::region::REGION_FORMAT;
 use crate::witness::{SearchLimits, find_all};
 
@@ -80,6 +81,17 @@ pub struct TemplateArgs {
         requires = "witnesses"
     )]
     probes: Option<Vec<String>>,
+}
+
+/// What `template` reads and writes, for the output guard.
+pub fn files(args: &TemplateArgs) -> Files {
+    Files::new()
+        .reads("the region file", Some(&args.file))
+        .writes(
+            "--witnesses",
+            args.witnesses.as_deref(),
+            Holds::WitnessFolder,
+        )
 }
 
 pub fn run(args: TemplateArgs) -> Result<()> {

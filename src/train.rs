@@ -30,6 +30,7 @@ use indicatif::{MultiProgress, ProgressBar};
 use crate::args::{
     available_memory, build_limit, interval, max_bytes, memory_gb, number_in, set_threads, whole,
 };
+use crate::checkpoint_clock::CheckpointClock;
 use crate::help;
 use crate::info::build_tables_with_spinner;
 use crate::interrupt::{self, Interrupted};
@@ -246,15 +247,11 @@ fn policy_is_large(trainer: &Trainer) -> bool {
 /// The algorithm `darkhex train` runs apart from the trainer.
 const DEEP_CFR: &str = "deep-cfr";
 
-pub fn run(args: TrainArgs) -> Result<()> {
-    set_threads(args.threads)?;
-    let deep_options = [
-        ("--traversals", args.traversals.is_some()),
-        ("--explore", args.explore.is_some()),
-        ("--advantage-capacity", args.advantage_capacity.is_some()),
-        ("--strategy-capacity", args.strategy_capacity.is_some()),
-        ("--policy-steps", args.policy_steps.is_some()),
-    ];
+/// What `train` writes, for the output guard: an existing checkpoint only
+/// with --resume (continue it) or --overwrite (replace it). The default
+/// policy path, named after the algorithm that a resumed checkpoint may
+/// tell, is checked once it is known.
+pub fn files(args: &TrainArgs) -> Result<Files> {
     if let Some(path) = &args.checkpoint
         && path.exists()
         && !args.resume
@@ -265,6 +262,30 @@ pub fn run(args: TrainArgs) -> Result<()> {
             path.display()
         );
     }
+    let out = if args.algo.as_deref() == Some(DEEP_CFR) {
+        FileKind::Model
+    } else {
+        FileKind::Policy
+    };
+    Ok(Files::new()
+        .writes(
+            "--checkpoint",
+            args.checkpoint.as_deref(),
+            Holds::Document(FileKind::Checkpoint),
+        )
+        .writes("--plot", args.plot.as_deref(), Holds::Svg)
+        .writes("--out", args.out.as_deref(), Holds::Document(out)))
+}
+
+pub fn run(args: TrainArgs) -> Result<()> {
+    set_threads(args.threads)?;
+    let deep_options = [
+        ("--traversals", args.traversals.is_some()),
+        ("--explore", args.explore.is_some()),
+        ("--advantage-capacity", args.advantage_capacity.is_some()),
+        ("--strategy-capacity", args.strategy_capacity.is_some()),
+        ("--policy-steps", args.policy_steps.is_some()),
+    ];
     if args.algo.as_deref() == Some(DEEP_CFR) {
         return run_deep_cfr(args);
     }
@@ -317,27 +338,19 @@ pub fn run(args: TrainArgs) -> Result<()> {
         (None, Some(a)) => a,
         (None, None) => Algorithm::parse("cfr+", params)?,
     };
-    // Every output is checked before the first iteration: a run must not
-    // end with nowhere to put its result, nor destroy another file. The
-    // default policy path is JSON or binary by the policy's size, known
-    // later: both are checked.
+    // A run must not end with nowhere to put its result, nor destroy
+    // another file: `main` checked the outputs given; the default policy
+    // path, JSON or binary by the policy's size (known later), is checked
+    // in both forms before the first iteration.
     let default_out =
         [false, true].map(|binary| default_policy_path(&args.game, algorithm.name(), binary));
-    let mut files = Files::new()
-        .writes(
-            "--checkpoint",
-            args.checkpoint.as_deref(),
-            Holds::Document(FileKind::Checkpoint),
-        )
-        .writes("--plot", args.plot.as_deref(), Holds::Svg);
-    let policy = Holds::Document(FileKind::Policy);
-    files = match &args.out {
-        Some(out) => files.writes("--out", Some(out), policy),
-        None => files
+    if args.out.is_none() {
+        let policy = Holds::Document(FileKind::Policy);
+        files(&args)?
             .writes("the policy's default path", Some(&default_out[0]), policy)
-            .writes("the policy's default path", Some(&default_out[1]), policy),
-    };
-    files.check()?;
+            .writes("the policy's default path", Some(&default_out[1]), policy)
+            .check()?;
+    }
     let game = args.game;
     let limit = max_bytes(args.max_memory_gb);
     let precision = args.precision.as_deref().and_then(Precision::parse);
@@ -546,7 +559,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
     // The iteration last saved and when: on a streaming run a checkpoint
     // is a large file, not to write twice (a resumed run's checkpoint
     // already holds its first iteration).
-    let mut saved_at = resumed.then(|| (trainer.iteration(), Instant::now()));
+    let mut saved_at = resumed.then(|| trainer.iteration());
+    let mut clock = CheckpointClock::start();
     let run_start = Instant::now();
     let out_of_time = || {
         args.time_limit
@@ -578,15 +592,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 Evaluation::Stopped => break,
             }
             if let Some(path) = &out.checkpoint {
-                save_checkpoint(&trainer, path, &out.policy, &progress)?;
-                saved_at = Some((trainer.iteration(), Instant::now()));
+                clock.save(|| save_checkpoint(&trainer, path, &out.policy, &progress))?;
+                saved_at = Some(trainer.iteration());
             }
         } else if let Some(path) = &out.checkpoint
-            && saved_at.is_none_or(|(_, at)| at.elapsed() >= CHECKPOINT_INTERVAL)
-            && run_start.elapsed() >= CHECKPOINT_INTERVAL
+            && clock.due()
         {
-            save_checkpoint(&trainer, path, &out.policy, &progress)?;
-            saved_at = Some((trainer.iteration(), Instant::now()));
+            clock.save(|| save_checkpoint(&trainer, path, &out.policy, &progress))?;
+            saved_at = Some(trainer.iteration());
         }
     }
     progress.finish_and_clear();
@@ -599,7 +612,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     // What the run did is saved before the last evaluation, which may take
     // minutes and be interrupted or killed.
     if let Some(path) = &out.checkpoint
-        && saved_at.map(|(it, _)| it) != Some(trainer.iteration())
+        && saved_at != Some(trainer.iteration())
     {
         save_checkpoint(&trainer, path, &out.policy, &progress)?;
     }
@@ -690,18 +703,20 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     s.policy_network.steps = args
         .policy_steps
         .unwrap_or(s.advantage_network.steps.saturating_mul(4));
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_policy_path(&args.game, DEEP_CFR, true));
-    Files::new()
-        .writes("--out", Some(&out), Holds::Document(FileKind::Model))
-        .writes(
-            "--checkpoint",
-            args.checkpoint.as_deref(),
-            Holds::Document(FileKind::Checkpoint),
-        )
-        .check()?;
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => {
+            let out = default_policy_path(&args.game, DEEP_CFR, true);
+            files(&args)?
+                .writes(
+                    "the model's default path",
+                    Some(&out),
+                    Holds::Document(FileKind::Model),
+                )
+                .check()?;
+            out
+        }
+    };
     let given = [
         ("--traversals", args.traversals.is_some()),
         ("--explore", args.explore.is_some()),
@@ -779,10 +794,6 @@ fn last_evaluation(trainer: &Trainer) -> Option<(f64, f64)> {
     }
     last.exploitability.zip(last.value_p0)
 }
-
-/// Between evaluations far apart (a log schedule on a large game), the
-/// checkpoint is still saved this often, so a killed run loses at most this.
-pub const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// When a run evaluates: every K iterations, or N times a decade.
 enum EvalSchedule {

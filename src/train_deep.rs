@@ -12,10 +12,11 @@ use darkhex_algorithms::exploitability;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
 
+use crate::checkpoint_clock::CheckpointClock;
 use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
 use crate::progress::{bar, compile};
-use crate::train::{CHECKPOINT_INTERVAL, resumed_checkpoint};
+use crate::train::resumed_checkpoint;
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
@@ -73,7 +74,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
         }
         Ok(())
     };
-    let mut saved_at = Instant::now();
+    let mut clock = CheckpointClock::start();
     let saved = |at: u64| match &a.checkpoint {
         Some(p) => format!("the checkpoint {} holds iteration {at}", p.display()),
         None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
@@ -88,9 +89,8 @@ pub fn run(a: DeepArgs) -> Result<()> {
         ));
         solver.iterate()?;
         progress.set_position(solver.iteration());
-        if a.checkpoint.is_some() && saved_at.elapsed() >= CHECKPOINT_INTERVAL {
-            save(&solver)?;
-            saved_at = Instant::now();
+        if a.checkpoint.is_some() && clock.due() {
+            clock.save(|| save(&solver))?;
             last_saved = solver.iteration();
         }
     }

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::help;
 use crate::output::outln;
+use crate::outputs::{Files, Holds};
 
 #[derive(Args)]
 pub struct ValuesArgs {
@@ -62,6 +63,18 @@ struct QueryArgs {
     /// (top/T and bot/F also stand for ⊤ and ⊥)
     #[arg(required = true)]
     values: Vec<String>,
+}
+
+/// What `values` reads and writes, for the output guard.
+pub fn files(args: &ValuesArgs) -> Files {
+    match &args.command {
+        ValuesCommand::Build(b) => b
+            .seed_regions
+            .iter()
+            .fold(Files::new(), |f, s| f.reads("--seed-region", Some(s)))
+            .writes("--out", Some(&b.out), Holds::ValueDatabase),
+        ValuesCommand::Query(_) => Files::new(),
+    }
 }
 
 pub fn run(args: ValuesArgs) -> Result<()> {

@@ -5,9 +5,10 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use common::{darkhex, darkhex_with_input, json, ok, stderr};
+use common::paths::{Kind, PATH_OPTIONS, Role};
+use common::{darkhex, darkhex_with_input, json, ok, stderr, stdout};
 
 /// Fails unless `args` fails (status 1) with an error mentioning every
 /// needle and none of `absent`.
@@ -219,6 +220,250 @@ fn outputs_that_would_destroy_each_other_or_an_input_are_refused() {
     assert_eq!(std::fs::read(d.join("p.json")).unwrap(), policy);
     // Writing a policy over a policy is what reruns do.
     json(&train_kuhn(d, &["--out", "p.json", "--json"]));
+}
+
+/// Copies a file, or a folder and what it holds.
+fn copy_all(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            copy_all(&e.path(), &to.join(e.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+/// A file's bytes, or a folder's files with their bytes, to compare.
+fn contents(path: &Path) -> Vec<(String, Vec<u8>)> {
+    if !path.is_dir() {
+        return vec![(String::new(), std::fs::read(path).unwrap())];
+    }
+    let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(path)
+        .unwrap()
+        .flat_map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            contents(&e.path())
+                .into_iter()
+                .map(move |(inner, bytes)| (format!("{name}/{inner}"), bytes))
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// One file or folder of every kind, under `samples/`, written by darkhex
+/// itself (witnesses: the committed ones the witness search wrote), and
+/// the inputs the writers of the table read.
+fn samples(d: &Path) -> Vec<(Kind, PathBuf)> {
+    let s = d.join("samples");
+    std::fs::create_dir(&s).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let runs: [&[&str]; 8] = [
+        &[
+            "train",
+            "kuhn_poker",
+            "--iterations",
+            "20",
+            "--eval-every",
+            "5",
+            "--checkpoint",
+            "samples/run.ckpt",
+            "--out",
+            "samples/policy.json",
+            "--plot",
+            "samples/chart.svg",
+        ],
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--iterations",
+            "1",
+            "--traversals",
+            "2",
+            "--hidden",
+            "4",
+            "--fit-steps",
+            "1",
+            "--out",
+            "samples/deep.model",
+        ],
+        &[
+            "pone",
+            "dark_hex(num_rows=2,num_cols=2)",
+            "--strategy-out",
+            "samples/pone.json",
+        ],
+        &[
+            "league",
+            "--game",
+            "kuhn_poker",
+            "--players",
+            "random,random",
+            "--games",
+            "1",
+            "--out",
+            "samples/league",
+        ],
+        &[
+            "solve",
+            "hex(board_size=2)",
+            "--openings",
+            "--out",
+            "samples/openings.log",
+        ],
+        &[
+            "solve",
+            "hex(board_size=4)",
+            "--learn-edges",
+            "samples/edges.txt",
+        ],
+        &[
+            "values",
+            "build",
+            "--rounds",
+            "0",
+            "--max-atoms",
+            "3",
+            "--out",
+            "samples/values.txt",
+        ],
+        &[
+            "league",
+            "--game",
+            "kuhn_poker",
+            "--players",
+            "random,random",
+            "--games",
+            "2",
+            "--shard",
+            "1/2",
+            "--out",
+            "samples/shard-1",
+        ],
+    ];
+    for args in runs {
+        ok(&darkhex(d, args));
+    }
+    ok(&darkhex(
+        d,
+        &[
+            "league",
+            "--game",
+            "kuhn_poker",
+            "--players",
+            "random,random",
+            "--games",
+            "2",
+            "--shard",
+            "2/2",
+            "--out",
+            "samples/shard-2",
+        ],
+    ));
+    std::fs::create_dir(s.join("witnesses")).unwrap();
+    for ext in ["sgf", "txt"] {
+        let name = format!("bridge-a-witness.{ext}");
+        copy_all(
+            &repo.join("local/witnesses").join(&name),
+            &s.join("witnesses").join(&name),
+        );
+    }
+    copy_all(
+        &repo.join("local/witnesses/bridge-a-witness.sgf"),
+        &s.join("witness.sgf"),
+    );
+    copy_all(
+        &repo.join("local/regions/bridge.region"),
+        &s.join("bridge.region"),
+    );
+    std::fs::write(s.join("notes.txt"), "my notes on the runs\n").unwrap();
+    let at = |name: &str| s.join(name);
+    Kind::ALL
+        .into_iter()
+        .map(|k| {
+            let path = match k {
+                Kind::Policy => at("policy.json"),
+                Kind::Model => at("deep.model"),
+                Kind::Checkpoint => at("run.ckpt"),
+                Kind::PoneStrategy => at("pone.json"),
+                Kind::LeagueLog => at("league/results.jsonl"),
+                Kind::OpeningsLog => at("openings.log"),
+                Kind::Svg => at("chart.svg"),
+                Kind::EdgePatterns => at("edges.txt"),
+                Kind::ValueDatabase => at("values.txt"),
+                Kind::Witness => at("witness.sgf"),
+                Kind::LeagueFolder => at("league"),
+                Kind::WitnessFolder => at("witnesses"),
+                Kind::Foreign => at("notes.txt"),
+            };
+            (k, path)
+        })
+        .collect()
+}
+
+/// Every command that writes, run on every option that writes, against an
+/// existing file or folder of each other kind (and a file darkhex did not
+/// write) at that path: each is refused in one line naming the path,
+/// before any work (nothing printed), and what was there is left as it
+/// was. The same command lines with nothing at the path succeed, so the
+/// refusals are the guard's, and succeed again over what they wrote.
+#[test]
+fn every_writer_refuses_every_other_kind_of_file_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let samples = samples(d);
+    let writers: Vec<(&str, &str, Kind, &[&str])> = PATH_OPTIONS
+        .iter()
+        .filter_map(|(command, option, role)| match role {
+            Role::Writes(kind, run) => Some((*command, *option, *kind, *run)),
+            Role::Reads => None,
+        })
+        .collect();
+    for (i, (command, option, kind, run)) in writers.iter().enumerate() {
+        let name = if *kind == Kind::Svg {
+            "target.svg"
+        } else {
+            "target"
+        };
+        let fresh = format!("fresh-{i}/{name}");
+        let line =
+            |path: &str| -> Vec<String> { run.iter().map(|a| a.replace("{}", path)).collect() };
+        let args = line(&fresh);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(&darkhex(d, &args));
+        assert!(
+            d.join(&fresh).exists(),
+            "{command} {option}: nothing at {fresh}"
+        );
+        // A rerun replaces (or resumes) its own kind.
+        ok(&darkhex(d, &args));
+        for (other, sample) in &samples {
+            if other == kind {
+                continue;
+            }
+            let target = format!("t-{i}-{other:?}/{name}");
+            std::fs::create_dir_all(d.join(&target).parent().unwrap()).unwrap();
+            copy_all(sample, &d.join(&target));
+            let before = contents(&d.join(&target));
+            let args = line(&target);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = darkhex(d, &args);
+            let err = stderr(&o);
+            let what = format!("{command} {option} ({kind:?}) over {other:?}");
+            assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+            assert_eq!(stdout(&o), "", "{what}: worked before refusing; {err}");
+            assert!(
+                err.starts_with("error: ") && err.lines().count() == 1 && err.contains(&target),
+                "{what}: {err}"
+            );
+            assert_eq!(contents(&d.join(&target)), before, "{what}: {err}");
+        }
+    }
 }
 
 #[test]

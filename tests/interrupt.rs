@@ -375,3 +375,51 @@ fn deep_cfr_stopped_by_ctrl_c_saves_its_checkpoint_and_resumes_to_the_same_model
         "the resumed model differs from the uninterrupted one"
     );
 }
+
+/// GNU `timeout` (without `--foreground`) signals its child and then the
+/// whole process group, and Slurm signals a job step the same way: the
+/// two arrive within moments and are one request. A multi-threaded
+/// training run so signalled stops after the iteration under way and
+/// saves its checkpoint, instead of taking the second copy for a second
+/// Ctrl-C and stopping at once with nothing kept.
+#[test]
+fn one_signal_to_the_process_group_is_one_request() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (algo, extra) in [
+        ("deep-cfr", &["--traversals", "40", "--hidden", "16,16"][..]),
+        ("cfr+", &["--eval-every", "100000"][..]),
+    ] {
+        let ckpt = format!("{algo}.ckpt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
+            .args(["train", "leduc_poker", "--algo", algo, "--threads", "2"])
+            .args(["--iterations", "1000000", "--checkpoint", &ckpt])
+            .args(["--out", &format!("{algo}.out")])
+            .args(extra)
+            .current_dir(d)
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        assert!(child.try_wait().unwrap().is_none(), "{algo} ended early");
+        let pid = child.id().to_string();
+        for target in [pid.clone(), format!("-{pid}")] {
+            let sent = Command::new("kill")
+                .args(["-INT", "--", &target])
+                .status()
+                .unwrap();
+            assert!(sent.success());
+        }
+        let err = interrupted(&finish(child));
+        assert!(!err.contains("stopping at once"), "{algo}: {err}");
+        assert!(err.contains("interrupted at iteration"), "{algo}: {err}");
+        assert!(
+            header(&d.join(&ckpt)).contains("\"format\":\"darkhex-checkpoint\""),
+            "{algo}: {err}"
+        );
+    }
+}

@@ -589,7 +589,8 @@ impl Database {
     }
 }
 
-const HEADER: &str = "darkhex value database 1 (3-terminal values over p3)";
+/// The first line of a database file, naming its format and version.
+pub const HEADER: &str = "darkhex value database 1 (3-terminal values over p3)";
 
 /// FNV-1a, 64 bits: enough to catch a damaged or hand-edited file.
 fn checksum(text: &str) -> u64 {

@@ -624,6 +624,12 @@ pub fn witness_paths(dir: &Path, stem: &str, cell: &str) -> (PathBuf, PathBuf) {
     )
 }
 
+/// Whether `text` begins as a witness file this search writes, SGF or
+/// diagram.
+pub fn is_witness_text(text: &str) -> bool {
+    text.starts_with("(;FF[4]GM[11]AP[darkhex:") || text.starts_with("# Probe ")
+}
+
 impl Witness {
     fn sgf(&self, file: &str, cell: &str) -> String {
         let list = |cells: &[usize]| {

@@ -282,6 +282,32 @@ impl EdgePatterns {
     }
 }
 
+/// The first line of a file of edge patterns `darkhex solve --learn-edges`
+/// writes (which may hold no pattern yet).
+pub const LEARNT_HEADER: &str =
+    "# darkhex edge patterns, learnt by `darkhex solve --learn-edges`: a line is";
+
+/// Whether `text` is a file of edge patterns: one `darkhex solve
+/// --learn-edges` wrote, or one of patterns, comments and blank lines
+/// only, with at least one pattern (darkhex's built-in table).
+pub fn is_pattern_text(text: &str) -> bool {
+    if text.lines().next() == Some(LEARNT_HEADER) {
+        return true;
+    }
+    let mut patterns = 0;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if EdgePattern::parse(line, i + 1).is_err() {
+            return false;
+        }
+        patterns += 1;
+    }
+    patterns > 0
+}
+
 /// Values kept for the life of the process, one per board shape (rows,
 /// columns and words).
 pub(crate) type ByShape =
