@@ -2,6 +2,7 @@
 //! worker-thread setting and the memory limit.
 
 use anyhow::{Context, Result};
+pub use darkhex_algorithms::memory::{available_memory, total_memory};
 use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
 
 /// Threads per core above which more threads only add overhead.
@@ -94,24 +95,6 @@ pub fn memory_gb(text: &str) -> Result<f64, String> {
 /// Memory limit in bytes, as the command line gives it in GB.
 pub fn max_bytes(gb: Option<f64>) -> u64 {
     gb.map_or(DEFAULT_MAX_BYTES, |g| (g * 1e9) as u64)
-}
-
-/// The memory the kernel says is available to new work (MemAvailable in
-/// /proc/meminfo), in bytes; `None` where there is no such file.
-pub fn available_memory() -> Option<u64> {
-    meminfo("MemAvailable:")
-}
-
-/// The machine's memory (MemTotal in /proc/meminfo), in bytes.
-pub fn total_memory() -> Option<u64> {
-    meminfo("MemTotal:")
-}
-
-fn meminfo(field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with(field))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// The most memory an information-state table build may count as held:

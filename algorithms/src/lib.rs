@@ -26,6 +26,7 @@ pub mod files;
 pub mod hexsolve;
 pub mod huge_pages;
 pub mod lp;
+pub mod memory;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;

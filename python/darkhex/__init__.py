@@ -1,7 +1,8 @@
 """darkhex: Hex, Rex and Dark Hex from Python.
 
 Games with OpenSpiel's names (`load_game`, `Game`, `State`), the solvers
-(`train`, `exploitability`, `solve_lp`, `pone`, `solve_hex`), leagues
+(`train`, `train_deep_cfr`, `exploitability`, `solve_lp`, `pone`,
+`solve_hex`), leagues
 (`league`), a vector environment for learning code (`VectorEnv`), and two
 optional layers: `darkhex.openspiel` (darkhex games as `pyspiel` games) and
 `darkhex.ray` (leagues and solves as Ray tasks). Every algorithm runs in the
@@ -16,10 +17,12 @@ Rust crates; long calls release the GIL and Ctrl-C stops them.
 from darkhex._darkhex import (
     CHANCE_PLAYER_ID,
     TERMINAL_PLAYER_ID,
+    DeepCfrResult,
     Game,
     HexResult,
     LeagueResult,
     LpResult,
+    Model,
     Policy,
     PoneResult,
     State,
@@ -34,15 +37,18 @@ from darkhex._darkhex import (
     solve_hex,
     solve_lp,
     train,
+    train_deep_cfr,
 )
 
 __all__ = [
     "CHANCE_PLAYER_ID",
     "TERMINAL_PLAYER_ID",
+    "DeepCfrResult",
     "Game",
     "HexResult",
     "LeagueResult",
     "LpResult",
+    "Model",
     "Policy",
     "PoneResult",
     "State",
@@ -57,4 +63,5 @@ __all__ = [
     "solve_hex",
     "solve_lp",
     "train",
+    "train_deep_cfr",
 ]

@@ -47,7 +47,9 @@ def _game_type(game):
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"game": "kuhn_poker"},
+        # OpenSpiel fills a missing parameter in from this default; an
+        # empty one lets the game tell that it was not given.
+        parameter_specification={"game": ""},
     )
 
 
@@ -55,8 +57,13 @@ class DarkhexGame(pyspiel.Game):
     """A darkhex game seen through OpenSpiel's interface."""
 
     def __init__(self, params=None):
-        params = params or {}
-        self.darkhex_game = darkhex.load_game(str(params.get("game", "kuhn_poker")))
+        name = str((params or {}).get("game", ""))
+        if not name:
+            raise ValueError(
+                f"{SHORT_NAME} needs the `game` parameter, a darkhex game string: "
+                f"pyspiel.load_game({SHORT_NAME!r}, {{'game': 'dark_hex(num_rows=3,num_cols=3)'}})"
+            )
+        self.darkhex_game = darkhex.load_game(name)
         g = self.darkhex_game
         info = pyspiel.GameInfo(
             num_distinct_actions=g.num_distinct_actions(),
@@ -72,6 +79,12 @@ class DarkhexGame(pyspiel.Game):
     def new_initial_state(self):
         return DarkhexState(self, self.darkhex_game.new_initial_state())
 
+    def __reduce__(self):
+        # OpenSpiel pickles a game as its game string, which reads
+        # `game=dark_hex(...)` back as a game-valued parameter and refuses
+        # it: a darkhex game pickles as its darkhex game string instead.
+        return (load_game, (str(self.darkhex_game),))
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
         return DarkhexObserver(self.darkhex_game, perfect_recall, params)
@@ -84,6 +97,11 @@ class DarkhexState(pyspiel.State):
     def __init__(self, game, state):
         super().__init__(game)
         self.darkhex_state = state
+
+    def __reduce__(self):
+        # Pickled (and deep-copied) as the darkhex game string and the
+        # history, as darkhex states are; see DarkhexGame.__reduce__.
+        return (_replay, (str(self.darkhex_state.get_game()), self.darkhex_state.history()))
 
     def current_player(self):
         return self.darkhex_state.current_player()
@@ -149,9 +167,18 @@ def load_game(string):
     return pyspiel.load_game(SHORT_NAME, {"game": str(darkhex.load_game(string))})
 
 
+def _replay(string, history):
+    """The bridged state after `history` in the darkhex game `string` (unpickling)."""
+    state = load_game(string).new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
 def policy_to_openspiel(policy, game):
-    """`policy` (a `darkhex.Policy`) as an OpenSpiel `TabularPolicy` of `game`
-    (from `load_game`); `Policy.to_openspiel` calls this."""
+    """`policy` (a `darkhex.Policy` or `darkhex.Model`) as an OpenSpiel
+    `TabularPolicy` of `game` (from `load_game`); `Policy.to_openspiel` and
+    `Model.to_openspiel` call this."""
     from open_spiel.python import policy as openspiel_policy
 
     if str(policy.game) != game.get_parameters().get("game"):

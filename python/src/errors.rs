@@ -1,12 +1,19 @@
 //! Rust errors as Python exceptions carrying the CLI's message: what
 //! failed, then the causes it does not already quote, on one line.
-//! Failures to read or write a file are `OSError`; everything else a user
-//! can get wrong (a game string, a move, a file's contents) is `ValueError`.
+//! Failures to read or write a file are `OSError` (the subclass Python
+//! raises for the same failure: `FileNotFoundError`, `PermissionError`,
+//! ...); everything else a user can get wrong (a game string, a move, a
+//! file's contents) is `ValueError`.
 
 use std::error::Error;
 
 use pyo3::PyErr;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use std::io::ErrorKind;
+
+use pyo3::exceptions::{
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError,
+    PyPermissionError, PyValueError,
+};
 
 /// The CLI's text for `e`, without its `error:` prefix.
 pub fn message(e: &(dyn Error + 'static)) -> String {
@@ -23,16 +30,21 @@ pub fn message(e: &(dyn Error + 'static)) -> String {
 }
 
 pub fn to_py(e: &(dyn Error + 'static)) -> PyErr {
-    let mut io = false;
+    let mut io = None;
     let mut cause = Some(e);
     while let Some(c) = cause {
-        io |= c.is::<std::io::Error>();
+        io = io.or_else(|| c.downcast_ref::<std::io::Error>().map(std::io::Error::kind));
         cause = c.source();
     }
-    if io {
-        PyOSError::new_err(message(e))
-    } else {
-        PyValueError::new_err(message(e))
+    let text = message(e);
+    match io {
+        None => PyValueError::new_err(text),
+        Some(ErrorKind::NotFound) => PyFileNotFoundError::new_err(text),
+        Some(ErrorKind::PermissionDenied) => PyPermissionError::new_err(text),
+        Some(ErrorKind::AlreadyExists) => PyFileExistsError::new_err(text),
+        Some(ErrorKind::IsADirectory) => PyIsADirectoryError::new_err(text),
+        Some(ErrorKind::NotADirectory) => PyNotADirectoryError::new_err(text),
+        Some(_) => PyOSError::new_err(text),
     }
 }
 

@@ -67,6 +67,17 @@ pub fn action_of(game: &AnyGame, action: &Bound<'_, PyAny>) -> PyResult<Action> 
     game.parse_action(&text).py()
 }
 
+/// A player id of a method that also speaks of chance: 0, 1, or -1.
+fn player_or_chance(player: i64) -> PyResult<Turn> {
+    match player {
+        0 | 1 => Ok(Turn::Player(player as usize)),
+        CHANCE_PLAYER => Ok(Turn::Chance),
+        p => Err(value_error(format!(
+            "player must be 0, 1 or -1 (chance), not {p}"
+        ))),
+    }
+}
+
 pub fn player_index(player: i64) -> PyResult<usize> {
     match player {
         0 | 1 => Ok(player as usize),
@@ -133,8 +144,25 @@ impl PyGame {
 
     /// The name of `action` as `darkhex play --moves` reads it (`player` -1: a chance outcome).
     fn action_to_string(&self, player: i64, action: i64) -> PyResult<String> {
-        let a = action_id(&self.game, action)?;
-        Ok(if player == CHANCE_PLAYER {
+        let chance = player_or_chance(player)? == Turn::Chance;
+        let (count, what) = if chance {
+            (self.max_chance_outcomes(), "chance outcome")
+        } else {
+            (self.game.num_distinct_actions(), "action")
+        };
+        let game = &self.game;
+        let a = usize::try_from(action)
+            .ok()
+            .filter(|&a| a < count)
+            .and_then(|a| Action::try_from(a).ok())
+            .ok_or_else(|| match count {
+                0 => value_error(format!("{game} has no {what}s")),
+                _ => value_error(format!(
+                    "{what} {action} is out of range: {game} has {what}s 0 to {}",
+                    count - 1
+                )),
+            })?;
+        Ok(if chance {
             self.game.chance_outcome_name(a)
         } else {
             self.game.action_name(a)
@@ -221,23 +249,25 @@ impl PyState {
     /// Legal actions ascending (chance outcomes at chance nodes); with
     /// `player`, empty unless that player moves.
     #[pyo3(signature = (player = None))]
-    fn legal_actions(&self, player: Option<i64>) -> Vec<u16> {
-        if player.is_some_and(|p| p != self.current_player()) {
-            return Vec::new();
+    fn legal_actions(&self, player: Option<i64>) -> PyResult<Vec<u16>> {
+        if let Some(p) = player
+            && player_or_chance(p)? != self.state.current_player()
+        {
+            return Ok(Vec::new());
         }
-        self.state.legal_actions()
+        Ok(self.state.legal_actions())
     }
 
     /// One entry per distinct action: 1 where legal.
     #[pyo3(signature = (player = None))]
-    fn legal_actions_mask(&self, player: Option<i64>) -> Vec<i32> {
+    fn legal_actions_mask(&self, player: Option<i64>) -> PyResult<Vec<i32>> {
         let mut mask = vec![0; self.game.num_distinct_actions()];
-        for a in self.legal_actions(player) {
+        for a in self.legal_actions(player)? {
             if let Some(m) = mask.get_mut(a as usize) {
                 *m = 1;
             }
         }
-        mask
+        Ok(mask)
     }
 
     /// Plays `action`; an illegal one raises `ValueError` saying why.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// How often the waiting thread looks at Python's signals.
@@ -77,15 +77,5 @@ pub fn on_threads<T: Send>(
             .build()
             .map(|pool| pool.install(f))
             .map_err(|e| format!("cannot start {n} threads: {e}")),
-    }
-}
-
-/// Checks a `threads=` argument: at least one.
-pub fn check_threads(threads: Option<usize>) -> PyResult<Option<usize>> {
-    match threads {
-        Some(0) => Err(PyValueError::new_err(
-            "threads must be at least 1 (or None for all cores)",
-        )),
-        t => Ok(t),
     }
 }

@@ -16,8 +16,10 @@ use darkhex_players::PlayerFactory;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::args;
 use crate::errors::{IntoPy, value_error};
-use crate::interrupt::{check_threads, on_threads, run_blocking};
+use crate::interrupt::{on_threads, run_blocking};
+use crate::repr::fields_repr;
 
 /// A tournament from what Python holds: TOML text, a dict of the same
 /// fields, or the path of a tournament file.
@@ -30,6 +32,13 @@ fn tournament(py: Python<'_>, definition: &Bound<'_, PyAny>) -> PyResult<Tournam
         return Tournament::from_json(&json).py();
     }
     if let Ok(text) = definition.extract::<String>() {
+        // A tournament's text sets at least `game = ...`: a string with no
+        // `=` and no line break is a file's path, and a missing file says
+        // so rather than failing to parse as TOML.
+        let path = Path::new(&text);
+        if path.is_file() || !(text.contains('=') || text.contains('\n')) {
+            return Tournament::from_toml_file(path).py();
+        }
         return Tournament::from_toml(&text).py();
     }
     if let Ok(path) = definition.extract::<PathBuf>() {
@@ -58,8 +67,9 @@ pub struct LeagueResult {
 
 #[pymethods]
 impl LeagueResult {
-    fn __repr__(&self) -> String {
-        format!("<darkhex.LeagueResult>\n{}", self.report)
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let head = fields_repr(slf.as_any(), &["out"])?;
+        Ok(format!("{head}\n{}", slf.get().report))
     }
 }
 
@@ -116,12 +126,12 @@ pub fn league(
     py: Python<'_>,
     definition: &Bound<'_, PyAny>,
     out: Option<PathBuf>,
-    threads: Option<usize>,
+    threads: Option<i128>,
     shard: Option<&str>,
 ) -> PyResult<LeagueResult> {
-    let t = tournament(py, definition)?;
-    let threads = check_threads(threads)?;
+    let threads = args::threads(py, threads)?;
     let shard: Option<Shard> = shard.map(str::parse).transpose().py()?;
+    let t = tournament(py, definition)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let kept = out.clone();

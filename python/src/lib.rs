@@ -3,10 +3,13 @@
 //! stays in the Rust crates. `darkhex/__init__.py` re-exports it; the
 //! OpenSpiel and Ray layers are Python (`darkhex/openspiel.py`, `darkhex/ray.py`).
 
+mod args;
+mod deep;
 mod errors;
 mod games;
 mod interrupt;
 mod league;
+mod repr;
 mod solvers;
 mod vector_env;
 
@@ -38,6 +41,8 @@ fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<games::PyState>()?;
     m.add_class::<solvers::PyPolicy>()?;
     m.add_class::<solvers::TrainResult>()?;
+    m.add_class::<deep::PyModel>()?;
+    m.add_class::<deep::DeepCfrResult>()?;
     m.add_class::<solvers::LpResult>()?;
     m.add_class::<solvers::PoneResult>()?;
     m.add_class::<solvers::HexResult>()?;
@@ -45,6 +50,7 @@ fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vector_env::VectorEnv>()?;
     m.add_function(wrap_pyfunction!(games::load_game, m)?)?;
     m.add_function(wrap_pyfunction!(solvers::train, m)?)?;
+    m.add_function(wrap_pyfunction!(deep::train_deep_cfr, m)?)?;
     m.add_function(wrap_pyfunction!(solvers::exploitability, m)?)?;
     m.add_function(wrap_pyfunction!(solvers::load_policy, m)?)?;
     m.add_function(wrap_pyfunction!(solvers::solve_lp, m)?)?;

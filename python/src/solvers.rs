@@ -9,8 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use darkhex_algorithms::analyst::Budget;
+use darkhex_algorithms::fa::model::PolicyModel;
+use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::hexsolve::openings::{PositionValue, solve_positions};
 use darkhex_algorithms::lp::{LpOptions, solve_sequence_form};
+use darkhex_algorithms::memory::total_memory;
 use darkhex_algorithms::pone as pone_search;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
@@ -18,26 +21,51 @@ use darkhex_algorithms::{
     Provenance, Trainer, exploitability as exact_exploitability,
 };
 use darkhex_games::{AnyGame, Game, State, Turn, with_game};
-use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::args::{self, number, whole, whole_opt};
+use crate::deep::{DEEP_CFR, PyModel, load_model};
 use crate::errors::{IntoPy, message, value_error};
 use crate::games::{PyGame, PyState, action_of, player_index};
-use crate::interrupt::{check_threads, on_threads, run_blocking};
+use crate::interrupt::{on_threads, run_blocking};
+use crate::repr::fields_repr;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this many
 /// histories, as `darkhex train` does.
-const EVAL_TREE_HISTORIES: f64 = 3e7;
+pub const EVAL_TREE_HISTORIES: f64 = 3e7;
 
-type Failure = Box<dyn std::error::Error + Send + Sync>;
+pub type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-fn failure(e: Failure) -> PyErr {
+pub fn failure(e: Failure) -> PyErr {
     crate::errors::to_py(&*e)
 }
 
-fn compile(game: &AnyGame) -> Result<GameTree, Failure> {
+pub fn compile(game: &AnyGame) -> Result<GameTree, Failure> {
     Ok(with_game!(game, g => GameTree::build(g, &CompileOptions::default()))?)
+}
+
+/// The player whose choice at `state` a policy of `game` is asked for:
+/// the player to move, who `player` (when given) must be.
+pub fn deciding_player(game: &AnyGame, state: &PyState, player: Option<i64>) -> PyResult<usize> {
+    if state.game != *game {
+        return Err(value_error(format!(
+            "the state is of {}, and the policy of {game}",
+            state.game
+        )));
+    }
+    let Turn::Player(mover) = state.state.current_player() else {
+        return Err(value_error(
+            "a policy chooses at decision nodes; this state is a chance node or terminal",
+        ));
+    };
+    match player.map(player_index).transpose()? {
+        Some(p) if p != mover => Err(value_error(format!(
+            "player {p} does not move here: a policy chooses for the player to move, {mover}"
+        ))),
+        _ => Ok(mover),
+    }
 }
 
 /// A policy: a behaviour strategy at each information state it lists; the
@@ -86,21 +114,7 @@ impl PyPolicy {
         state: &PyState,
         player: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        if state.game != self.game {
-            return Err(value_error(format!(
-                "the state is of {}, and the policy of {}",
-                state.game, self.game
-            )));
-        }
-        let p = match (player, state.state.current_player()) {
-            (Some(p), _) => player_index(p)?,
-            (None, Turn::Player(p)) => p,
-            (None, _) => {
-                return Err(value_error(
-                    "a policy chooses at decision nodes; this state is a chance node or terminal",
-                ));
-            }
-        };
+        let p = deciding_player(&self.game, state, player)?;
         let dict = PyDict::new(py);
         match self.table.get(p, state.state.info_key(p)) {
             Some((actions, probs)) => {
@@ -165,8 +179,10 @@ impl PyPolicy {
     }
 }
 
-/// Reads a policy file (JSON or binary, as `darkhex train --out` writes);
-/// with `game`, refuses a file for another game.
+/// Reads a policy file (JSON or binary, as `darkhex train --out` writes),
+/// or a policy model (`darkhex-model`, as `darkhex train --algo deep-cfr`
+/// and `Model.save` write), which it returns as a `Model`: every reader of
+/// policies reads both. With `game`, refuses a file for another game.
 ///
 /// >>> import darkhex, os, tempfile
 /// >>> path = os.path.join(tempfile.mkdtemp(), "kuhn.bin")
@@ -179,7 +195,18 @@ impl PyPolicy {
 /// ValueError: the policy is for kuhn_poker, not leduc_poker: game kuhn_poker vs leduc_poker
 #[pyfunction]
 #[pyo3(signature = (path, game = None))]
-pub fn load_policy(py: Python<'_>, path: PathBuf, game: Option<&PyGame>) -> PyResult<PyPolicy> {
+pub fn load_policy<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    game: Option<&PyGame>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if files::identify(&path) == Some(FileKind::Model) {
+        return Ok(Bound::new(py, load_model(py, path, game)?)?.into_any());
+    }
+    Ok(Bound::new(py, load_table(py, path, game)?)?.into_any())
+}
+
+fn load_table(py: Python<'_>, path: PathBuf, game: Option<&PyGame>) -> PyResult<PyPolicy> {
     let wanted = game.map(|g| g.game);
     let file = py.detach(move || match wanted {
         Some(g) => PolicyFile::load_for(&path, &g),
@@ -209,10 +236,10 @@ pub struct TrainResult {
 
 #[pymethods]
 impl TrainResult {
-    fn __repr__(&self) -> String {
-        format!(
-            "<darkhex.TrainResult: {} iterations, exploitability {:?}>",
-            self.iterations, self.exploitability
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            &["iterations", "exploitability", "value_p0", "seconds"],
         )
     }
 }
@@ -226,11 +253,14 @@ struct Trained {
 }
 
 /// Trains a policy with a CFR-family algorithm: cfr, cfr+, lcfr, dcfr,
-/// pcfr+ (full width over the compiled game tree) or es-mccfr, os-mccfr
-/// (Monte Carlo); the same iterates as `darkhex train`. Exploitability is
-/// exact, every `eval_every` iterations (default: ten times a run) and at
-/// the end. With `checkpoint`, an existing file is resumed and the state is
-/// saved at every evaluation; Ctrl-C saves it and raises `KeyboardInterrupt`.
+/// pcfr+ (full width over the compiled game tree), es-mccfr, os-mccfr
+/// (Monte Carlo) or rcfr, rcfr+, f-rcfr (regrets fitted by least squares),
+/// each with the CLI's default parameters; the same iterates as `darkhex
+/// train`, and the same ranges (`iterations` and `eval_every` at least 1).
+/// Deep CFR is `train_deep_cfr`. Exploitability is exact, every
+/// `eval_every` iterations (default: ten times a run) and at the end. With
+/// `checkpoint`, an existing file is resumed and the state is saved at
+/// every evaluation; Ctrl-C saves it and raises `KeyboardInterrupt`.
 ///
 /// >>> import darkhex
 /// >>> result = darkhex.train(darkhex.load_game("kuhn_poker"), algo="cfr+", iterations=1000)
@@ -245,17 +275,22 @@ pub fn train(
     py: Python<'_>,
     game: &PyGame,
     algo: &str,
-    iterations: u64,
-    threads: Option<usize>,
-    seed: u64,
+    iterations: i128,
+    threads: Option<i128>,
+    seed: i128,
     checkpoint: Option<PathBuf>,
-    eval_every: Option<u64>,
+    eval_every: Option<i128>,
 ) -> PyResult<TrainResult> {
-    let threads = check_threads(threads)?;
-    let algorithm = Algorithm::parse(algo, AlgorithmParams::default()).py()?;
-    if eval_every == Some(0) {
-        return Err(value_error("eval_every must be at least 1"));
+    let iterations: u64 = whole("iterations", iterations, 1, None)?;
+    let threads = args::threads(py, threads)?;
+    let seed = args::seed(seed)?;
+    let eval_every: Option<u64> = whole_opt("eval_every", eval_every, 1, None)?;
+    if algo == DEEP_CFR {
+        return Err(value_error(
+            "deep-cfr trains networks, not a table: darkhex.train_deep_cfr runs it",
+        ));
     }
+    let algorithm = Algorithm::parse(algo, AlgorithmParams::default()).py()?;
     let game = game.game;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -376,25 +411,51 @@ fn train_run(
     })
 }
 
-/// Exact exploitability of `policy` in `game`: the mean of the two best
-/// responses' gains, over the compiled tree; information states the policy
-/// lacks play uniformly.
+/// Exact exploitability of `policy` (a `Policy` or a `Model`) in `game`:
+/// the mean of the two best responses' gains, over the compiled tree;
+/// information states a policy lacks play uniformly.
 ///
 /// >>> import darkhex
 /// >>> game = darkhex.load_game("kuhn_poker")
 /// >>> darkhex.exploitability(game, darkhex.solve_lp(game).policy) < 1e-8
 /// True
 #[pyfunction]
-pub fn exploitability(py: Python<'_>, game: &PyGame, policy: &PyPolicy) -> PyResult<f64> {
+pub fn exploitability(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<f64> {
     let game = game.game;
-    let file = policy.file.clone();
+    let played = if let Ok(model) = policy.cast::<PyModel>() {
+        let model = model.get();
+        if model.game != game {
+            return Err(value_error(format!(
+                "the model is for {}, not {game}",
+                model.game
+            )));
+        }
+        Played::Model(model.model.clone())
+    } else if let Ok(policy) = policy.cast::<PyPolicy>() {
+        let file = policy.get().file.clone();
+        file.check_game(&game).py()?;
+        Played::Table(file)
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "policy must be a darkhex.Policy or a darkhex.Model, not {}",
+            policy.get_type().name()?
+        )));
+    };
     run_blocking(py, None, move || -> Result<f64, Failure> {
-        file.check_game(&game)?;
         let tree = compile(&game)?;
-        let (p, _) = file.to_tree_policy(&tree)?;
+        let p = match played {
+            Played::Table(file) => file.to_tree_policy(&tree)?.0,
+            Played::Model(model) => model.tree_policy(&tree)?,
+        };
         Ok(exact_exploitability(&tree, &p).exploitability)
     })?
     .map_err(failure)
+}
+
+/// What `exploitability` evaluates.
+enum Played {
+    Table(Arc<PolicyFile>),
+    Model(Arc<PolicyModel>),
 }
 
 /// What `solve_lp` returns.
@@ -405,6 +466,13 @@ pub struct LpResult {
     /// Exact exploitability of the equilibrium found (the check that the LP was solved well).
     exploitability: f64,
     policy: Py<PyPolicy>,
+}
+
+#[pymethods]
+impl LpResult {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(slf.as_any(), &["value", "exploitability"])
+    }
 }
 
 /// An exact equilibrium by sequence-form linear programming (dark games and
@@ -461,6 +529,16 @@ pub struct PoneResult {
     seconds: f64,
 }
 
+#[pymethods]
+impl PoneResult {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            &["player", "wins", "winning_move_names", "states", "seconds"],
+        )
+    }
+}
+
 /// PONE: does `player` win Dark Hex (or Dark Rex) with probability one, and
 /// with which first moves?
 ///
@@ -515,6 +593,23 @@ pub struct HexResult {
     seconds: f64,
 }
 
+#[pymethods]
+impl HexResult {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            &[
+                "to_move",
+                "winner",
+                "winning_move",
+                "winning_moves",
+                "expansions",
+                "seconds",
+            ],
+        )
+    }
+}
+
 /// Solves a Hex or Rex position given as moves from the empty board (ids
 /// or names such as "c3", Black first): who wins, and with `all_moves`
 /// which moves win. `time_limit` bounds each search, in seconds.
@@ -533,9 +628,9 @@ pub fn solve_hex(
     game: &PyGame,
     moves: Vec<Bound<'_, PyAny>>,
     all_moves: bool,
-    threads: Option<usize>,
+    threads: Option<i128>,
     time_limit: Option<f64>,
-    tt_mb: usize,
+    tt_mb: i128,
 ) -> PyResult<HexResult> {
     let AnyGame::Hex(hex) = game.game else {
         return Err(value_error(format!(
@@ -543,17 +638,13 @@ pub fn solve_hex(
             game.game
         )));
     };
-    let threads = check_threads(threads)?.unwrap_or_else(rayon::current_num_threads);
-    if let Some(t) = time_limit
-        && !(t > 0.0 && t.is_finite())
-    {
-        return Err(value_error(format!(
-            "time_limit must be a positive number of seconds, not {t}"
-        )));
-    }
-    if tt_mb == 0 {
-        return Err(value_error("tt_mb must be at least 1"));
-    }
+    let threads = args::threads(py, threads)?.unwrap_or_else(rayon::current_num_threads);
+    let time_limit = time_limit
+        .map(|t| number("time_limit", t, (0.001, false), (1e9, false)))
+        .transpose()?;
+    // As `--tt-mb`: at most the machine's memory.
+    let most = total_memory().map_or(1 << 20, |b| b / 1_000_000);
+    let tt_mb: usize = whole("tt_mb", tt_mb, 1, Some(most.into()))?;
     let mut root = Vec::new();
     let mut state = hex.new_initial_state();
     for m in &moves {

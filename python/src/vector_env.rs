@@ -4,16 +4,19 @@
 
 use std::mem::MaybeUninit;
 
+use darkhex_algorithms::memory::available_memory;
 use darkhex_games::cellset::pick_set_bit;
-use darkhex_games::{Action, AnyGame, AnyState, Game, State, Tensors, Turn};
+use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Tensors, Token, Turn};
 use darkhex_players::sample_chance;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
+use crate::args::{self, whole};
 use crate::errors::value_error;
 use crate::games::{PyGame, PyState};
 
@@ -23,14 +26,16 @@ use crate::games::{PyGame, PyState};
 /// `step(actions)` plays one action in every game and returns
 /// `(observations, rewards, dones)`: rewards is n x 2 (each player's return
 /// in a game that just ended, else 0), and a game that ended starts again
-/// at once, its observation the new game's.
+/// at once, its observation the new game's. `actions` is any
+/// one-dimensional integer array-like (numpy integers of any width, a
+/// list of ints). More games than the memory available raise `MemoryError`.
 ///
 /// >>> import darkhex, numpy as np
 /// >>> env = darkhex.VectorEnv(darkhex.load_game("dark_hex(num_rows=3,num_cols=3)"), 4, seed=1)
 /// >>> obs = env.reset()
 /// >>> obs.shape, obs.dtype, env.legal_actions_mask().shape
 /// ((4, 189), dtype('float32'), (4, 9))
-/// >>> obs, rewards, dones = env.step(np.array([4, 4, 0, 8]))
+/// >>> obs, rewards, dones = env.step([4, 4, 0, 8])
 /// >>> rewards.shape, dones.tolist()
 /// ((4, 2), [False, False, False, False])
 /// >>> env.current_players().tolist()
@@ -224,9 +229,106 @@ fn has_action(mask: &[u64], a: usize) -> bool {
     mask.get(a / 64).is_some_and(|w| w >> (a % 64) & 1 == 1)
 }
 
+/// What one game costs a `VectorEnv`, in bytes, with its share of the
+/// arrays a call returns: the state (inline, and on the heap its board at
+/// a few bytes a cell and its history and logs at their longest, with the
+/// allocator's overhead), the two random streams, the legal-action bits,
+/// and the observations, rewards, done flag, legal-action mask and
+/// sampled action of two steps (a caller holds the last step's arrays
+/// while the next are made). An estimate on the high side: refusing a size
+/// that would have fitted is better than the OOM killer.
+fn bytes_per_game(game: &AnyGame) -> u64 {
+    const ALLOCATION: usize = 16;
+    let actions = game.num_distinct_actions();
+    let heap = 8 * actions
+        + (1 + NUM_PLAYERS) * size_of::<Token>() * game.max_game_length()
+        + 4 * ALLOCATION;
+    let state = size_of::<AnyState>() + heap;
+    let streams = 2 * size_of::<Xoshiro256PlusPlus>() + actions.div_ceil(64) * size_of::<u64>();
+    let step = game.information_state_tensor_size() * size_of::<f32>()
+        + NUM_PLAYERS * size_of::<f32>()
+        + 1
+        + actions
+        + size_of::<i64>();
+    (state + streams + 2 * step) as u64
+}
+
+/// Refuses `n` games past the memory the kernel says is available: a
+/// failed allocation would abort the interpreter, and one the kernel
+/// overcommits would meet the OOM killer later.
+fn check_memory(game: &AnyGame, n: usize) -> PyResult<()> {
+    let need = u128::from(bytes_per_game(game)) * n as u128;
+    match available_memory() {
+        Some(available) if need > u128::from(available) => Err(PyMemoryError::new_err(format!(
+            "a VectorEnv of {n} games of {game} needs about {:.2} GB, more than the {:.2} GB of memory available: use fewer games",
+            need as f64 / 1e9,
+            available as f64 / 1e9
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// An empty vector with room for `n` items, or `MemoryError`.
+fn reserved<T>(n: usize) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|e| {
+        PyMemoryError::new_err(format!("cannot allocate a VectorEnv's arrays: {e}"))
+    })?;
+    Ok(v)
+}
+
 /// The `k`-th random stream of a seed.
 fn stream(seed: u64, k: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+fn wrong_length(n: usize, given: usize) -> PyErr {
+    value_error(format!("step takes one action per game: {n}, not {given}"))
+}
+
+/// The action ids of a numpy array of `n` integers of any width and sign,
+/// widened to i64 (unsigned ones past i64's range saturate: no game has
+/// such an action, and the message quotes the array's own value).
+fn action_ids(array: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<i64>> {
+    let shape = array.getattr("shape")?;
+    let [len] = shape.extract::<Vec<usize>>()?[..] else {
+        return Err(value_error(format!(
+            "step takes a one-dimensional array of action ids, one per game, not one of shape {}",
+            shape.repr()?
+        )));
+    };
+    if len != n {
+        return Err(wrong_length(n, len));
+    }
+    fn widened<'py, T>(array: &Bound<'py, PyAny>) -> Option<Vec<i64>>
+    where
+        T: numpy::Element + Copy,
+        i64: TryFrom<T>,
+    {
+        let typed = array.extract::<PyReadonlyArray1<'py, T>>().ok()?;
+        let view = typed.as_array();
+        Some(
+            view.iter()
+                .map(|&x| i64::try_from(x).unwrap_or(i64::MAX))
+                .collect(),
+        )
+    }
+    widened::<i64>(array)
+        .or_else(|| widened::<i32>(array))
+        .or_else(|| widened::<i16>(array))
+        .or_else(|| widened::<i8>(array))
+        .or_else(|| widened::<u64>(array))
+        .or_else(|| widened::<u32>(array))
+        .or_else(|| widened::<u16>(array))
+        .or_else(|| widened::<u8>(array))
+        .ok_or_else(|| {
+            let dtype = array
+                .getattr("dtype")
+                .map_or_else(|_| "unknown".to_string(), |d| d.to_string());
+            value_error(format!(
+                "step takes integer action ids (an integer array, or a list of ints), not values of type {dtype}"
+            ))
+        })
 }
 
 fn matrix<T: numpy::Element>(
@@ -244,20 +346,34 @@ fn matrix<T: numpy::Element>(
 impl VectorEnv {
     #[new]
     #[pyo3(signature = (game, n, seed = 0))]
-    fn new(game: &PyGame, n: usize, seed: u64) -> PyResult<VectorEnv> {
-        if n == 0 {
-            return Err(value_error("a VectorEnv needs at least one game"));
-        }
+    fn new(game: &PyGame, n: i128, seed: i128) -> PyResult<VectorEnv> {
+        let n: usize = whole("n", n, 1, None)?;
+        let seed = args::seed(seed)?;
         let game = game.game;
+        check_memory(&game, n)?;
         let mask_words = game.num_distinct_actions().div_ceil(64);
+        let initial = game.new_initial_state();
+        let mut states = reserved(n)?;
+        states.resize(n, initial.clone());
+        let mut rngs = reserved(n)?;
+        rngs.extend((0..n as u64).map(|i| stream(seed, 2 * i)));
+        let mut samplers = reserved(n)?;
+        samplers.extend((0..n as u64).map(|i| stream(seed, 2 * i + 1)));
+        let words = n.checked_mul(mask_words).ok_or_else(|| {
+            PyMemoryError::new_err(format!(
+                "{n} games' legal-action bits overflow the address space"
+            ))
+        })?;
+        let mut masks = reserved(words)?;
+        masks.resize(words, 0);
         let mut env = VectorEnv {
             game,
-            states: vec![game.new_initial_state(); n],
-            rngs: (0..n as u64).map(|i| stream(seed, 2 * i)).collect(),
-            samplers: (0..n as u64).map(|i| stream(seed, 2 * i + 1)).collect(),
-            initial: game.new_initial_state(),
+            states,
+            rngs,
+            samplers,
+            initial,
             tensor_size: game.information_state_tensor_size(),
-            masks: vec![0; n * mask_words],
+            masks,
             mask_words,
         };
         for i in 0..n {
@@ -368,37 +484,48 @@ impl VectorEnv {
     }
 
     /// Plays `actions[i]` in game `i` (all are checked before any is
-    /// played); returns (observations, rewards n x 2, dones).
+    /// played); returns (observations, rewards n x 2, dones). `actions` is
+    /// any one-dimensional array of integers (a numpy array of any integer
+    /// type, a list or tuple of ints), one per game.
     #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<(
         Bound<'py, PyArray2<f32>>,
         Bound<'py, PyArray2<f32>>,
         Bound<'py, PyArray1<bool>>,
     )> {
         let n = self.states.len();
-        if actions.len() != n {
-            return Err(value_error(format!(
-                "step takes one action per game: {n}, not {}",
-                actions.len()
-            )));
-        }
-        let actions = actions.as_array();
-        let checked = match actions.as_slice() {
-            Some(contiguous) => self.checked(contiguous),
-            None => self.checked(&actions.iter().copied().collect::<Vec<_>>()),
-        };
-        let actions = checked.map_err(|i| {
+        let illegal = |i: usize, shown: String| {
             value_error(format!(
-                "game {i}: action {} is not legal there; its legal actions are {:?}",
-                actions[i],
+                "game {i}: action {shown} is not legal there; its legal actions are {:?}",
                 self.states[i].legal_actions()
             ))
-        })?;
-        let (obs, rewards, dones) = py.detach(|| on_own_pool(|| self.play(&actions)));
+        };
+        // int64 arrays, what sample_legal_actions returns, are read in place.
+        let checked = if let Ok(ids) = actions.extract::<PyReadonlyArray1<'py, i64>>() {
+            if ids.len() != n {
+                return Err(wrong_length(n, ids.len()));
+            }
+            let ids = ids.as_array();
+            let checked = match ids.as_slice() {
+                Some(contiguous) => self.checked(contiguous),
+                None => self.checked(&ids.iter().copied().collect::<Vec<_>>()),
+            };
+            checked.map_err(|i| illegal(i, ids[i].to_string()))?
+        } else {
+            let array = py.import("numpy")?.call_method1("asarray", (actions,))?;
+            let ids = action_ids(&array, n)?;
+            self.checked(&ids).map_err(|i| {
+                let shown = array
+                    .get_item(i)
+                    .map_or(ids[i].to_string(), |x| x.to_string());
+                illegal(i, shown)
+            })?
+        };
+        let (obs, rewards, dones) = py.detach(|| on_own_pool(|| self.play(&checked)));
         Ok((
             matrix(py, n, self.tensor_size, obs)?,
             matrix(py, n, 2, rewards)?,

@@ -47,6 +47,38 @@ def test_errors_carry_the_cli_text():
         state.information_state_tensor(2)
 
 
+def test_action_ids_and_players_out_of_range_are_refused():
+    # Names were made of any number: 9 on a 3x3 board was 'a4', 99 'a34',
+    # and player 7 was taken for a player.
+    for name in ["hex(board_size=3)", "dark_hex(num_rows=3,num_cols=3)"]:
+        game = darkhex.load_game(name)
+        state = game.new_initial_state()
+        assert game.action_to_string(0, 8) == state.action_to_string(1, 8) == "c3"
+        for where in (game, state):
+            for action in (9, 99, -1, 2**40):
+                with pytest.raises(ValueError, match=f"action {action} is out of range: .* has actions 0 to 8"):
+                    where.action_to_string(0, action)
+            with pytest.raises(ValueError, match="player must be 0, 1 or -1 \\(chance\\), not 7"):
+                where.action_to_string(7, 0)
+            with pytest.raises(ValueError, match="has no chance outcomes"):
+                where.action_to_string(-1, 0)
+        for method in (state.legal_actions, state.legal_actions_mask):
+            with pytest.raises(ValueError, match="player must be 0, 1 or -1 \\(chance\\), not 7"):
+                method(7)
+        with pytest.raises(ValueError, match="player must be 0 or 1, not 7"):
+            state.player_return(7)
+    # Chance outcomes have their own range: Leduc deals six cards, and
+    # its players have three actions.
+    leduc = darkhex.load_game("leduc_poker")
+    assert leduc.action_to_string(-1, 5) == "Kh" and leduc.action_to_string(0, 2) == "raise"
+    with pytest.raises(ValueError, match="chance outcome 6 is out of range: leduc_poker has chance outcomes 0 to 5"):
+        leduc.action_to_string(-1, 6)
+    with pytest.raises(ValueError, match="action 3 is out of range: leduc_poker has actions 0 to 2"):
+        leduc.action_to_string(1, 3)
+    deal = leduc.new_initial_state()
+    assert deal.legal_actions(-1) == list(range(6)) and deal.legal_actions(0) == []
+
+
 def test_openspiel_player_ids_chance_and_returns():
     game = darkhex.load_game("kuhn_poker")
     state = game.new_initial_state()

@@ -62,3 +62,15 @@ def test_shards_and_bad_definitions(tmp_path):
         darkhex.league("game = ")
     with pytest.raises(ValueError, match="player 'nobody\\(x=1\\)'"):
         darkhex.league(TOML.replace('"pone"', '"nobody(x=1)"'))
+
+
+def test_a_missing_tournament_file_is_a_file_error_naming_it(tmp_path):
+    # A path given as a string used to be parsed as TOML text.
+    nowhere = tmp_path / "nowhere.toml"
+    for missing in ["/missing.toml", str(nowhere), nowhere]:
+        with pytest.raises(FileNotFoundError, match=f"^cannot read {missing}: No such file"):
+            darkhex.league(missing)
+    with pytest.raises(IsADirectoryError, match=f"cannot read {tmp_path}"):
+        darkhex.league(str(tmp_path))
+    (tmp_path / "t.toml").write_text(TOML)
+    assert len(darkhex.league(str(tmp_path / "t.toml"), out=tmp_path / "o").games) == 18

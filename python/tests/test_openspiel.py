@@ -1,5 +1,7 @@
 """darkhex games driven by OpenSpiel, and darkhex's tensors against OpenSpiel's."""
 
+import copy
+import pickle
 import random
 
 import numpy as np
@@ -77,6 +79,39 @@ def test_openspiel_states_wrap_darkhex_states():
     )
     with pytest.raises(ValueError, match="unknown game"):
         darkhex.openspiel.load_game("chess")
+
+@pytest.mark.parametrize("name", ["dark_hex(num_rows=2,num_cols=3,gameversion=adh)", "hex(board_size=3)", "leduc_poker"])
+def test_bridged_games_and_states_pickle_and_deep_copy(name):
+    # OpenSpiel pickles through the game string, which reads
+    # `python_darkhex(game=dark_hex(...))` back as a game-valued parameter
+    # and refused it.
+    game = darkhex.openspiel.load_game(name)
+    state = game.new_initial_state()
+    rng = random.Random(1)
+    for _ in range(3):
+        state.apply_action(rng.choice(state.legal_actions()))
+    for copied in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert type(copied) is type(state) and copied is not state
+        assert copied.history() == state.history() and str(copied) == str(state)
+        assert copied.information_state_string(1) == state.information_state_string(1)
+        assert copied.get_game().get_parameters() == game.get_parameters()
+        action = copied.legal_actions()[0]
+        copied.apply_action(action)
+        assert copied.history() == state.history() + [action]
+    same = pickle.loads(pickle.dumps(game))
+    assert same.get_parameters() == {"game": str(darkhex.load_game(name))}
+    assert same.num_distinct_actions() == game.num_distinct_actions()
+    assert copy.deepcopy(game).get_parameters() == game.get_parameters()
+
+
+def test_the_game_parameter_is_required():
+    # Without it the game used to be Kuhn poker, silently.
+    with pytest.raises(ValueError, match="python_darkhex needs the `game` parameter, a darkhex game string: "
+                       "pyspiel.load_game\\('python_darkhex', \\{'game': 'dark_hex\\(num_rows=3,num_cols=3\\)'\\}\\)"):
+        pyspiel.load_game("python_darkhex")
+    game = pyspiel.load_game("python_darkhex", {"game": "leduc_poker"})
+    assert game.num_distinct_actions() == 3 and game.get_parameters() == {"game": "leduc_poker"}
+
 
 @pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
 def test_poker_tensors_are_openspiels_value_for_value(name, reference):

@@ -1,6 +1,7 @@
 """The solvers from Python: the same numbers as the CLI and OpenSpiel."""
 
 import os
+import re
 import signal
 import threading
 import time
@@ -20,8 +21,9 @@ def test_cfr_family_matches_openspiels_exploitability(reference):
         assert result.iterations == 1000
         points = {p["iteration"]: p["exploitability"] for p in result.history}
         assert abs(points[100] - facts[key]["100"]) < 1e-12, algo
-    uniform = darkhex.train(KUHN, iterations=0)
-    assert abs(uniform.exploitability - facts["uniform_exploitability"]) < 1e-12
+    uniform = darkhex.train(KUHN, iterations=1).history[0]
+    assert uniform["iteration"] == 0
+    assert abs(uniform["exploitability"] - facts["uniform_exploitability"]) < 1e-12
 
 
 def test_policies_save_load_and_evaluate_the_same(tmp_path):
@@ -131,3 +133,114 @@ def test_ctrl_c_stops_training_and_keeps_the_checkpoint(tmp_path):
     assert ckpt.exists()
     more = darkhex.train(leduc, algo="cfr+", iterations=1, checkpoint=ckpt)
     assert more.iterations > 1, "the checkpoint holds the iterations done before Ctrl-C"
+
+
+def test_numeric_arguments_take_the_clis_ranges():
+    # `darkhex train --iterations 0` is refused; train(iterations=0) was
+    # not, and a negative seed was an OverflowError naming no range.
+    hex3 = darkhex.load_game("hex(board_size=3)")
+    for call, says in [
+        (lambda: darkhex.train(KUHN, iterations=0), "iterations: 0 is out of range; accepted: 1 or more"),
+        (lambda: darkhex.train(KUHN, iterations=-5), "iterations: -5 is out of range"),
+        (lambda: darkhex.train(KUHN, seed=-1), "seed: -1 is out of range; accepted: 0 to 18446744073709551615"),
+        (lambda: darkhex.train(KUHN, seed=2**64), "seed: 18446744073709551616 is out of range"),
+        (lambda: darkhex.train(KUHN, threads=0), "threads: 0 is out of range; accepted: 1 or more"),
+        (lambda: darkhex.train(KUHN, eval_every=0), "eval_every: 0 is out of range; accepted: 1 or more"),
+        (lambda: darkhex.train(KUHN, algo="deep-cfr"), "darkhex.train_deep_cfr runs it"),
+        (lambda: darkhex.solve_hex(hex3, tt_mb=0), "tt_mb: 0 is out of range; accepted: 1 to"),
+        (lambda: darkhex.solve_hex(hex3, tt_mb=10**12), "tt_mb: 1000000000000 is out of range"),
+        (lambda: darkhex.solve_hex(hex3, time_limit=0.0), "time_limit: 0 is out of range; accepted: 0.001 to 1000000000"),
+        (lambda: darkhex.solve_hex(hex3, time_limit=float("nan")), "time_limit: NaN is out of range"),
+        (lambda: darkhex.solve_hex(hex3, threads=-1), "threads: -1 is out of range"),
+        (lambda: darkhex.league({}, threads=0), "threads: 0 is out of range"),
+        (lambda: darkhex.train_deep_cfr(KUHN, iterations=0), "iterations: 0 is out of range"),
+        (lambda: darkhex.train_deep_cfr(KUHN, traversals=0), "traversals: 0 is out of range; accepted: 1 to 10000000"),
+        (lambda: darkhex.train_deep_cfr(KUHN, explore=1001), "explore: 1001 is out of range; accepted: 1 to 1000"),
+        (lambda: darkhex.train_deep_cfr(KUHN, advantage_capacity=10**9 + 1), "advantage_capacity: 1000000001 is out of range"),
+        (lambda: darkhex.train_deep_cfr(KUHN, strategy_capacity=0), "strategy_capacity: 0 is out of range"),
+        (lambda: darkhex.train_deep_cfr(KUHN, fit_steps=0), "fit_steps: 0 is out of range; accepted: 1 to 1000000"),
+        (lambda: darkhex.train_deep_cfr(KUHN, policy_steps=10**6 + 1), "policy_steps: 1000001 is out of range"),
+        (lambda: darkhex.train_deep_cfr(KUHN, batch_size=2**32), "batch_size: 4294967296 is out of range; accepted: 1 to 4294967295"),
+        (lambda: darkhex.train_deep_cfr(KUHN, learning_rate=0.0), "learning_rate: 0 is out of range; accepted: 0 to 1, 0 excluded"),
+        (lambda: darkhex.train_deep_cfr(KUHN, learning_rate=1.5), "learning_rate: 1.5 is out of range"),
+        (lambda: darkhex.train_deep_cfr(KUHN, hidden=[64, 0]), "hidden: a hidden layer's width is a whole number from 1 to 4096, not '0'"),
+        (lambda: darkhex.train_deep_cfr(KUHN, hidden=[8] * 5), "hidden: at most 4 hidden layers, not 5"),
+        (lambda: darkhex.train_deep_cfr(KUHN, seed=-1), "seed: -1 is out of range"),
+        (lambda: darkhex.VectorEnv(KUHN, 10, seed=2**64), "seed: 18446744073709551616 is out of range"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(says).replace("\\.\\*", ".*")):
+            call()
+    with pytest.warns(RuntimeWarning, match="more than 4 per core"):
+        assert darkhex.train(KUHN, iterations=3, threads=10**6).iterations == 3
+
+
+def test_reprs_are_pythons():
+    # TrainResult's repr showed Rust's Some(0.03...); the other results had
+    # no repr of their own.
+    def expected(obj, fields):
+        shown = " ".join(f"{f}={getattr(obj, f)!r}" for f in fields)
+        return f"<darkhex.{type(obj).__name__} {shown}>"
+
+    result = darkhex.train(KUHN, iterations=10)
+    assert repr(result) == expected(result, ["iterations", "exploitability", "value_p0", "seconds"])
+    big = darkhex.train(darkhex.load_game("dark_hex(num_rows=3,num_cols=3)"), algo="os-mccfr", iterations=1)
+    assert big.exploitability is None and "exploitability=None value_p0=None" in repr(big)
+    hex4 = darkhex.load_game("hex(board_size=4)")
+    solved = darkhex.solve_hex(hex4, moves=["a1"], all_moves=True)
+    one = darkhex.solve_hex(hex4, moves=["a1"])
+    hex_fields = ["to_move", "winner", "winning_move", "winning_moves", "expansions", "seconds"]
+    assert repr(solved) == expected(solved, hex_fields) and "winning_moves=[" in repr(solved)
+    assert repr(one) == expected(one, hex_fields) and "winning_moves=None" in repr(one)
+    lp = darkhex.solve_lp(KUHN)
+    assert repr(lp) == expected(lp, ["value", "exploitability"])
+    pone = darkhex.pone(darkhex.load_game("dark_hex(num_rows=2,num_cols=2)"))
+    assert repr(pone) == expected(pone, ["player", "wins", "winning_move_names", "states", "seconds"])
+    assert "winning_move_names=['b1', 'a2']" in repr(pone)
+    deep = darkhex.train_deep_cfr(KUHN, iterations=1, traversals=2, hidden=[4], fit_steps=1)
+    assert repr(deep) == expected(deep, ["iterations", "exploitability", "value_p0", "traversals", "seconds"])
+    league = darkhex.league(
+        {"game": "kuhn_poker", "games_per_pair": 2, "players": [{"spec": "random"}, {"spec": "lp"}]}
+    )
+    assert repr(league) == f"<darkhex.LeagueResult out=None>\n{league.report}"
+    for text in map(repr, [result, big, solved, one, lp, pone, deep, league, deep.model, lp.policy]):
+        assert "Some(" not in text and not re.search(r"\de-\d\b", text), text
+
+
+DEEP = ["--algo", "deep-cfr", "--iterations", "3", "--traversals", "20", "--hidden", "16,16", "--fit-steps", "16", "--seed", "2"]
+
+
+def test_deep_cfr_writes_the_clis_model_and_reads_it(tmp_path, darkhex_cli):
+    import json
+
+    cli = json.loads(darkhex_cli("train", "kuhn_poker", *DEEP, "--out", "cli.model", "--json", cwd=tmp_path))
+    exploit = json.loads(darkhex_cli("exploit", "kuhn_poker", "cli.model", "--json", cwd=tmp_path))
+    # The CLI's model read in Python: the exploitability `darkhex exploit` prints.
+    model = darkhex.load_policy(tmp_path / "cli.model")
+    assert isinstance(model, darkhex.Model) and model.game == KUHN
+    assert darkhex.exploitability(KUHN, model) == exploit["exploitability"] == cli["exploitability"]
+    assert model.provenance["iterations"] == 3 and model.provenance["parameters"]["traversals"] == 20
+    # Python's run with the CLI's settings writes the CLI's file, byte for byte.
+    result = darkhex.train_deep_cfr(
+        KUHN, iterations=3, traversals=20, hidden=[16, 16], fit_steps=16, seed=2, threads=1
+    )
+    assert result.exploitability == cli["exploitability"] and result.value_p0 == cli["value_p0"]
+    assert result.iterations == 3 and result.traversals == cli["traversals"] == 120
+    result.model.save(tmp_path / "py.model")
+    assert (tmp_path / "py.model").read_bytes() == (tmp_path / "cli.model").read_bytes()
+    # And the CLI reads Python's (a JSON name too).
+    result.model.save(tmp_path / "py.json")
+    again = json.loads(darkhex_cli("exploit", "kuhn_poker", "py.json", "--json", cwd=tmp_path))
+    assert again["exploitability"] == cli["exploitability"]
+    # The model's policy at a state is a distribution over the legal actions.
+    state = KUHN.new_state_from_history([0, 1, 1])   # J to 0, Q to 1, player 0 bets
+    probs = model.action_probabilities(state)
+    assert sorted(probs) == [0, 1] and abs(sum(probs.values()) - 1) < 1e-12
+    assert probs == result.model.action_probabilities(state, player=1)
+    with pytest.raises(ValueError, match="player 0 does not move here: a policy chooses for the player to move, 1"):
+        model.action_probabilities(state, player=0)
+    with pytest.raises(ValueError, match="the model is for kuhn_poker, not leduc_poker"):
+        darkhex.exploitability(darkhex.load_game("leduc_poker"), model)
+    with pytest.raises(ValueError, match="is for kuhn_poker"):
+        darkhex.load_policy(tmp_path / "cli.model", game=darkhex.load_game("leduc_poker"))
+    with pytest.raises(TypeError, match="policy must be a darkhex.Policy or a darkhex.Model, not int"):
+        darkhex.exploitability(KUHN, 3)

@@ -80,8 +80,59 @@ def test_bad_steps_are_refused_before_any_game_moves():
     assert np.array_equal(env.obs(), before)
     with pytest.raises(ValueError, match="one action per game: 3, not 2"):
         env.step(np.array([0, 1]))
-    with pytest.raises(ValueError, match="at least one game"):
-        darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), 0)
+    for n in (0, -1):
+        with pytest.raises(ValueError, match=f"n: {n} is out of range; accepted: 1 or more"):
+            darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), n)
+    with pytest.raises(ValueError, match="seed: -1 is out of range; accepted: 0 to 18446744073709551615"):
+        darkhex.VectorEnv(darkhex.load_game("hex(board_size=2)"), 1, seed=-1)
+
+
+def test_more_games_than_memory_are_refused_not_aborted():
+    # 10^8 games of 3x3 Hex are tens of GB: the allocation used to abort
+    # the interpreter (or the OOM killer ended it).
+    game = darkhex.load_game("hex(board_size=3)")
+    for n in (10**8, 10**12, 2**63):
+        with pytest.raises(MemoryError, match=f"a VectorEnv of {n} games of hex\\(board_size=3\\) needs about .* GB, more than"):
+            darkhex.VectorEnv(game, n)
+    assert darkhex.VectorEnv(game, 1000).num_envs == 1000
+
+
+def test_any_integer_array_like_steps_and_the_rest_is_refused():
+    game = darkhex.load_game("hex(board_size=2)")
+    runs = {}
+    for kind, actions in [
+        ("int64", lambda a: np.array(a, dtype=np.int64)),
+        ("int32", lambda a: np.array(a, dtype=np.int32)),
+        ("int8", lambda a: np.array(a, dtype=np.int8)),
+        ("uint64", lambda a: np.array(a, dtype=np.uint64)),
+        ("uint16", lambda a: np.array(a, dtype=np.uint16)),
+        ("list", list),
+        ("tuple", tuple),
+        ("numpy ints", lambda a: [np.int32(x) for x in a]),
+    ]:
+        env = darkhex.VectorEnv(game, 3, seed=1)
+        env.reset()
+        outs = [env.step(actions([0, 1, 2])), env.step(actions([3, 3, 3]))]
+        runs[kind] = [x.tolist() for out in outs for x in out]
+    assert all(run == runs["int64"] for run in runs.values()), runs
+    env = darkhex.VectorEnv(game, 3)
+    env.reset()
+    before = env.obs().copy()
+    for bad, says in [
+        ([0.0, 1.0, 2.0], "integer action ids .* not values of type float64"),
+        ([True, False, True], "not values of type bool"),
+        (np.array(["a", "b", "c"]), "not values of type <U1"),
+        ([[0, 1, 2]], "one-dimensional array .* not one of shape \\(1, 3\\)"),
+        (5, "not one of shape \\(\\)"),
+        ([0, 1], "one action per game: 3, not 2"),
+        (np.array([0, 1], dtype=np.int32), "one action per game: 3, not 2"),
+        ([0, 1, 9], "game 2: action 9 is not legal there"),
+        (np.array([0, 2**64 - 1, 1], dtype=np.uint64), "game 1: action 18446744073709551615 is not legal"),
+        ([0, 2**70, 1], "integer action ids .* not values of type object"),
+    ]:
+        with pytest.raises(ValueError, match=says):
+            env.step(bad)
+    assert np.array_equal(env.obs(), before)
 
 
 def test_the_first_bad_game_is_named_across_tasks_and_strides():

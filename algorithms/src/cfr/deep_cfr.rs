@@ -467,6 +467,12 @@ impl DeepCfrSolver {
         self.model.as_ref().ok_or(DeepCfrError::NoPolicy)
     }
 
+    /// The learned average policy, taken out of the run (the reservoirs
+    /// dropped with it), once [`DeepCfrSolver::train_policy`] has fitted it.
+    pub fn into_model(self) -> Result<PolicyModel, DeepCfrError> {
+        self.model.ok_or(DeepCfrError::NoPolicy)
+    }
+
     /// What a saved model says of this run.
     pub fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
         ModelProvenance {
