@@ -13,6 +13,7 @@ use clap::Args;
 use darkhex_algorithms::analyst::{
     Budget, CellLists, ConnectionEnd, Considered, HexAnalyst, analyst_for,
 };
+use darkhex_algorithms::hexsolve::Stats;
 use darkhex_games::board::{BLACK, Dims, MAX_SIDE, WHITE, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{AnyGame, Game};
@@ -57,55 +58,90 @@ pub struct GtpArgs {
 }
 
 const GTP_COMMANDS: &str = "\
-GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style):
+GTP commands (Benzene's dialect; colours b|black|w|white, cells a1-style; a word
+more than a command reads is an error):
   protocol_version name version known_command list_commands quit (or exit)
   boardsize N | boardsize COLUMNS ROWS     clear_board     showboard
   play COLOUR CELL (either colour, any order)   genmove COLOUR   undo
   reg_genmove COLOUR                the move genmove would choose, without playing it
-  all_legal_moves   final_score   loadsgf FILE [MOVE_NUMBER] (Hex SGF, GM[11])
+  all_legal_moves [COLOUR]   final_score   loadsgf FILE [MOVE_NUMBER] (Hex SGF, GM[11])
   dfpn-solve-state [COLOUR]         the winner with COLOUR to move (black, white, or empty: unknown)
   dfpn-solver-find-winning COLOUR   every winning move of COLOUR (all empty cells tried; the
                                     time limit holds for the whole command: an error if it
                                     ends with no winning move proved)
   dfpn-clear-tt                     accepted; every solve starts with an empty table
-  vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist
+  vc-build COLOUR   vc-get-mustplay COLOUR   compute-inferior COLOUR   eval-resist [COLOUR]
   vc-between-cells-full COLOUR END END, vc-between-cells-semi COLOUR END END
                                     carriers between two cells or sides (north south west east)
   param_dfpn [threads N | tt_mb MB | tt_size ENTRIES | timelimit S]   (no arguments: the values)
   param_player [move_time S | eval resistance|network(eval=e)|network(eval=ek,k=K,x=X)]
   hexgui-analyze_commands";
 
-const COMMANDS: [&str; 29] = [
-    "all_legal_moves",
-    "boardsize",
-    "clear_board",
-    "compute-inferior",
-    "dfpn-clear-tt",
-    "dfpn-solve-state",
-    "dfpn-solver-find-winning",
-    "eval-resist",
-    "final_score",
-    "genmove",
-    "hexgui-analyze_commands",
-    "known_command",
-    "list_commands",
-    "loadsgf",
-    "name",
-    "param_dfpn",
-    "param_player",
-    "play",
-    "protocol_version",
-    "quit",
-    "showboard",
-    "undo",
-    "vc-build",
-    "vc-get-mustplay",
-    "vc-between-cells-full",
-    "vc-between-cells-semi",
-    "version",
-    "reg_genmove",
-    "exit",
+/// Every command, the most words it reads after its name, and how it is
+/// used: one check refuses a word more for all of them, which a handler
+/// would otherwise ignore (`play b a1 c3` is a mistake, not a move).
+const COMMANDS: [(&str, usize, &str); 29] = [
+    ("all_legal_moves", 1, "all_legal_moves [COLOUR]"),
+    ("boardsize", 2, "boardsize N, or boardsize COLUMNS ROWS"),
+    ("clear_board", 0, "clear_board"),
+    ("compute-inferior", 1, "compute-inferior COLOUR"),
+    ("dfpn-clear-tt", 0, "dfpn-clear-tt"),
+    ("dfpn-solve-state", 1, "dfpn-solve-state [COLOUR]"),
+    (
+        "dfpn-solver-find-winning",
+        1,
+        "dfpn-solver-find-winning COLOUR",
+    ),
+    ("eval-resist", 1, "eval-resist [COLOUR]"),
+    ("final_score", 0, "final_score"),
+    ("genmove", 1, "genmove COLOUR"),
+    ("hexgui-analyze_commands", 0, "hexgui-analyze_commands"),
+    ("known_command", 1, "known_command NAME"),
+    ("list_commands", 0, "list_commands"),
+    ("loadsgf", 2, "loadsgf FILE [MOVE_NUMBER]"),
+    ("name", 0, "name"),
+    ("param_dfpn", 2, "param_dfpn [NAME VALUE]"),
+    ("param_player", 2, "param_player [NAME VALUE]"),
+    ("play", 2, "play COLOUR CELL"),
+    ("protocol_version", 0, "protocol_version"),
+    ("quit", 0, "quit"),
+    ("showboard", 0, "showboard"),
+    ("undo", 0, "undo"),
+    ("vc-build", 1, "vc-build COLOUR"),
+    ("vc-get-mustplay", 1, "vc-get-mustplay COLOUR"),
+    (
+        "vc-between-cells-full",
+        3,
+        "vc-between-cells-full COLOUR END END",
+    ),
+    (
+        "vc-between-cells-semi",
+        3,
+        "vc-between-cells-semi COLOUR END END",
+    ),
+    ("version", 0, "version"),
+    ("reg_genmove", 1, "reg_genmove COLOUR"),
+    ("exit", 0, "exit"),
 ];
+
+/// Refuses words past those `name` reads.
+fn check_arity(name: &str, args: &[&str]) -> Result<()> {
+    let Some(&(_, most, usage)) = COMMANDS.iter().find(|c| c.0 == name) else {
+        return Ok(());
+    };
+    if args.len() <= most {
+        return Ok(());
+    }
+    let takes = match most {
+        0 => "no arguments".to_string(),
+        1 => "at most one argument".to_string(),
+        n => format!("at most {n} arguments"),
+    };
+    bail!(
+        "{name} takes {takes} (usage: {usage}); '{}' is too many",
+        args[most..].join(" ")
+    )
+}
 
 /// The largest board the network evaluations take (19x19).
 const MAX_NETWORK_CELLS: usize = 19 * 19;
@@ -373,15 +409,11 @@ impl Engine {
             Some(p) => stone_glyph(p),
             None => '.',
         });
-        let game = if self.analyst.game().is_misere() {
-            "Rex"
-        } else {
-            "Hex"
-        };
+        // The game string names rows and columns, as everywhere else in
+        // darkhex (`boardsize` takes them the other way round, as GTP does).
         format!(
-            "\n{game} {}x{}, {} to move (x Black joins top and bottom, o White left and right)\n{board}",
-            self.dims().cols(),
-            self.dims().rows(),
+            "\n{}, {} to move (x Black joins top and bottom, o White left and right)\n{board}",
+            self.analyst.game().game_string(),
             colour_name(self.to_move())
         )
     }
@@ -460,10 +492,7 @@ impl Engine {
             .filter(|v| v.1 == Some(true))
             .map(|v| v.0)
             .collect();
-        eprintln!(
-            "info: {} positions in {:.2} s",
-            stats.expansions, stats.seconds
-        );
+        self.info(&stats);
         if !open.is_empty() {
             if winning.is_empty() {
                 bail!(
@@ -481,6 +510,16 @@ impl Engine {
             );
         }
         Ok(self.names(winning))
+    }
+
+    /// The log line of a solve: the positions examined and the wall time
+    /// (the threads' seconds added up would count each second once per
+    /// thread).
+    fn info(&self, stats: &Stats) {
+        eprintln!(
+            "info: {} positions in {:.2} s (wall time), {} thread(s)",
+            stats.expansions, stats.seconds, self.threads
+        );
     }
 
     fn param_dfpn(&mut self, words: &[&str]) -> Result<String> {
@@ -580,17 +619,20 @@ impl Engine {
     }
 
     fn command(&mut self, name: &str, args: &[&str]) -> Result<Reply> {
+        check_arity(name, args)?;
         let first = args.first().copied();
         match name {
             "protocol_version" => text("2"),
             "name" => text("darkhex"),
             "version" => text(env!("CARGO_PKG_VERSION")),
-            "known_command" => text(if first.is_some_and(|c| COMMANDS.contains(&c)) {
-                "true"
-            } else {
-                "false"
-            }),
-            "list_commands" => text(COMMANDS.join("\n")),
+            "known_command" => text(
+                if first.is_some_and(|c| COMMANDS.iter().any(|k| k.0 == c)) {
+                    "true"
+                } else {
+                    "false"
+                },
+            ),
+            "list_commands" => text(COMMANDS.iter().map(|c| c.0).collect::<Vec<_>>().join("\n")),
             "quit" | "exit" => Ok(Reply::Quit),
             "boardsize" => {
                 let size = |w: &str| -> Result<usize> {
@@ -629,9 +671,6 @@ impl Engine {
                 text(m)
             }
             "undo" => {
-                if !args.is_empty() {
-                    bail!("usage: undo (it takes no arguments)");
-                }
                 // The GTP specification: undo fails when there is nothing to undo.
                 if self.moves.pop().is_none() {
                     bail!("cannot undo: no move has been played");
@@ -643,6 +682,10 @@ impl Engine {
             }
             "showboard" => text(self.showboard()),
             "all_legal_moves" => {
+                // Some controllers name the colour: both have the same moves.
+                if let Some(w) = first {
+                    parse_colour(Some(w))?;
+                }
                 let stones = self.stones();
                 if self.analyst.winner(&stones).is_some() {
                     return text("");
@@ -669,10 +712,7 @@ impl Engine {
                     self.budget(self.time_limit),
                     &|_| {},
                 );
-                eprintln!(
-                    "info: {} positions in {:.2} s",
-                    v.stats.expansions, v.stats.seconds
-                );
+                self.info(&v.stats);
                 if v.winner.is_none() {
                     // Benzene's answer for a search that stopped unsolved.
                     eprintln!(
@@ -756,6 +796,11 @@ impl Engine {
                 text(self.inferior_text(colour).0)
             }
             "eval-resist" => {
+                // HexGui sends the colour to move; the score is Black's
+                // either way.
+                if let Some(w) = first {
+                    parse_colour(Some(w))?;
+                }
                 let r = self.analyst.resistance(&self.stones());
                 text(format!(
                     " res {:.3} rew {:.3} reb {:.3}",

@@ -2,7 +2,7 @@
 
 use std::io::{self, BufReader};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use darkhex_games::moves::awaited;
 use darkhex_games::{Action, AnyGame, AnyState, Game, State, Turn, parse_move};
@@ -204,7 +204,11 @@ fn watch(game: &AnyGame, start: AnyState, specs: [&String; 2], seed: u64) -> Res
     shown?;
     let record = match record {
         Ok(r) => r,
-        Err(darkhex_players::PlayerError::Quit) => bail!("you quit the game"),
+        // Quitting is what the user asked for, not a failure.
+        Err(darkhex_players::PlayerError::Quit) => {
+            outln!("\nyou quit the game");
+            return Ok(());
+        }
         Err(e) => return Err(e.into()),
     };
     if !humans.is_empty() {

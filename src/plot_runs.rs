@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use clap::Args;
-use darkhex_algorithms::{Checkpoint, EvalPoint};
+use darkhex_algorithms::{Checkpoint, EvalPoint, TrainError};
 
 use crate::help;
 use crate::output::outln;
@@ -83,7 +83,12 @@ fn read_run(path: &Path) -> Result<Run> {
     {
         return read_json(path, text);
     }
-    let c = Checkpoint::load(path)?;
+    let c = Checkpoint::load(path).map_err(|e| match e {
+        TrainError::DeepCfrCheckpoint { path } => anyhow!(
+            "{path} is a Deep CFR checkpoint, which keeps no exploitability curve (Deep CFR's policy is evaluated once, when training ends): give plot the output of `darkhex train GAME --algo deep-cfr --json` instead, or tabular checkpoints"
+        ),
+        e => e.into(),
+    })?;
     let algo = c.algorithm().name().to_string();
     Ok(Run {
         game: c.game,

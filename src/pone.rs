@@ -26,9 +26,10 @@ pub struct PoneArgs {
     /// A dark game, e.g. 'dark_hex(num_rows=3,num_cols=4)' or 'dark_rex(board_size=3,gameversion=adh)'
     #[arg(value_parser = crate::parse_game)]
     game: AnyGame,
-    /// The player to decide for: 0 moves first
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = whole::<u8>(0, Some(1)))]
-    player: u8,
+    /// The player to decide for: 0 moves first (default 0; with
+    /// --check-strategy, the file's player, which --player must match)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u8>(0, Some(1)))]
+    player: Option<u8>,
     /// Write the winning strategy (one move per information state) here
     #[arg(long)]
     strategy_out: Option<PathBuf>,
@@ -70,7 +71,7 @@ pub fn run(args: PoneArgs) -> Result<()> {
         );
     };
     set_threads(args.threads)?;
-    let player = args.player as usize;
+    let player = args.player.map_or(0, usize::from);
     let status = Status::default();
     interrupt::exit_saying(&status);
     if let Some(path) = &args.check_strategy {
@@ -79,6 +80,18 @@ pub fn run(args: PoneArgs) -> Result<()> {
             path.display()
         ));
         let strategy = Strategy::load(path)?;
+        // The file says whose strategy it is: checking it as the other
+        // player's would answer a question nobody asked.
+        if let Some(asked) = args.player
+            && usize::from(asked) != strategy.player
+        {
+            bail!(
+                "--player {asked} does not match {}, a strategy for player {}: --check-strategy checks the player the file was written for (give --player {} or leave it out)",
+                path.display(),
+                strategy.player,
+                strategy.player
+            );
+        }
         let start = Instant::now();
         let report = verify_strategy(&game, &strategy, args.verify_limit)?;
         outln!(
@@ -136,6 +149,13 @@ pub fn run(args: PoneArgs) -> Result<()> {
         }
     }
     bar.finish_and_clear();
+    // Without a win there is no strategy to write: say so rather than
+    // leave the user looking for a file that never came.
+    let not_written = (args.strategy_out.is_some() && !result.wins)
+        .then(|| format!("no strategy written: player {player} does not win with probability one"));
+    if let Some(note) = &not_written {
+        eprintln!("{note}");
+    }
     if args.json {
         let mut json = serde_json::json!({
             "game": game.game_string(),
@@ -150,7 +170,13 @@ pub fn run(args: PoneArgs) -> Result<()> {
             json["verified_terminals"] = terminals.into();
         }
         if let Some(path) = &args.strategy_out {
-            json["strategy"] = path.display().to_string().into();
+            json["strategy"] = match &not_written {
+                None => path.display().to_string().into(),
+                Some(_) => serde_json::Value::Null,
+            };
+        }
+        if let Some(note) = not_written {
+            json["strategy_not_written"] = note.into();
         }
         outln!("{json}");
         return Ok(());

@@ -15,6 +15,7 @@ use darkhex_algorithms::hexsolve::edge_patterns::LEARNT_HEADER;
 use darkhex_algorithms::hexsolve::openings::{
     OpeningValue, OpeningsLog, merge_openings, opening_cells,
 };
+use darkhex_algorithms::hexsolve::tt::BUCKET;
 use darkhex_algorithms::hexsolve::{
     DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
 };
@@ -275,11 +276,14 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
     let mut rules = Rules::for_game(game.is_misere());
     match order {
         "resistance" => {}
-        "network-k0" | "network-k1" | "network-k2" if !game.is_misere() => {
+        "network-k0" | "network-k1" | "network-k2" if game.is_misere() => bail!(
+            "--order {order} is for Hex only (the position networks are Hex's); Rex accepts --order resistance"
+        ),
+        "network-k0" | "network-k1" | "network-k2" => {
             rules.network_order = order[9..].parse().ok();
         }
         other => bail!(
-            "unknown --order '{other}': accepted are resistance, network-k0, network-k1, network-k2 (Hex only)"
+            "unknown --order '{other}': accepted are resistance, and for Hex network-k0, network-k1, network-k2"
         ),
     }
     if let Some(list) = without {
@@ -444,6 +448,14 @@ fn run_width<const W: usize>(
     save_learnt(&solver, learn_into)?;
     let seconds = start.elapsed().as_secs_f64();
     let interrupted = solver.stop_flag().load(Ordering::SeqCst);
+    // Moves a stop left unstarted are undecided as much as those whose
+    // search ran out of time: every move is listed, each with its value.
+    let values: Option<Vec<(usize, Option<bool>)>> = values.map(|v| {
+        pos.empty_cells(&geom)
+            .iter()
+            .map(|c| (c, v.iter().find(|m| m.0 == c).and_then(|m| m.1)))
+            .collect()
+    });
     let dims = game.dims();
     let to_move = pos.to_move;
     let winner = out.wins.map(|w| if w { to_move } else { 1 - to_move });
@@ -454,12 +466,19 @@ fn run_width<const W: usize>(
         .as_ref()
         .and_then(|v| v.iter().find(|(_, w)| *w == Some(true)).map(|(c, _)| *c))
         .or(out.winning_move);
-    let winning: Option<Vec<String>> = values.as_ref().map(|v| {
-        v.iter()
-            .filter(|(_, w)| *w == Some(true))
-            .map(|(c, _)| dims.cell_name(*c))
-            .collect()
-    });
+    let named = |wanted: Option<bool>| -> Option<Vec<String>> {
+        values.as_ref().map(|v| {
+            v.iter()
+                .filter(|(_, w)| *w == wanted)
+                .map(|(c, _)| dims.cell_name(*c))
+                .collect()
+        })
+    };
+    let winning = named(Some(true));
+    let undecided = named(None);
+    // Complete: everything asked for is decided, the position and, with
+    // --all-moves, every move.
+    let complete = out.wins.is_some() && undecided.as_ref().is_none_or(Vec::is_empty);
     if json {
         let moves: Option<Vec<serde_json::Value>> = values.as_ref().map(|v| {
             v.iter()
@@ -472,11 +491,12 @@ fn run_width<const W: usize>(
             "winner": winner,
             "winning_move": winning_move.map(|c| dims.cell_name(c)),
             "winning_moves": winning,
+            "undecided_moves": undecided,
             "moves": moves,
             "expansions": stats.expansions,
             "seconds": seconds,
             "threads": threads,
-            "complete": out.wins.is_some(),
+            "complete": complete,
             "table": {"slots": stats.tt_slots, "used": stats.tt_used, "replaced": stats.tt_replaced},
         });
         outln!("{json}");
@@ -503,24 +523,41 @@ fn run_width<const W: usize>(
                 out.root.delta
             ),
         }
-        if let (Some(v), Some(w)) = (&values, &winning) {
-            outln!(
-                "winning moves    {}",
-                if w.is_empty() {
+        if let (Some(v), Some(w), Some(u)) = (&values, &winning, &undecided) {
+            let list = |names: &[String]| {
+                if names.is_empty() {
                     "none".to_string()
                 } else {
-                    w.join(", ")
+                    names.join(", ")
                 }
-            );
+            };
+            if u.is_empty() {
+                outln!("winning moves    {}", list(w));
+            } else {
+                outln!(
+                    "winning moves    {} proved winning: {}; {} undecided: {}",
+                    w.len(),
+                    list(w),
+                    u.len(),
+                    u.join(", ")
+                );
+            }
+            let unknown = match (u.is_empty(), interrupted) {
+                (true, _) => "",
+                (false, true) => ", ? undecided: its search was stopped first",
+                (false, false) => ", ? undecided: its search reached the time limit first",
+            };
             outln!(
-                "move values      (W wins, L loses, ? unknown)\n{}",
+                "move values      (W wins, L loses{unknown})\n{}",
                 value_board(dims, |c| stone_at(&pos, c), v)
             );
+        } else if args.all_moves {
+            outln!("move values      not searched: the position itself is not decided");
         }
         outln!(
             "search           {} positions in {seconds:.3} s ({:.0} a second), {threads} thread(s)",
             stats.expansions,
-            stats.expansions_per_second()
+            stats.expansions as f64 / seconds.max(1e-9)
         );
         outln!(
             "table            {} of {} slots used, {} positions replaced",
@@ -569,8 +606,7 @@ fn run_width<const W: usize>(
             );
         }
     }
-    let incomplete = out.wins.is_none() || values.iter().flatten().any(|(_, w)| w.is_none());
-    if incomplete && let Some(line) = table_warning(&stats, solver.params.tt_mb) {
+    if !complete && let Some(line) = table_warning(&stats, solver.params.tt_mb) {
         eprintln!("{line}");
     }
     if interrupted {
@@ -583,7 +619,7 @@ fn verdict(black_wins: Option<bool>) -> &'static str {
     match black_wins {
         Some(true) => "wins",
         Some(false) => "loses",
-        None => "unknown",
+        None => "undecided",
     }
 }
 
@@ -626,13 +662,33 @@ fn progress_line(p: &Progress) -> String {
     )
 }
 
-/// A line saying the table ran out of room, when it did: replaced
-/// positions are work the search may redo, which a larger table saves.
+/// A line saying that positions were pushed out of the table, when some
+/// were. A position goes only in the slots of its bucket, so buckets
+/// overflow long before the table is full: a few hundred replaced in a
+/// table mostly empty is chance, and a larger table would change little.
+/// Positions replaced are work the search may redo; a larger table saves
+/// it once the table is well filled or the replaced positions are a fair
+/// share of those examined.
 fn table_warning(stats: &Stats, tt_mb: usize) -> Option<String> {
-    (stats.tt_replaced > 0).then(|| {
+    if stats.tt_replaced == 0 {
+        return None;
+    }
+    let share = stats.tt_used as f64 / stats.tt_slots.max(1) as f64;
+    let what = format!(
+        "{} positions were pushed out of full buckets of the table (a position may take only the {} slots of its bucket; {} of {} slots were in use, {:.0}%)",
+        stats.tt_replaced,
+        BUCKET,
+        stats.tt_used,
+        stats.tt_slots,
+        100.0 * share
+    );
+    let helps = share >= 0.5 || stats.tt_replaced * 100 >= stats.expansions;
+    Some(if helps {
+        format!("{what}: a larger --tt-mb than {tt_mb} keeps more of them and may solve sooner")
+    } else {
         format!(
-            "the table was full ({} slots) and replaced {} positions; a larger --tt-mb than {tt_mb} may solve sooner",
-            stats.tt_slots, stats.tt_replaced
+            "{what}: few against the {} positions examined, so a larger --tt-mb would change little",
+            stats.expansions
         )
     })
 }
@@ -789,7 +845,13 @@ fn openings<const W: usize>(
         bar.inc(1);
     };
     solver.solve_each(&children, &report, &done);
-    let (rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (mut rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    // Openings a stop left unstarted are undecided: the table lists them.
+    for &cell in &cells {
+        if !rows.iter().any(|r| r.0 == cell) {
+            push_opening(&mut rows, n, cell, None, 0.0, 0);
+        }
+    }
     bar.finish_and_clear();
     save_learnt(solver, learn_into)?;
     if let Some(e) = log_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -846,6 +908,11 @@ fn print_openings(
     let dims = game.dims();
     let n = dims.cells();
     rows.sort_by_key(|r| r.0);
+    let undecided: Vec<String> = rows
+        .iter()
+        .filter(|r| r.1.is_none())
+        .map(|r| dims.cell_name(r.0))
+        .collect();
     if json {
         let list: Vec<serde_json::Value> = rows
             .iter()
@@ -856,6 +923,8 @@ fn print_openings(
         let json = serde_json::json!({
             "game": game.game_string(),
             "openings": list,
+            "complete": undecided.is_empty(),
+            "undecided": undecided,
             "seconds": seconds,
             "expansions": expansions,
             "threads": threads,
@@ -864,9 +933,24 @@ fn print_openings(
         return Ok(());
     }
     outln!("game             {}", game.game_string());
-    outln!("openings         W: Black's opening wins, L: it loses (White to move)");
+    outln!(
+        "openings         W: Black's opening wins, L: it loses (White to move){}",
+        if undecided.is_empty() {
+            ""
+        } else {
+            ", ?: undecided (its search reached the time limit or was stopped)"
+        }
+    );
     let values: Vec<(usize, Option<bool>)> = rows.iter().map(|r| (r.0, r.1)).collect();
     outln!("{}", value_board(dims, |_| None, &values));
+    if !undecided.is_empty() {
+        outln!(
+            "undecided        {} of {} openings: {}",
+            undecided.len(),
+            rows.len(),
+            undecided.join(", ")
+        );
+    }
     for (c, w, s, e) in rows.iter().filter(|r| r.3 > 0) {
         let verdict = verdict(*w);
         let image = n - 1 - c;
@@ -914,4 +998,46 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
         expansions += v.expansions;
     }
     print_openings(&game, rows, expansions, seconds, None, args.json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(used: usize, slots: usize, replaced: u64, expansions: u64) -> Stats {
+        Stats {
+            tt_used: used,
+            tt_slots: slots,
+            tt_replaced: replaced,
+            expansions,
+            ..Stats::default()
+        }
+    }
+
+    /// A few hundred positions pushed out of a table 13% used are full
+    /// buckets, not a full table, and no reason for a larger one; a table
+    /// well filled, or many positions replaced, is.
+    #[test]
+    fn the_table_line_says_buckets_and_advises_a_larger_table_only_when_it_helps() {
+        assert_eq!(table_warning(&stats(10, 100, 0, 50), 64), None);
+        let sparse = table_warning(&stats(1_300_000, 10_000_000, 700, 2_000_000), 1024).unwrap();
+        assert!(
+            sparse.starts_with("700 positions were pushed out of full buckets of the table (a position may take only the 4 slots of its bucket; 1300000 of 10000000 slots were in use, 13%)"),
+            "{sparse}"
+        );
+        assert!(
+            sparse.ends_with("few against the 2000000 positions examined, so a larger --tt-mb would change little"),
+            "{sparse}"
+        );
+        assert!(!sparse.contains("full ("));
+        let filled = table_warning(&stats(3116, 3840, 19178, 22286), 1).unwrap();
+        assert!(
+            filled.ends_with("(a position may take only the 4 slots of its bucket; 3116 of 3840 slots were in use, 81%): a larger --tt-mb than 1 keeps more of them and may solve sooner"),
+            "{filled}"
+        );
+        // Little of the table used, but a tenth of the positions examined
+        // pushed out: a larger table keeps that work.
+        let churn = table_warning(&stats(1000, 10_000, 500, 5000), 2).unwrap();
+        assert!(churn.contains("a larger --tt-mb than 2"), "{churn}");
+    }
 }

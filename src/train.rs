@@ -851,13 +851,7 @@ fn check_stream_memory(
     max_memory_gb: Option<f64>,
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
-    let size = |b: f64| {
-        if b < 1e9 {
-            format!("{:.1} MB", b / 1e6)
-        } else {
-            format!("{:.2} GB", b / 1e9)
-        }
-    };
+    let size = darkhex_algorithms::bytes::readable_bytes;
     let need = format!(
         "{algorithm} on {game} needs about {}: tables {}, {} solver arrays {}, policy and scratch {}, passes with {threads} threads {} (checkpoints {})",
         size(m.total() as f64),

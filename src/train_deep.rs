@@ -41,6 +41,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
         Ok(DeepCheckpoint::load_for(path, &a.game)?)
     })?;
+    let resuming = resumed.is_some();
     let (mut solver, earlier) = match resumed {
         Some(c) => {
             refuse_conflicts(&a.given, &a.settings, &c.deep_cfr.settings)?;
@@ -62,6 +63,10 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let progress = bar(target);
     progress.set_position(solver.iteration());
     let start = Instant::now();
+    // A resumed solver carries the whole run's traversal and node counts
+    // but only this session's times: a rate takes both from this session.
+    let before = solver.stats();
+    let before_iteration = solver.iteration();
     let out_of_time = || {
         a.time_limit
             .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
@@ -134,8 +139,10 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let model = solver.model()?;
     model.save(&a.out, solver.provenance(eval.map(|e| e.0)))?;
     let stats = solver.stats();
+    let session_seconds = start.elapsed().as_secs_f64();
+    let session_traversals = stats.traversals - before.traversals;
+    let rate = session_traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
     let game = a.game.game_string();
-    let rate = stats.traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
     if a.json {
         let (advantages, strategies) = solver.reservoirs(0);
         let json = serde_json::json!({
@@ -146,11 +153,17 @@ pub fn run(a: DeepArgs) -> Result<()> {
             "value_p0": eval.map(|e| e.1),
             "seconds": seconds,
             "traversals": stats.traversals,
-            "traversals_per_second": rate,
             "nodes": stats.nodes,
-            "network_calls": stats.network_calls,
-            "traversal_seconds": stats.traversal_time.as_secs_f64(),
-            "fit_seconds": stats.fit_time.as_secs_f64(),
+            "session": {
+                "iterations": solver.iteration() - before_iteration,
+                "seconds": session_seconds,
+                "traversals": session_traversals,
+                "nodes": stats.nodes - before.nodes,
+                "traversals_per_second": rate,
+                "network_calls": stats.network_calls,
+                "traversal_seconds": stats.traversal_time.as_secs_f64(),
+                "fit_seconds": stats.fit_time.as_secs_f64(),
+            },
             "advantage_samples_p0": advantages.items().len(),
             "strategy_samples_p0": strategies.items().len(),
             "policy": a.out.display().to_string(),
@@ -165,16 +178,28 @@ pub fn run(a: DeepArgs) -> Result<()> {
         eval,
         " (`darkhex exploit GAME MODEL` computes it by a streaming pass where the tables fit)",
     )?;
-    outln!(
-        "traversals       {} ({rate:.0} a second, {} network calls)",
-        stats.traversals,
-        stats.network_calls
-    );
-    outln!(
-        "seconds          {seconds:.3} ({:.3} traversing, {:.3} fitting networks)",
+    let times = format!(
+        "{:.3} traversing, {:.3} fitting networks",
         stats.traversal_time.as_secs_f64(),
         stats.fit_time.as_secs_f64()
     );
+    if resuming {
+        outln!(
+            "traversals       {} in the whole run; this session {session_traversals} ({rate:.0} a second, {} network calls)",
+            stats.traversals,
+            stats.network_calls
+        );
+        outln!(
+            "seconds          {seconds:.3} in the whole run; this session {session_seconds:.3} ({times})"
+        );
+    } else {
+        outln!(
+            "traversals       {} ({rate:.0} a second, {} network calls)",
+            stats.traversals,
+            stats.network_calls
+        );
+        outln!("seconds          {seconds:.3} ({times})");
+    }
     outln!("policy           {} (a model)", a.out.display());
     Ok(())
 }

@@ -183,6 +183,29 @@ fn a_human_can_play_the_random_player() {
     assert!(out.contains("wins"), "{out}");
 }
 
+/// Typing `quit` ends the game as asked: exit status 0, no error.
+#[test]
+fn a_human_who_quits_is_not_an_error() {
+    let o = darkhex_with_input(&["play", "hex(board_size=3)"], "quit\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("you quit the game"), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("error"), "{}", stderr(&o));
+}
+
+/// The memory a huge game would take is a number someone can read, not
+/// forty digits of GB.
+#[test]
+fn a_huge_game_s_memory_is_printed_in_scientific_notation() {
+    let o = darkhex_with_input(&["solve", "dark_hex(num_rows=5,num_cols=5)"], "");
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("e40 GB compiled, over the limit of 8.6 GB"),
+        "{err}"
+    );
+    assert!(!err.contains("000000000"), "{err}");
+}
+
 #[test]
 fn a_human_whose_input_ends_gets_an_error() {
     let o = darkhex_with_input(&["play", "hex(board_size=3)"], "");

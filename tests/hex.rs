@@ -244,6 +244,125 @@ fn gtp_speaks_benzenes_dialect_and_survives_errors() {
     assert!(!must.contains(&"c3"));
 }
 
+/// A word more than a command reads is an error for every command, with
+/// the command's usage, and does nothing: `play b a1 extra` plays no
+/// stone, `quit x` does not quit.
+#[test]
+fn gtp_refuses_a_word_too_many_for_every_command() {
+    let commands = [
+        "protocol_version x",
+        "name x",
+        "version x",
+        "known_command play x",
+        "list_commands x",
+        "boardsize 3 3 3",
+        "clear_board x",
+        "showboard x",
+        "play b a1 extra",
+        "genmove b x",
+        "reg_genmove b x",
+        "undo 1",
+        "all_legal_moves b x",
+        "final_score x",
+        "loadsgf f.sgf 1 x",
+        "dfpn-solve-state b x",
+        "dfpn-solver-find-winning b x",
+        "dfpn-clear-tt x",
+        "vc-build b x",
+        "vc-get-mustplay b x",
+        "compute-inferior b x",
+        "eval-resist b x",
+        "vc-between-cells-full b a1 north x",
+        "vc-between-cells-semi b a1 north x",
+        "param_dfpn threads 1 x",
+        "param_player move_time 1 x",
+        "hexgui-analyze_commands x",
+        "quit x",
+        "exit x",
+    ];
+    let script = format!(
+        "boardsize 3\n{}\nall_legal_moves\nlist_commands\nquit\n",
+        commands.join("\n")
+    );
+    let r = gtp(&[], &script);
+    assert_eq!(r.len(), commands.len() + 4, "{r:#?}");
+    for (command, answer) in commands.iter().zip(&r[1..]) {
+        let extra = command.rsplit(' ').next().unwrap();
+        assert!(
+            answer.starts_with("? ")
+                && answer.contains("(usage: ")
+                && answer.ends_with(&format!("'{extra}' is too many")),
+            "{command}: {answer}"
+        );
+    }
+    assert_eq!(r[commands.len() + 1], "= a1 b1 c1 a2 b2 c2 a3 b3 c3");
+    // Every command the engine knows is in the list above.
+    let known: Vec<&str> = r[commands.len() + 2]
+        .trim_start_matches("= ")
+        .lines()
+        .collect();
+    let tried: Vec<&str> = commands
+        .iter()
+        .map(|c| c.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(known.len(), tried.len());
+    assert!(known.iter().all(|k| tried.contains(k)), "{known:?}");
+    assert!(r[3].contains("takes no arguments"), "{}", r[3]);
+    assert!(r[9].contains("play takes at most 2 arguments (usage: play COLOUR CELL)"));
+    // A colour given to all_legal_moves or eval-resist is still a colour.
+    let r = gtp(&[], "all_legal_moves q\neval-resist black\n");
+    assert!(r[0].starts_with("? 'q' is not a colour"), "{}", r[0]);
+    assert!(r[1].starts_with("=  res "), "{}", r[1]);
+}
+
+/// showboard names the board by its game string, rows first as
+/// everywhere in darkhex, though `boardsize` takes columns first as GTP
+/// does: `boardsize 5 3` is 3 rows of 5 cells.
+#[test]
+fn gtp_showboard_names_rows_and_columns_as_the_cli_does() {
+    for (game, shown) in [
+        ("hex(board_size=4)", "hex(num_rows=3,num_cols=5)"),
+        ("rex(board_size=4)", "rex(num_rows=3,num_cols=5)"),
+    ] {
+        let r = gtp(&["--game", game], "boardsize 5 3\nshowboard\n");
+        let board = &r[1];
+        assert!(
+            board.contains(&format!("{shown}, black to move")),
+            "{board}"
+        );
+        let rows = board
+            .lines()
+            .filter(|l| l.trim_start().starts_with(char::is_numeric));
+        assert_eq!(rows.count(), 3, "{board}");
+    }
+}
+
+/// The info line of a solve reports wall seconds: with two threads
+/// solving moves side by side, their searches' seconds added up would be
+/// about twice the time the command took.
+#[test]
+fn gtp_info_reports_wall_seconds() {
+    let start = std::time::Instant::now();
+    let o = darkhex_with_input(
+        &["gtp", "--threads", "2"],
+        "boardsize 5\ndfpn-solver-find-winning black\n",
+    );
+    let wall = start.elapsed().as_secs_f64();
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("info: ") && l.contains(" positions in "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.ends_with("s (wall time), 2 thread(s)"), "{line}");
+    let seconds: f64 = line
+        .split(" positions in ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(seconds <= wall, "{seconds} s reported, {wall} s elapsed");
+}
+
 #[test]
 fn gtp_vc_between_cells_shows_the_ziggurat() {
     let r = gtp(
@@ -519,7 +638,7 @@ fn gtp_keeps_one_time_limit_per_command_and_says_when_nothing_was_proved() {
     assert_eq!(r[4], "? cannot undo: no move has been played");
     assert_eq!(r[5..7], ["= ", "= "]);
     assert_eq!(r[7], "? cannot undo: no move has been played");
-    assert!(r[8].starts_with("? usage: undo"), "{}", r[8]);
+    assert!(r[8].starts_with("? undo takes no arguments"), "{}", r[8]);
 }
 
 /// The GTP engine and `darkhex solve --json` answer the same on the same
@@ -796,7 +915,145 @@ fn a_table_too_small_for_the_search_replaces_positions_and_keeps_every_value() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("a larger --tt-mb than 1 may solve sooner"),
+        stderr(&o).contains("positions were pushed out of full buckets of the table")
+            && stderr(&o)
+                .contains("a larger --tt-mb than 1 keeps more of them and may solve sooner"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `--all-moves` under a time limit too short for some moves: the moves
+/// left undecided are named as such, in the text and the JSON, and the
+/// solve is not called complete. The position: Black's column e lacks
+/// only e5, so Black to move wins at once, but a move elsewhere lets White
+/// cut there and leaves a position to search.
+#[test]
+fn moves_and_openings_left_undecided_are_named_and_not_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "solve",
+        "hex(board_size=9)",
+        "--black",
+        "e1,e2,e3,e4,e6,e7,e8,e9",
+        "--white",
+        "d5,f5",
+        "--to-move",
+        "0",
+        "--all-moves",
+        "--time-limit",
+        "0.001",
+        "--threads",
+        "1",
+    ];
+    let v = json(&darkhex(dir.path(), &[&args[..], &["--json"]].concat()));
+    assert_eq!(v["winner"], 0);
+    assert_eq!(v["complete"], false);
+    let names = |k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (winning, undecided) = (names("winning_moves"), names("undecided_moves"));
+    assert!(!undecided.is_empty() && winning.contains(&"e5".to_string()));
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 81 - 10);
+    for m in moves {
+        let name = m["move"].as_str().unwrap().to_string();
+        assert_eq!(m["wins"].is_null(), undecided.contains(&name), "{m}");
+        assert_eq!(m["wins"] == true, winning.contains(&name), "{m}");
+    }
+    let out = ok(&darkhex(dir.path(), &args));
+    let line = format!(
+        "winning moves    {} proved winning: {}; {} undecided: {}",
+        winning.len(),
+        winning.join(", "),
+        undecided.len(),
+        undecided.join(", ")
+    );
+    assert!(out.contains(&line), "{out}");
+    assert!(
+        out.contains("? undecided: its search reached the time limit first"),
+        "{out}"
+    );
+    // Openings: the same words, and `?` on the board explained.
+    let args = [
+        "solve",
+        "hex(board_size=6)",
+        "--openings",
+        "--time-limit",
+        "0.001",
+        "--threads",
+        "1",
+    ];
+    let v = json(&darkhex(dir.path(), &[&args[..], &["--json"]].concat()));
+    assert_eq!(v["complete"], false);
+    let undecided: Vec<&str> = v["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["black_wins"].is_null())
+        .map(|o| o["opening"].as_str().unwrap())
+        .collect();
+    assert!(!undecided.is_empty());
+    assert_eq!(v["undecided"], serde_json::json!(undecided));
+    let out = ok(&darkhex(dir.path(), &args));
+    assert!(out.contains("?: undecided (its search reached the time limit or was stopped)"));
+    assert!(out.contains("undecided        "), "{out}");
+    assert!(out.contains(": Black undecided, "), "{out}");
+}
+
+/// A complete solve says so: every move decided, no undecided one.
+#[test]
+fn a_complete_all_moves_solve_is_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&darkhex(
+        dir.path(),
+        &[
+            "solve",
+            "hex(board_size=4)",
+            "--moves",
+            "b2",
+            "--all-moves",
+            "--threads",
+            "1",
+            "--json",
+        ],
+    ));
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["undecided_moves"], serde_json::json!([]));
+    assert!(
+        v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["wins"].is_boolean())
+    );
+}
+
+/// The network move orders are Hex's: Rex refuses them saying so, not
+/// as unknown names.
+#[test]
+fn network_orders_are_refused_on_rex_as_hex_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = darkhex(
+        dir.path(),
+        &["solve", "rex(board_size=4)", "--order", "network-k1"],
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "--order network-k1 is for Hex only (the position networks are Hex's); Rex accepts --order resistance"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = darkhex(dir.path(), &["solve", "hex(board_size=4)", "--order", "k1"]);
+    assert!(
+        stderr(&o)
+            .contains("unknown --order 'k1': accepted are resistance, and for Hex network-k0"),
         "{}",
         stderr(&o)
     );

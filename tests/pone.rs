@@ -116,3 +116,61 @@ fn two_runs_on_any_number_of_threads_print_and_write_the_same() {
     assert_eq!(one["states"], 60);
     assert_eq!(one["verified_histories"], 46814);
 }
+
+/// A strategy file is checked for the player it was written for: another
+/// --player is refused, saying whose strategy the file holds; the same
+/// player (or none) checks it.
+#[test]
+fn check_strategy_refuses_a_player_the_file_is_not_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=3,num_cols=3)";
+    let o = darkhex(d, &["pone", game, "--strategy-out", "s.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = darkhex(
+        d,
+        &["pone", game, "--player", "1", "--check-strategy", "s.json"],
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--player 1 does not match s.json, a strategy for player 0"),
+        "{}",
+        stderr(&o)
+    );
+    for player in [&["--player", "0"][..], &[]] {
+        let args = [&["pone", game, "--check-strategy", "s.json"][..], player].concat();
+        let o = darkhex(d, &args);
+        assert!(
+            o.status.success() && stdout(&o).contains("player 0's strategy"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A "no" writes no strategy, and says so on stderr and in the JSON
+/// rather than leave --strategy-out's file missing without a word.
+#[test]
+fn no_strategy_written_for_a_no_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "pone",
+        "dark_hex(num_rows=3,num_cols=3,gameversion=adh)",
+        "--player",
+        "1",
+        "--strategy-out",
+        "s.json",
+    ];
+    let o = darkhex(d, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("probability one  no"), "{}", stdout(&o));
+    let says = "no strategy written: player 1 does not win with probability one";
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    assert!(!d.join("s.json").exists());
+    let v = json(&darkhex(d, &[&args[..], &["--json"]].concat()));
+    assert_eq!(v["wins"], false);
+    assert_eq!(v["strategy"], serde_json::Value::Null);
+    assert_eq!(v["strategy_not_written"], says);
+    assert!(!d.join("s.json").exists());
+}

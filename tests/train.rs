@@ -999,7 +999,72 @@ fn deep_cfr_resumes_to_the_same_model() {
             "cfr.ckpt",
             "--resume",
         ],
-        "not a deep-cfr checkpoint",
+        "not a deep-cfr checkpoint but a cfr one (resume it with --algo cfr, or without --algo)",
+    );
+}
+
+/// A Deep CFR checkpoint given where a tabular one is read (train without
+/// --algo deep-cfr, plot) is named as what it is, with what to do
+/// instead; a resumed run's totals are the whole run's and its rates this
+/// session's, each labelled.
+#[test]
+fn deep_cfr_checkpoints_are_named_and_resumed_figures_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let deep = [
+        "train",
+        "kuhn_poker",
+        "--algo",
+        "deep-cfr",
+        "--traversals",
+        "10",
+        "--hidden",
+        "8",
+        "--fit-steps",
+        "4",
+        "--policy-steps",
+        "4",
+        "--checkpoint",
+        "d.ckpt",
+        "--out",
+        "d.model",
+    ];
+    let first = json(&darkhex(
+        d,
+        &[&deep[..], &["--iterations", "2", "--json"]].concat(),
+    ));
+    assert_eq!(first["traversals"], 2 * 10 * 2);
+    let v = json(&darkhex(
+        d,
+        &[&deep[..], &["--iterations", "3", "--resume", "--json"]].concat(),
+    ));
+    assert_eq!(v["traversals"], 3 * 10 * 2);
+    let session = &v["session"];
+    assert_eq!(session["iterations"], 1);
+    assert_eq!(session["traversals"], 10 * 2);
+    assert!(session["seconds"].as_f64().unwrap() <= v["seconds"].as_f64().unwrap());
+    // The rate is this session's traversals over this session's time.
+    let rate = session["traversals_per_second"].as_f64().unwrap();
+    let seconds = session["traversal_seconds"].as_f64().unwrap();
+    assert!((rate * seconds - 20.0).abs() < 1e-6, "{v}");
+    let out = ok(&darkhex(
+        d,
+        &[&deep[..], &["--iterations", "4", "--resume"]].concat(),
+    ));
+    assert!(
+        out.contains("traversals       80 in the whole run; this session 20 ("),
+        "{out}"
+    );
+    assert!(out.contains(" in the whole run; this session "), "{out}");
+    assert_refused(
+        d,
+        &["train", "kuhn_poker", "--checkpoint", "d.ckpt", "--resume"],
+        "d.ckpt is a Deep CFR checkpoint: resume it with --algo deep-cfr",
+    );
+    assert_refused(
+        d,
+        &["plot", "p.svg", "d.ckpt"],
+        "d.ckpt is a Deep CFR checkpoint, which keeps no exploitability curve",
     );
 }
 

@@ -138,7 +138,7 @@ pub trait HexAnalyst: Send + Sync {
     /// when it wins, `None` when the budget ran out first (the budget's time
     /// limit holds for all the moves together; moves not started by then
     /// are left out). Inferior cells are tried too: a move the rules prune
-    /// may still win.
+    /// may still win. The stats' seconds are wall seconds.
     fn move_values(
         &self,
         stones: &CellLists,

@@ -78,7 +78,7 @@ impl FileKind {
                 "`darkhex train GAME --checkpoint FILE --resume` continues it; `darkhex train` writes the policy"
             }
             FileKind::PoneStrategy => {
-                "`darkhex pone GAME --player P --check-strategy FILE` checks it against every history of the game"
+                "`darkhex pone GAME --check-strategy FILE` checks it against every history of the game"
             }
             FileKind::LeagueLog => {
                 "`darkhex league --out DIR` resumes it and `darkhex league show` replays its games"

@@ -19,6 +19,7 @@
 pub mod analyst;
 pub mod approximate_br;
 pub mod best_response;
+pub mod bytes;
 pub mod cfr;
 pub mod eval;
 pub mod fa;

@@ -19,6 +19,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
+use crate::bytes::readable_bytes;
+
 pub const CHANCE: u8 = 2;
 pub const TERMINAL: u8 = 3;
 
@@ -31,14 +33,16 @@ pub const DEFAULT_MAX_BYTES: u64 = 8 << 30;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum TreeError {
     #[error(
-        "{game} has about {histories:.3e} histories ({how}), about {gb:.1} GB compiled, over the limit of {limit_gb:.1} GB (--max-memory-gb)"
+        "{game} has about {histories:.3e} histories ({how}), about {} compiled, over the limit of {} (--max-memory-gb)",
+        readable_bytes(*.bytes),
+        readable_bytes(*.limit_bytes as f64)
     )]
     TooLarge {
         game: String,
         histories: f64,
         how: &'static str,
-        gb: f64,
-        limit_gb: f64,
+        bytes: f64,
+        limit_bytes: u64,
     },
 }
 
@@ -202,8 +206,8 @@ impl GameTree {
             game: name.clone(),
             histories,
             how,
-            gb: histories * BYTES_PER_HISTORY as f64 / 1e9,
-            limit_gb: options.max_bytes as f64 / 1e9,
+            bytes: histories * BYTES_PER_HISTORY as f64,
+            limit_bytes: options.max_bytes,
         };
         let max_histories = options.max_bytes / BYTES_PER_HISTORY;
         let estimate = estimate_histories(game, 256, 0);

@@ -109,6 +109,29 @@ fn empty_boards_have_their_known_values() {
     assert_eq!(got, want);
 }
 
+/// Every move's value found by two threads, each solving moves of its
+/// own: the seconds reported are the wall time of the whole, not the
+/// searches' times added up (which, run side by side, count each second
+/// about twice).
+#[test]
+fn move_values_report_wall_seconds() {
+    let g = geom(5, 5);
+    let params = DfpnParams {
+        threads: 2,
+        ..DfpnParams::default()
+    };
+    let solver = HexSolver::new(&g, Rules::hex(), params);
+    let start = std::time::Instant::now();
+    let (values, stats) = solver.move_values(&Position::empty(&g), &|_, _| {});
+    let wall = start.elapsed().as_secs_f64();
+    assert_eq!(values.len(), 25);
+    assert!(
+        stats.seconds > 0.0 && stats.seconds <= wall,
+        "{} s reported, {wall} s of wall time",
+        stats.seconds
+    );
+}
+
 /// Proof sets: after each solve, the loser given every empty cell outside
 /// the root's proof set still loses (by minimax), and the values agree with
 /// the rule switched off.

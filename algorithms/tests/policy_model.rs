@@ -219,6 +219,16 @@ fn damaged_and_foreign_models_are_refused() {
         e.contains("takes 41 features") && e.contains("53 wide"),
         "{e}"
     );
+    // One weight dropped from a network: the message says which count is
+    // the file's and which the network's.
+    let at = text.find("\"weights\":[").unwrap() + "\"weights\":[".len();
+    let comma = at + text[at..].find(',').unwrap();
+    std::fs::write(&bad, format!("{}{}", &text[..at], &text[comma + 1..])).unwrap();
+    let e = refused(&bad, &game);
+    assert!(
+        e.contains("holds 2024 weights where a network of this shape needs 2025"),
+        "{e}"
+    );
     let model_json = std::fs::read_to_string(&json).unwrap();
     assert!(model_json.starts_with("{\"format\":\"darkhex-model\""));
 }

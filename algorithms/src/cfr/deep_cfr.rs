@@ -62,7 +62,7 @@ use thiserror::Error;
 use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Token, Turn};
 
 use crate::cfr::mccfr::sample_index;
-use crate::cfr::training::CHECKPOINT_VERSION;
+use crate::cfr::training::{CHECKPOINT_VERSION, Checkpoint};
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::model::{ModelProvenance, PolicyModel};
@@ -678,13 +678,18 @@ impl DeepCheckpoint {
     /// algorithm's checkpoint, is refused saying so.
     pub fn load_for(path: &Path, game: &AnyGame) -> Result<DeepCheckpoint, PolicyError> {
         let c: DeepCheckpoint = files::load(path).map_err(|e| match e {
-            FileError::Malformed { path, what, .. } => PolicyError::File(FileError::Malformed {
-                path,
-                what,
-                reason:
-                    "it is not a deep-cfr checkpoint (resume it with the --algo it was made with)"
+            FileError::Malformed { path, what, .. } => {
+                // Naming the algorithm that made it says how to resume it.
+                let reason = match Checkpoint::load(&path) {
+                    Ok(c) => format!(
+                        "it is not a deep-cfr checkpoint but a {0} one (resume it with --algo {0}, or without --algo)",
+                        c.algorithm().name()
+                    ),
+                    Err(_) => "it is not a deep-cfr checkpoint (resume it with the --algo it was made with)"
                         .into(),
-            }),
+                };
+                PolicyError::File(FileError::Malformed { path, what, reason })
+            }
             e => PolicyError::File(e),
         })?;
         if !same_game(&c.game, game) {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
+use crate::cfr::deep_cfr::DeepCheckpoint;
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 use crate::cfr::streaming::{
@@ -108,6 +109,10 @@ pub enum TrainError {
     File(#[from] FileError),
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    #[error(
+        "{path} is a Deep CFR checkpoint: resume it with --algo deep-cfr (`darkhex train GAME --algo deep-cfr --checkpoint {path} --resume`)"
+    )]
+    DeepCfrCheckpoint { path: String },
     #[error("{path} holds {what} that are not finite numbers; it cannot be resumed")]
     NotFinite { path: String, what: &'static str },
     #[error("the checkpoint is for {file_game}, not {game}: {differences}")]
@@ -424,7 +429,17 @@ impl Checkpoint {
     }
 
     pub fn load(path: &Path) -> Result<Checkpoint, TrainError> {
-        let mut c: Checkpoint = files::load(path)?;
+        // Deep CFR's checkpoints share the format name (every checkpoint
+        // resumes through `train --checkpoint`), so the decoder would only
+        // say that the tabular solver's state is missing.
+        let mut c: Checkpoint = files::load(path).map_err(|e| match e {
+            FileError::Malformed { .. } if files::load::<DeepCheckpoint>(path).is_ok() => {
+                TrainError::DeepCfrCheckpoint {
+                    path: crate::files::shown(path),
+                }
+            }
+            e => e.into(),
+        })?;
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         let ok = match &c.solver {
             SolverState::Tabular(s) => {

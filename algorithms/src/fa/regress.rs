@@ -45,7 +45,9 @@ pub enum RegressError {
     TooLarge(f64),
     #[error("the model takes {expected} features, not {found}")]
     WrongWidth { expected: usize, found: usize },
-    #[error("the model has {expected} weights, not {found}")]
+    #[error(
+        "the saved network holds {found} weights where a network of this shape needs {expected}"
+    )]
     WrongWeights { expected: usize, found: usize },
     #[error("the tensor library failed: {0}")]
     Tensor(String),

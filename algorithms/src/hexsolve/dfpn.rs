@@ -432,12 +432,15 @@ impl<'g, const W: usize> HexSolver<'g, W> {
 
     /// The value of every empty cell as a move of the player to move:
     /// `Some(true)` when it wins. Each move is solved in full, inferior or
-    /// not, with the table shared across them.
+    /// not, with the table shared across them. The stats' seconds are the
+    /// wall time of all of it: the moves' searches run side by side, and
+    /// their times added up would be thread-seconds.
     pub fn move_values(
         &self,
         pos: &Position<W>,
         progress: &(dyn Fn(usize, &Progress) + Sync),
     ) -> (Vec<(usize, Option<bool>)>, Stats) {
+        let start = Instant::now();
         let cells: Vec<usize> = pos.empty_cells(self.geom).iter().collect();
         let children: Vec<Position<W>> = cells.iter().map(|&c| pos.play(self.geom, c)).collect();
         let found: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cells.len()]);
@@ -454,6 +457,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                 values.push((cell, out.wins.map(|opponent_wins| !opponent_wins)));
             }
         }
+        stats.seconds = start.elapsed().as_secs_f64();
         (values, stats)
     }
 

@@ -70,7 +70,8 @@ pub struct Entry<const W: usize> {
     pub expansion: Option<Arc<Expansion<W>>>,
 }
 
-const BUCKET: usize = 4;
+/// Slots of a bucket: the only ones a position may take.
+pub const BUCKET: usize = 4;
 const SHARDS: usize = 64;
 /// Buckets of one page. Pages are allocated when first written, so a short
 /// solve with a large table touches little memory (whole shards cost

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::best_response::{Exploitability, best_response, exploitability};
+use crate::bytes::readable_bytes;
 use crate::cfr::{CfrSolver, CfrVariant};
 use crate::lp::sequence_form::{
     SequencePayoffs, behaviour_from_plan, plan_from_behaviour, slot_infosets,
@@ -101,14 +102,16 @@ pub enum LpError {
     #[error("the two players' LPs disagree on the value: {v0} and {v1}")]
     Disagreement { v0: f64, v1: f64 },
     #[error(
-        "player {player}'s LP ({rows} rows and columns, {entries} payoff entries) would need about {gb:.2} GB, more than the {limit_gb:.2} GB that --max-memory-gb leaves after the game tree; {known}"
+        "player {player}'s LP ({rows} rows and columns, {entries} payoff entries) would need about {}, more than the {} that --max-memory-gb leaves after the game tree; {known}",
+        readable_bytes(*.bytes as f64),
+        readable_bytes(*.limit_bytes as f64)
     )]
     TooLarge {
         player: usize,
         rows: usize,
         entries: usize,
-        gb: f64,
-        limit_gb: f64,
+        bytes: u64,
+        limit_bytes: u64,
         /// What the rounds before found.
         known: String,
     },
@@ -427,8 +430,8 @@ pub fn solve_sequence_form(
                     player: p,
                     rows,
                     entries,
-                    gb: bytes as f64 / 1e9,
-                    limit_gb: options.max_bytes as f64 / 1e9,
+                    bytes,
+                    limit_bytes: options.max_bytes,
                     known,
                 });
             }

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use super::error::StreamError;
 use super::tables::{BuildOptions, BuildProgress, InfoStateTables, NOT_OWN, PlayerTable, RawTable};
 use super::walkable::{MAX_SYMBOLS, Moves, NO_SYMBOL, PackedStream};
+use crate::bytes::readable_bytes;
 
 /// (packed node, number of histories reaching it), sorted by node, unique.
 type Nodes = Vec<(u64, u64)>;
@@ -69,15 +70,6 @@ struct Budget<'a> {
     progress: Option<&'a (dyn Fn(BuildProgress) + Sync)>,
 }
 
-/// "2.0 GB", or "1.0 MB" below a gigabyte.
-fn readable_bytes(bytes: u64) -> String {
-    if bytes >= 1_000_000_000 {
-        format!("{:.1} GB", bytes as f64 / 1e9)
-    } else {
-        format!("{:.1} MB", bytes as f64 / 1e6)
-    }
-}
-
 /// Bytes of one merged history.
 const NODE_BYTES: usize = std::mem::size_of::<(u64, u64)>();
 
@@ -99,7 +91,7 @@ impl Budget<'_> {
             player: self.player,
             depth,
             rows: self.rows.load(Ordering::Relaxed),
-            limit: readable_bytes(self.max.unwrap_or(0)),
+            limit: readable_bytes(self.max.unwrap_or(0) as f64),
         }
     }
 
