@@ -1,0 +1,63 @@
+//! The integration tests of darkhex-algorithms, one module per file.
+//!
+//! One test binary instead of one per file: each binary links the whole
+//! crate and its dependencies again, and compiles again every generic
+//! solver it instantiates, so twenty binaries cost minutes of CPU that one
+//! does not. `cargo test -p darkhex-algorithms --test algorithms lp::` runs
+//! one file's tests. A file added to tests/ must be named below
+//! (`autotests = false` in Cargo.toml): the last test here checks it is.
+
+#[path = "approximate_br.rs"]
+mod approximate_br;
+#[path = "cfr_exact.rs"]
+mod cfr_exact;
+#[path = "cfr_reference.rs"]
+mod cfr_reference;
+#[path = "deep_cfr.rs"]
+mod deep_cfr;
+#[path = "hex_edge_patterns.rs"]
+mod hex_edge_patterns;
+#[path = "hex_inferior.rs"]
+mod hex_inferior;
+#[path = "hex_ladder_patterns.rs"]
+mod hex_ladder_patterns;
+#[path = "hex_solver.rs"]
+mod hex_solver;
+#[path = "hex_vc.rs"]
+mod hex_vc;
+#[path = "lp.rs"]
+mod lp;
+#[path = "policy_model.rs"]
+mod policy_model;
+#[path = "pone.rs"]
+mod pone;
+#[path = "rcfr.rs"]
+mod rcfr;
+#[path = "rex_rules.rs"]
+mod rex_rules;
+#[path = "rex_solver.rs"]
+mod rex_solver;
+#[path = "solvers.rs"]
+mod solvers;
+#[path = "stream.rs"]
+mod stream;
+#[path = "stream_cfr.rs"]
+mod stream_cfr;
+#[path = "table_mccfr.rs"]
+mod table_mccfr;
+
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let here = include_str!("main.rs");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".rs") && name != "main.rs" {
+            let module = name.trim_end_matches(".rs");
+            assert!(
+                here.contains(&format!("#[path = \"{name}\"]\nmod {module};")),
+                "tests/{name} is not run: name it in tests/main.rs"
+            );
+        }
+    }
+}
