@@ -1,0 +1,2 @@
+//! Empty: this crate exists for the features its Cargo.toml asks of its
+//! dependencies (see there).
