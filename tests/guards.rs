@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::paths::{Kind, PATH_OPTIONS, Role};
+use common::commands::{BUILDS, Build, Kind, PATH_OPTIONS, Role};
 use common::{darkhex, darkhex_with_input, json, ok, stderr, stdout};
 
 /// Fails unless `args` fails (status 1) with an error mentioning every
@@ -462,6 +462,54 @@ fn every_writer_refuses_every_other_kind_of_file_before_any_work() {
                 "{what}: {err}"
             );
             assert_eq!(contents(&d.join(&target)), before, "{what}: {err}");
+        }
+    }
+}
+
+/// Every command that builds something whose size grows with its input,
+/// on an input too large for any machine: the memory guard refuses it at
+/// once (well within a minute, where building would take days and the
+/// machine's memory), naming the estimate and `--max-memory-gb`; `info`
+/// reports the estimate instead of counting.
+#[test]
+fn every_builder_refuses_what_no_machine_holds_at_once() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (command, build) in BUILDS {
+        let Build::TooLarge(runs) = build else {
+            continue;
+        };
+        for args in runs.iter() {
+            let start = Instant::now();
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_darkhex"))
+                .args(args.iter())
+                .current_dir(d)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            while child.try_wait().unwrap().is_none() {
+                if start.elapsed() > Duration::from_secs(60) {
+                    child.kill().unwrap();
+                    panic!("{command}: {args:?} was not refused within a minute");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let o = child.wait_with_output().unwrap();
+            let (out, err) = (stdout(&o), stderr(&o));
+            let said = if *command == "info" {
+                assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+                out
+            } else {
+                assert_eq!(o.status.code(), Some(1), "{args:?}: {out}");
+                err
+            };
+            assert!(
+                said.contains("would need about") && said.contains("--max-memory-gb"),
+                "{args:?}: {said}"
+            );
+            assert!(!said.contains("panicked"), "{said}");
         }
     }
 }
