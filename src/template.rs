@@ -17,7 +17,7 @@ use crate::args::number_in;
 use crate::help;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
-use crate::region::REGION_FORMAT;
+use crate::region::{REGION_FORMAT, expand_guarded};
 use crate::witness::{SearchLimits, find_all};
 
 #[derive(Args)]
@@ -33,6 +33,10 @@ pub struct TemplateArgs {
     /// Print the report as one JSON object
     #[arg(long, conflicts_with = "witnesses")]
     json: bool,
+    /// Refuse a template whose analysis would hold more than this many GB
+    /// (default: 60% of the memory available)
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::memory_gb)]
+    max_memory_gb: Option<f64>,
     /// Search, for each probe not proven inferior, a witness position (the
     /// probe White's only winning move) and write it into DIR as
     /// TEMPLATE-CELL-witness.sgf and .txt; probes with a witness there
@@ -101,8 +105,16 @@ pub fn run(args: TemplateArgs) -> Result<()> {
         Region::parse(&text).with_context(|| format!("{} is no region", args.file.display()))?;
     let template =
         Template::new(region).with_context(|| format!("{} is no template", args.file.display()))?;
-    let report = template.analyse();
     let file = args.file.display().to_string();
+    let report = expand_guarded(
+        &format!(
+            "the analysis of {file} ({} empty cells)",
+            template.region().empty_cells()
+        ),
+        template.estimate(),
+        args.max_memory_gb,
+        |limits| template.analyse_within(limits),
+    )?;
     if !report.is_template && args.witnesses.is_some() {
         bail!(
             "{file} is no template (White moving first keeps the terminals apart): no probe has a witness"
