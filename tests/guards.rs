@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::commands::{BUILDS, Build, Kind, PATH_OPTIONS, Role};
+use common::commands::{BUILDS, Build, FIFTEEN_REGION, HUGE_REGION, Kind, PATH_OPTIONS, Role};
 use common::{darkhex, darkhex_with_input, json, ok, stderr, stdout};
 
 /// Fails unless `args` fails (status 1) with an error mentioning every
@@ -467,8 +467,8 @@ fn every_writer_refuses_every_other_kind_of_file_before_any_work() {
 }
 
 /// Every command that builds something whose size grows with its input,
-/// on an input too large for any machine: the memory guard refuses it at
-/// once (well within a minute, where building would take days and the
+/// on an input too large for any machine (or for the limit given): the
+/// memory guard refuses it at once (well within a minute, where building would take days and the
 /// machine's memory), naming the estimate and `--max-memory-gb`; `info`
 /// reports the estimate instead of counting.
 #[test]
@@ -476,6 +476,8 @@ fn every_builder_refuses_what_no_machine_holds_at_once() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    std::fs::write(d.join("huge.region"), HUGE_REGION).unwrap();
+    std::fs::write(d.join("fifteen.region"), FIFTEEN_REGION).unwrap();
     for (command, build) in BUILDS {
         let Build::TooLarge(runs) = build else {
             continue;

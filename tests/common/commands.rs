@@ -241,6 +241,26 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ("values query", "file", Role::Reads),
 ];
 
+/// A region of 64 empty cells, 8 rows of 8 between two terminals: its
+/// game is far past any machine (the builders read it as `huge.region`).
+pub const HUGE_REGION: &str = "\
+1 1 1 1 1 1 1 1
+ . . . . . . . .
+  . . . . . . . .
+   . . . . . . . .
+    . . . . . . . .
+     . . . . . . . .
+      . . . . . . . .
+       . . . . . . . .
+        . . . . . . . .
+         2 2 2 2 2 2 2 2
+";
+
+/// Fifteen empty cells between three terminals (`fifteen.region`): a
+/// template, whose analysis a small limit refuses.
+pub const FIFTEEN_REGION: &str =
+    "W 1 1 1 1 1 W\n 2 . . . . . 3\n  2 . . . . . 3\n   2 . . . . . 3\n    W W W W W W\n";
+
 /// What a command builds whose size grows with its input.
 pub enum Build {
     /// These command lines ask for more than any machine has; the memory
@@ -346,11 +366,25 @@ pub const BUILDS: &[(&str, Build)] = &[
         "analyze",
         Build::Bounded("position networks of one board, of at most 26x26 cells"),
     ),
-    ("region", Build::Bounded("see tests/regions.rs")),
-    ("template", Build::Bounded("see tests/regions.rs")),
+    ("region", Build::TooLarge(&[&["region", "huge.region"]])),
+    // A template has at most 16 empty cells, which machines hold:
+    // refused under a limit given.
+    (
+        "template",
+        Build::TooLarge(&[&["template", "fifteen.region", "--max-memory-gb", "0.05"]]),
+    ),
     (
         "values build",
-        Build::Bounded("--max-atoms bounds each value and --rounds the rounds"),
+        Build::TooLarge(&[&[
+            "values",
+            "build",
+            "--rounds",
+            "0",
+            "--seed-region",
+            "huge.region",
+            "--out",
+            "v.txt",
+        ]]),
     ),
     ("values query", Build::Bounded("reads a database")),
 ];
