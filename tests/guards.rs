@@ -254,117 +254,75 @@ fn contents(path: &Path) -> Vec<(String, Vec<u8>)> {
     all
 }
 
-/// One file or folder of every kind, under `samples/`, written by darkhex
-/// itself (witnesses: the committed ones the witness search wrote), and
-/// the inputs the writers of the table read.
+/// Where the sample of each kind is, under `samples/`.
+fn sample_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Policy => "policy.json",
+        Kind::Model => "deep.model",
+        Kind::Checkpoint => "run.ckpt",
+        Kind::PoneStrategy => "pone.json",
+        Kind::LeagueLog => "league/results.jsonl",
+        Kind::OpeningsLog => "openings.log",
+        Kind::Svg => "chart.svg",
+        Kind::EdgePatterns => "edges.txt",
+        Kind::ValueDatabase => "values.txt",
+        Kind::Witness => "witness.sgf",
+        Kind::LeagueFolder => "league",
+        Kind::WitnessFolder => "witnesses",
+        Kind::Foreign => "notes.txt",
+    }
+}
+
+/// A command line of the table with `{}` replaced by `path`.
+fn at_path(run: &[&str], path: &str) -> Vec<String> {
+    run.iter().map(|a| a.replace("{}", path)).collect()
+}
+
+/// One file or folder of every kind, under `samples/`, written by the
+/// table's first writer of the kind (witnesses: the committed ones the
+/// witness search wrote), and the inputs the writers of the table read.
 fn samples(d: &Path) -> Vec<(Kind, PathBuf)> {
     let s = d.join("samples");
     std::fs::create_dir(&s).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let runs: [&[&str]; 8] = [
-        &[
-            "train",
-            "kuhn_poker",
-            "--iterations",
-            "20",
-            "--eval-every",
-            "5",
-            "--checkpoint",
-            "samples/run.ckpt",
-            "--out",
-            "samples/policy.json",
-            "--plot",
-            "samples/chart.svg",
-        ],
-        &[
-            "train",
-            "kuhn_poker",
-            "--algo",
-            "deep-cfr",
-            "--iterations",
-            "1",
-            "--traversals",
-            "2",
-            "--hidden",
-            "4",
-            "--fit-steps",
-            "1",
-            "--out",
-            "samples/deep.model",
-        ],
-        &[
-            "pone",
-            "dark_hex(num_rows=2,num_cols=2)",
-            "--strategy-out",
-            "samples/pone.json",
-        ],
-        &[
-            "league",
-            "--game",
-            "kuhn_poker",
-            "--players",
-            "random,random",
-            "--games",
-            "1",
-            "--out",
-            "samples/league",
-        ],
-        &[
-            "solve",
-            "hex(board_size=2)",
-            "--openings",
-            "--out",
-            "samples/openings.log",
-        ],
-        &[
-            "solve",
-            "hex(board_size=4)",
-            "--learn-edges",
-            "samples/edges.txt",
-        ],
-        &[
-            "values",
-            "build",
-            "--rounds",
-            "0",
-            "--max-atoms",
-            "3",
-            "--out",
-            "samples/values.txt",
-        ],
-        &[
-            "league",
-            "--game",
-            "kuhn_poker",
-            "--players",
-            "random,random",
-            "--games",
-            "2",
-            "--shard",
-            "1/2",
-            "--out",
-            "samples/shard-1",
-        ],
-    ];
-    for args in runs {
-        ok(&darkhex(d, args));
+    copy_all(
+        &repo.join("local/regions/bridge.region"),
+        &s.join("bridge.region"),
+    );
+    let mut made = Vec::new();
+    for (_, _, role) in PATH_OPTIONS {
+        let Role::Writes(kind, run) = role else {
+            continue;
+        };
+        if made.contains(kind) || *kind == Kind::WitnessFolder {
+            continue;
+        }
+        let args = at_path(run, &format!("samples/{}", sample_name(*kind)));
+        ok(&darkhex(
+            d,
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        ));
+        made.push(*kind);
     }
-    ok(&darkhex(
-        d,
-        &[
-            "league",
-            "--game",
-            "kuhn_poker",
-            "--players",
-            "random,random",
-            "--games",
-            "2",
-            "--shard",
-            "2/2",
-            "--out",
-            "samples/shard-2",
-        ],
-    ));
+    // The inputs of `league merge`: the two shards of one league.
+    for shard in ["1", "2"] {
+        ok(&darkhex(
+            d,
+            &[
+                "league",
+                "--game",
+                "kuhn_poker",
+                "--players",
+                "random,random",
+                "--games",
+                "2",
+                "--shard",
+                &format!("{shard}/2"),
+                "--out",
+                &format!("samples/shard-{shard}"),
+            ],
+        ));
+    }
     std::fs::create_dir(s.join("witnesses")).unwrap();
     for ext in ["sgf", "txt"] {
         let name = format!("bridge-a-witness.{ext}");
@@ -377,32 +335,10 @@ fn samples(d: &Path) -> Vec<(Kind, PathBuf)> {
         &repo.join("local/witnesses/bridge-a-witness.sgf"),
         &s.join("witness.sgf"),
     );
-    copy_all(
-        &repo.join("local/regions/bridge.region"),
-        &s.join("bridge.region"),
-    );
     std::fs::write(s.join("notes.txt"), "my notes on the runs\n").unwrap();
-    let at = |name: &str| s.join(name);
     Kind::ALL
         .into_iter()
-        .map(|k| {
-            let path = match k {
-                Kind::Policy => at("policy.json"),
-                Kind::Model => at("deep.model"),
-                Kind::Checkpoint => at("run.ckpt"),
-                Kind::PoneStrategy => at("pone.json"),
-                Kind::LeagueLog => at("league/results.jsonl"),
-                Kind::OpeningsLog => at("openings.log"),
-                Kind::Svg => at("chart.svg"),
-                Kind::EdgePatterns => at("edges.txt"),
-                Kind::ValueDatabase => at("values.txt"),
-                Kind::Witness => at("witness.sgf"),
-                Kind::LeagueFolder => at("league"),
-                Kind::WitnessFolder => at("witnesses"),
-                Kind::Foreign => at("notes.txt"),
-            };
-            (k, path)
-        })
+        .map(|k| (k, s.join(sample_name(k))))
         .collect()
 }
 
