@@ -2,8 +2,8 @@
 //! worker-thread setting and the memory limit.
 
 use anyhow::{Context, Result};
-pub use darkhex_algorithms::memory::{available_memory, total_memory};
-use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
+use darkhex_algorithms::memory::MemoryLimit;
+pub use darkhex_algorithms::memory::total_memory;
 
 /// Threads per core above which more threads only add overhead.
 const MAX_THREADS_PER_CORE: usize = 4;
@@ -92,18 +92,11 @@ pub fn memory_gb(text: &str) -> Result<f64, String> {
     Ok(x)
 }
 
-/// Memory limit in bytes, as the command line gives it in GB.
-pub fn max_bytes(gb: Option<f64>) -> u64 {
-    gb.map_or(DEFAULT_MAX_BYTES, |g| (g * 1e9) as u64)
-}
-
-/// The most memory an information-state table build may count as held:
-/// `--max-memory-gb` when given, else 60% of what the kernel says is
-/// available, since the process holds about 1.4 times what the build
-/// counts (vector slack, the allocator) and must not meet the OOM killer.
-pub fn build_limit(gb: Option<f64>) -> Option<u64> {
-    gb.map(|g| (g * 1e9) as u64)
-        .or_else(|| available_memory().map(|a| a / 10 * 6))
+/// The memory guard's limit: `--max-memory-gb` when given (`main` sets
+/// it for the process), else 60% of the memory available (see
+/// [`MemoryLimit`]).
+pub fn memory_limit() -> MemoryLimit {
+    MemoryLimit::new(None)
 }
 
 /// The number of cores this process may use.

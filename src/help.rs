@@ -37,6 +37,21 @@ Tournament file (TOML); relative file paths in specs start at the file's directo
   name = \"equilibrium\"        # optional; defaults to the spec (spec#1, spec#2 if repeated)
   spec = \"lp\"                 # a player spec, see below";
 
+pub const TRAINING_STOPS: &str = "\
+Checkpoints and interruption (Ctrl-C, SIGTERM; a signal repeated within a second,
+as `timeout` and Slurm deliver one to the process group, is one request):
+  cfr cfr+ lcfr dcfr pcfr+   the checkpoint is saved at every evaluation, and between them
+  rcfr rcfr+ f-rcfr          after the first iteration ending 3 minutes past the last save;
+  os-mccfr es-mccfr          a signal stops after the iteration under way (a pass over the
+                             histories in a streaming run), saves the checkpoint and writes
+                             the policy so far; during an exploitability pass it stops the
+                             pass within moments
+  deep-cfr                   the checkpoint is saved after the first iteration ending 3
+                             minutes past the last save; a signal stops after the iteration
+                             under way and saves it (no model is written); during the final
+                             fit of the policy networks it ends at once
+  --resume continues any of them to the result an uninterrupted run gives, bit for bit";
+
 /// Examples, then the given reference sections, for `after_help`.
 pub fn after(examples: &[&str], sections: &[&str]) -> String {
     let mut text = String::from("Examples:\n");

@@ -4,15 +4,20 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use darkhex_algorithms::stream::{self, BuildOptions, BuildProgress, InfoStateTables};
+use darkhex_algorithms::bytes::readable_bytes;
+use darkhex_algorithms::memory::{MemoryLimit, TooLarge};
+use darkhex_algorithms::stream::{
+    self, BuildOptions, BuildProgress, EstimateOptions, InfoStateTables, StreamError,
+    TablesEstimate, estimate_tables,
+};
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::analysis::{WalkOptions, tree_stats};
 use darkhex_games::{AnyGame, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::{build_limit, memory_gb, set_threads};
+use crate::args::{memory_limit, set_threads};
 use crate::help;
 use crate::interrupt::{self, Status};
 use crate::output::outln;
@@ -21,10 +26,6 @@ use crate::output::outln;
 const ESTIMATE_PROBES: usize = 2000;
 /// Histories a second a full count walks on one core of a 2-core machine.
 const WALK_RATE: f64 = 15e6;
-/// Histories of 3x3 classic Dark Hex, whose tables are the yardstick for
-/// larger dark games.
-const DH3_HISTORIES: f64 = 19_119_486_979.0;
-
 #[derive(Args)]
 #[command(after_help = help::after(&[
     "darkhex info 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)'",
@@ -48,10 +49,6 @@ pub struct InfoArgs {
     /// Worker threads for the streaming tables (default: all cores)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
-    /// Stop building the streaming tables past this many GB (default: the
-    /// memory available, MemAvailable)
-    #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
-    max_memory_gb: Option<f64>,
 }
 
 /// Counts that would take longer than this (a week) are not offered.
@@ -95,10 +92,36 @@ pub fn duration(seconds: f64) -> String {
 }
 
 /// Builds the streaming tables of `game` with a spinner that names the
-/// player and depth being numbered.
+/// player and depth being numbered, through the memory guard: they are
+/// estimated first, and refused with the estimate when building them, or
+/// holding them with what the command keeps beside them (`beside`: bytes,
+/// from the estimate; a pass's or a solver's arrays), would need more
+/// than `limit`. `what` names the command's use of them in the refusal.
 pub fn build_tables_with_spinner(
     game: &AnyGame,
-    max_bytes: Option<u64>,
+    limit: MemoryLimit,
+    what: &str,
+    beside: impl Fn(&TablesEstimate) -> f64,
+) -> Result<InfoStateTables> {
+    let estimate = estimate_tables(game, &EstimateOptions::default())?;
+    let extra = beside(&estimate);
+    limit.check(
+        format!(
+            "{what} (tables of {}, and {} beside them)",
+            estimate.rows_text(),
+            readable_bytes(extra)
+        ),
+        estimate.build_bytes().max(estimate.table_bytes() + extra),
+        &estimate.how(),
+    )?;
+    build_with_spinner(game, limit, estimate)
+}
+
+/// Builds the tables of `game`, estimated as `estimate`, with a spinner.
+fn build_with_spinner(
+    game: &AnyGame,
+    limit: MemoryLimit,
+    estimate: TablesEstimate,
 ) -> Result<InfoStateTables> {
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -114,17 +137,69 @@ pub fn build_tables_with_spinner(
     };
     let options = BuildOptions {
         progress: Some(&progress),
-        max_bytes,
+        limit: Some(limit),
+        estimate: Some(estimate),
     };
-    let tables = stream::build_tables(game, &options)
-        .with_context(|| format!("building the information-state tables of {game}"))?;
+    let tables = stream::build_tables(game, &options).map_err(|e| match e {
+        // The refusal says what it refused.
+        StreamError::Memory(_) => anyhow::Error::new(e),
+        e => anyhow::Error::new(e)
+            .context(format!("building the information-state tables of {game}")),
+    })?;
     bar.finish_and_clear();
     Ok(tables)
 }
 
-fn tables_report(args: &InfoArgs, estimate: f64) -> Result<()> {
+/// The size of a dark game's tables, estimated, where they are not built
+/// (`--estimate-only`, or `refused` by the memory guard).
+fn tables_estimate_report(
+    args: &InfoArgs,
+    histories: f64,
+    tables: &TablesEstimate,
+    refused: Option<TooLarge>,
+) -> Result<()> {
+    let game = args.game.to_string();
+    if args.json {
+        let json = serde_json::json!({
+            "game": game,
+            "estimated_histories": histories,
+            "estimated_observation_sequences": tables.rows,
+            "estimated_sequences": tables.slots.map(|s| s + 1.0),
+            "estimated_table_bytes": tables.table_bytes(),
+            "estimated_build_bytes": tables.build_bytes(),
+            "counted": false,
+            "refused": refused.as_ref().map(ToString::to_string),
+        });
+        outln!("{json}");
+        return Ok(());
+    }
+    outln!("game              {game}");
+    outln!(
+        "histories         about {histories:.2e} (Knuth's estimate from {ESTIMATE_PROBES} random paths)"
+    );
+    outln!(
+        "observation seqs  about {:.2e} (player 0), {:.2e} (player 1) ({})",
+        tables.rows[0],
+        tables.rows[1],
+        tables.how()
+    );
+    outln!(
+        "table memory      about {} built, {} at the build's peak",
+        readable_bytes(tables.table_bytes()),
+        readable_bytes(tables.build_bytes())
+    );
+    match refused {
+        Some(e) => outln!("not counted       {e}"),
+        None => outln!(
+            "not counted       rerun without --estimate-only to count it from the streaming tables"
+        ),
+    }
+    Ok(())
+}
+
+fn tables_report(args: &InfoArgs, estimate: f64, sized: TablesEstimate) -> Result<()> {
     let start = Instant::now();
-    let tables = build_tables_with_spinner(&args.game, build_limit(args.max_memory_gb))?;
+    let tables = build_with_spinner(&args.game, memory_limit(), sized)?;
     let seconds = start.elapsed().as_secs_f64();
     let game = args.game.to_string();
     let t = [tables.player(0), tables.player(1)];
@@ -168,8 +243,8 @@ fn tables_report(args: &InfoArgs, estimate: f64) -> Result<()> {
     );
     outln!("perfect recall    yes (information states are observation sequences)");
     outln!(
-        "table memory      {:.1} MB",
-        tables.memory_bytes() as f64 / 1e6
+        "table memory      {}",
+        readable_bytes(tables.memory_bytes() as f64)
     );
     outln!("seconds           {seconds:.3}");
     Ok(())
@@ -186,12 +261,23 @@ pub fn run(args: InfoArgs) -> Result<()> {
     if estimate > args.max_histories as f64 {
         // Dark games too large to walk are counted from the streaming tables.
         let by_tables = matches!(args.game, AnyGame::DarkHex(_));
-        if by_tables && !args.estimate_only {
+        if by_tables {
             status.set(format!(
-                "while building the information-state tables of {} (about {estimate:.1e} histories); nothing was counted",
+                "while estimating the information-state tables of {}; nothing was counted",
                 args.game
             ));
-            return tables_report(&args, estimate);
+            let tables = estimate_tables(&args.game, &EstimateOptions::default())?;
+            let refused = memory_limit()
+                .check("building them", tables.build_bytes(), "the estimate above")
+                .err();
+            if !args.estimate_only && refused.is_none() {
+                status.set(format!(
+                    "while building the information-state tables of {} (about {estimate:.1e} histories); nothing was counted",
+                    args.game
+                ));
+                return tables_report(&args, estimate, tables);
+            }
+            return tables_estimate_report(&args, estimate, &tables, refused);
         }
         let game = args.game.to_string();
         let seconds = estimate / WALK_RATE;
@@ -210,17 +296,6 @@ pub fn run(args: InfoArgs) -> Result<()> {
         outln!(
             "histories         about {estimate:.2e} (Knuth's estimate from {ESTIMATE_PROBES} random paths)"
         );
-        if by_tables {
-            // The tables merge histories at the same board and information
-            // states, so their build time does not follow the history count.
-            outln!(
-                "not counted       rerun without --estimate-only to count it from the streaming tables \
-                 (3x3 classic's {DH3_HISTORIES:.1e} histories take about 17 s on 2 cores, this game has \
-                 {:.1e} times as many; --max-memory-gb caps the build)",
-                estimate / DH3_HISTORIES
-            );
-            return Ok(());
-        }
         if seconds > MAX_WALK_SECONDS {
             outln!(
                 "not counted       the tree cannot be walked: at {:.0} million histories a second a count would take {}; {}",

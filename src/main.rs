@@ -52,6 +52,12 @@ use darkhex_games::{AnyGame, load_game};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Refuse, before it starts, any build estimated to need more memory
+    /// than this many GB: a game tree, information-state tables and the
+    /// passes over them, an LP, Deep CFR's reservoirs, a region's game
+    /// (default: 60% of the memory available)
+    #[arg(long, global = true, value_name = "GB", allow_negative_numbers = true, value_parser = args::memory_gb)]
+    max_memory_gb: Option<f64>,
 }
 
 #[derive(Subcommand)]
@@ -115,6 +121,7 @@ pub fn parse_game(text: &str) -> Result<AnyGame, String> {
 /// Exit statuses: 0 success, 1 any error (usage errors included), 130
 /// interrupted (Ctrl-C, SIGTERM or SIGHUP; see [`interrupt`]).
 fn main() -> ExitCode {
+    darkhex_algorithms::fa::threads::settle();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -127,6 +134,9 @@ fn main() -> ExitCode {
         }
     };
     interrupt::install();
+    if let Some(gb) = cli.max_memory_gb {
+        darkhex_algorithms::memory::set_process_limit((gb * 1e9) as u64);
+    }
     let checked = match &cli.command {
         Some(command) => command.files().and_then(|files| files.check()),
         None => Ok(()),
@@ -197,8 +207,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 #[cfg(test)]
-#[path = "../tests/common/paths.rs"]
-mod paths;
+#[path = "../tests/common/commands.rs"]
+#[allow(dead_code)] // the tables' contents are for tests/guards.rs
+mod commands;
 
 #[cfg(test)]
 mod tests {
@@ -209,12 +220,26 @@ mod tests {
 
     use super::*;
 
-    /// Every (subcommand, option id) whose value is a path.
-    fn path_options(cmd: &clap::Command, prefix: &str, out: &mut BTreeSet<(String, String)>) {
+    /// Every (subcommand, option id) whose value is a path, and every
+    /// command that runs (a subcommand with none of its own).
+    fn walk(
+        cmd: &clap::Command,
+        prefix: &str,
+        paths: &mut BTreeSet<(String, String)>,
+        commands: &mut BTreeSet<String>,
+    ) {
         for arg in cmd.get_arguments() {
             if arg.get_value_parser().type_id() == std::any::TypeId::of::<PathBuf>() {
-                out.insert((prefix.to_string(), arg.get_id().to_string()));
+                paths.insert((prefix.to_string(), arg.get_id().to_string()));
             }
+        }
+        // `league` and `solve` run on their own as well as through their
+        // subcommands; `values` only through its own.
+        let own = cmd
+            .get_arguments()
+            .any(|a| !a.is_global_set() && !["help", "version"].contains(&a.get_id().as_str()));
+        if !prefix.is_empty() && (own || cmd.get_subcommands().next().is_none()) {
+            commands.insert(prefix.to_string());
         }
         for sub in cmd.get_subcommands() {
             let name = if prefix.is_empty() {
@@ -222,8 +247,14 @@ mod tests {
             } else {
                 format!("{prefix} {}", sub.get_name())
             };
-            path_options(sub, &name, out);
+            walk(sub, &name, paths, commands);
         }
+    }
+
+    fn walked() -> (BTreeSet<(String, String)>, BTreeSet<String>) {
+        let (mut paths, mut commands) = (BTreeSet::new(), BTreeSet::new());
+        walk(&Cli::command(), "", &mut paths, &mut commands);
+        (paths, commands)
     }
 
     /// The output guard's tests (tests/guards.rs) run every writer of the
@@ -231,9 +262,8 @@ mod tests {
     /// names a path and is missing from the table would go unchecked.
     #[test]
     fn every_option_naming_a_path_is_in_the_guard_tests_table() {
-        let mut found = BTreeSet::new();
-        path_options(&Cli::command(), "", &mut found);
-        let listed: BTreeSet<(String, String)> = paths::PATH_OPTIONS
+        let found = walked().0;
+        let listed: BTreeSet<(String, String)> = commands::PATH_OPTIONS
             .iter()
             .map(|(c, o, _)| (c.to_string(), o.to_string()))
             .collect();
@@ -241,7 +271,23 @@ mod tests {
         let stale: Vec<_> = listed.difference(&found).collect();
         assert!(
             missing.is_empty() && stale.is_empty(),
-            "options naming a path that tests/common/paths.rs lacks: {missing:?}; listed there but gone: {stale:?}"
+            "options naming a path that tests/common/commands.rs lacks: {missing:?}; listed there but gone: {stale:?}"
+        );
+    }
+
+    /// The memory guard's tests (tests/guards.rs) run every command that
+    /// builds on an input too large for it: a command missing from the
+    /// table would go unchecked.
+    #[test]
+    fn every_command_is_in_the_memory_guard_tests_table() {
+        let found = walked().1;
+        let listed: BTreeSet<String> = commands::BUILDS
+            .iter()
+            .map(|(c, _)| c.to_string())
+            .collect();
+        assert_eq!(
+            found, listed,
+            "the commands and tests/common/commands.rs's BUILDS differ"
         );
     }
 }

@@ -95,9 +95,8 @@ fn found(path: &Path) -> Found {
     if meta.is_dir() {
         return match std::fs::read_dir(path).map(|mut d| d.next().is_none()) {
             Ok(true) => Found::EmptyFolder,
-            _ if identify(&path.join("results.jsonl")) == Some(FileKind::LeagueLog) => {
-                Found::Darkhex(Holds::LeagueFolder)
-            }
+            // An empty log starts a league afresh.
+            _ if is_league_log(&path.join("results.jsonl")) => Found::Darkhex(Holds::LeagueFolder),
             _ => Found::Folder,
         };
     }
@@ -117,6 +116,24 @@ fn found(path: &Path) -> Found {
     }
     text_kind(&String::from_utf8_lossy(&head), meta.len() > HEAD_BYTES)
         .map_or(Found::Foreign, Found::Darkhex)
+}
+
+fn is_league_log(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0)
+        || identify(path) == Some(FileKind::LeagueLog)
+}
+
+/// Why the text at `path` is not of kind `holds`, where its reader can say
+/// (the line a file of edge patterns goes wrong on).
+fn why_not(path: &Path, holds: Holds) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    match holds {
+        Holds::EdgePatterns => darkhex_algorithms::hexsolve::edge_patterns::EdgePatterns::new()
+            .learn_text(&text)
+            .err()
+            .map(|e| e.to_string()),
+        _ => None,
+    }
 }
 
 /// The darkhex text kind that `head`, a file's first bytes, begins
@@ -267,23 +284,23 @@ fn check_one(option: &str, path: &Path, holds: Holds) -> Result<()> {
         // Witnesses never replace a file: those already there are kept.
         (true, Found::Folder) if holds == Holds::WitnessFolder => Ok(()),
         (true, Found::Folder) => bail!(
-            "{option} {p} holds files but no league results log: give a new or empty folder, or a league's own"
+            "{option} {p} holds files but no league results log: give a new or empty directory, or a league's own"
         ),
         (true, Found::Darkhex(h)) if h.is_folder() => {
             bail!(
-                "{option} {p} is {}, not {what}: give another folder",
+                "{option} {p} is {}, not {what}: give another directory",
                 h.found()
             )
         }
         (true, Found::Darkhex(h)) => bail!(
-            "{option} {p} is {}, not a folder: {what} is a folder; give a folder's path",
+            "{option} {p} is {}, not a directory: {what} is a directory; give a directory's path",
             h.found()
         ),
-        (true, Found::Foreign | Found::EmptyFile) => {
-            bail!("{option} {p} is a file, not a folder: {what} is a folder; give a folder's path")
-        }
+        (true, Found::Foreign | Found::EmptyFile) => bail!(
+            "{option} {p} is a file, not a directory: {what} is a directory; give a directory's path"
+        ),
         (false, Found::EmptyFolder | Found::Folder) => {
-            bail!("{option} {p} is a folder: {what} is a file; give a file's path")
+            bail!("{option} {p} is a directory: {what} is a file; give a file's path")
         }
         (false, Found::Darkhex(h)) if h.is_folder() => {
             bail!(
@@ -297,9 +314,12 @@ fn check_one(option: &str, path: &Path, holds: Holds) -> Result<()> {
                 h.found()
             )
         }
-        (false, Found::Foreign) => bail!(
-            "{option} {p} exists and is not {what} darkhex wrote (darkhex replaces only files of the kind it writes): {remove}"
-        ),
+        (false, Found::Foreign) => {
+            let why = why_not(path, holds).map_or(String::new(), |w| format!(" ({w})"));
+            bail!(
+                "{option} {p} exists and is not {what} darkhex wrote{why}; darkhex replaces only files of the kind it writes: {remove}"
+            )
+        }
     }
 }
 

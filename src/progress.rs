@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::{CompileOptions, GameTree, TreeError};
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -42,11 +43,11 @@ pub fn histories_bar(histories: u64) -> ProgressBar {
 }
 
 /// Compiles `game` with a spinner; returns the tree and the seconds it took.
-pub fn compile(game: &AnyGame, max_bytes: u64) -> Result<(GameTree, f64), TreeError> {
+pub fn compile(game: &AnyGame, limit: MemoryLimit) -> Result<(GameTree, f64), TreeError> {
     let bar = spinner("compiling the game tree:");
     let progress = |n: u64| bar.set_position(n);
     let options = CompileOptions {
-        max_bytes,
+        limit,
         progress: Some(&progress),
     };
     let start = Instant::now();

@@ -5,9 +5,15 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use darkhex_algorithms::bytes::readable_bytes;
+use darkhex_local::LocalError;
+use darkhex_local::expansion::{Limits, Progress, SizeEstimate};
 use darkhex_local::region::Region;
+use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::memory_limit;
 use crate::help;
+use crate::interrupt::{self, Status};
 use crate::output::outln;
 
 #[derive(Args)]
@@ -40,8 +46,13 @@ pub fn run(args: RegionArgs) -> Result<()> {
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let region =
         Region::parse(&text).with_context(|| format!("{} is no region", args.file.display()))?;
+    let file = args.file.display().to_string();
     let mut arena = region.arena();
-    let built = region.value(&mut arena, true);
+    let built = expand_guarded(
+        &format!("the value of {file} ({} empty cells)", region.empty_cells()),
+        region.estimate(),
+        |limits| region.value_within(&mut arena, true, limits),
+    )?;
     let passable = arena.is_passable(built.value);
     outln!(
         "{}: {} empty cells, {} terminals, outcome poset {}",
@@ -71,4 +82,65 @@ pub fn run(args: RegionArgs) -> Result<()> {
         built.seconds
     );
     Ok(())
+}
+
+/// Runs an expansion (`run`, given its limits) under the memory guard:
+/// refused before it starts when `estimate` is past the memory limit,
+/// stopped when what it holds passes the limit all the same, with a
+/// spinner meanwhile, and ended by Ctrl-C saying how far it got (it has
+/// nothing to save).
+pub(crate) fn expand_guarded<T>(
+    what: &str,
+    estimate: SizeEstimate,
+    run: impl FnOnce(&Limits) -> Result<T, LocalError>,
+) -> Result<T> {
+    let limit = memory_limit();
+    let how = format!(
+        "{:.1e} positions, estimated by random walks",
+        estimate.positions
+    );
+    limit.check(what, estimate.bytes, &how)?;
+    let status = Status::default();
+    status.set(format!("while expanding {what}; nothing was printed"));
+    interrupt::exit_saying(&status);
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} expanding: {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    let progress = |p: Progress| {
+        let done = format!(
+            "{} positions of about {:.1e}, {} forms, {}",
+            p.positions,
+            estimate.positions,
+            p.forms,
+            readable_bytes(p.bytes as f64)
+        );
+        status.set(format!(
+            "while expanding {what}: {done}; nothing was printed"
+        ));
+        bar.set_message(done);
+    };
+    let limits = Limits {
+        max_bytes: Some(limit.bytes()),
+        progress: Some(&progress),
+    };
+    let result = run(&limits);
+    bar.finish_and_clear();
+    match result {
+        Err(LocalError::OverLimit {
+            positions, bytes, ..
+        }) => {
+            let how = format!(
+                "at least: it held that much at {positions} positions stored, against an estimate of {:.1e} before it started",
+                estimate.positions
+            );
+            Err(limit.check(what, bytes as f64, &how).err().map_or_else(
+                || anyhow::anyhow!("{what}: the expansion stopped past the memory limit"),
+                anyhow::Error::new,
+            ))
+        }
+        other => Ok(other?),
+    }
 }

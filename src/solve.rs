@@ -15,7 +15,7 @@ use darkhex_algorithms::lp::{LpBackend, LpOptions, LpSolution, solve_sequence_fo
 use darkhex_algorithms::{GameTree, PolicyFile, Provenance};
 use darkhex_games::{AnyGame, Game};
 
-use crate::args::{max_bytes, memory_gb};
+use crate::args::memory_limit;
 use crate::help;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
@@ -62,9 +62,6 @@ pub struct SolveArgs {
     /// (default 5000)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::whole::<usize>(1, None))]
     max_strategies: Option<usize>,
-    /// Refuse game trees and LPs that need more memory than this many GB (default 8.6)
-    #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
-    max_memory_gb: Option<f64>,
     #[command(flatten)]
     hex: crate::solve_hex::HexSolveArgs,
 }
@@ -149,7 +146,6 @@ impl SolveArgs {
             ("--out", self.out.is_some()),
             ("--matrix", self.matrix),
             ("--max-strategies", self.max_strategies.is_some()),
-            ("--max-memory-gb", self.max_memory_gb.is_some()),
         ];
         given.into_iter().filter(|g| g.1).map(|g| g.0).collect()
     }
@@ -201,7 +197,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
     }
     if let Some(option) = args.hex.given().first() {
         bail!(
-            "{option} is an option of the Hex and Rex solver; {} is solved by LP, which takes --method, --backend, --full, --out, --matrix, --max-strategies, --max-memory-gb",
+            "{option} is an option of the Hex and Rex solver; {} is solved by LP, which takes --method, --backend, --full, --out, --matrix, --max-strategies",
             game
         );
     }
@@ -213,7 +209,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .unwrap_or(LpBackend::Clarabel);
     let path = lp_policy_path(&args, &game);
     let start = Instant::now();
-    let limit = max_bytes(args.max_memory_gb);
+    let limit = memory_limit();
     let (tree, _) = compile(&game, limit)?;
     let bar = spinner("");
     bar.set_style(indicatif::ProgressStyle::with_template(
@@ -266,7 +262,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
             LpOptions {
                 backend,
                 full: args.full,
-                max_bytes: limit.saturating_sub(tree.memory_bytes() as u64),
+                max_bytes: limit.less(tree.memory_bytes() as u64).bytes(),
             },
             &progress,
         )?

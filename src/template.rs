@@ -17,7 +17,7 @@ use crate::args::number_in;
 use crate::help;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
-use crate::region::REGION_FORMAT;
+use crate::region::{REGION_FORMAT, expand_guarded};
 use crate::witness::{SearchLimits, find_all};
 
 #[derive(Args)]
@@ -101,8 +101,15 @@ pub fn run(args: TemplateArgs) -> Result<()> {
         Region::parse(&text).with_context(|| format!("{} is no region", args.file.display()))?;
     let template =
         Template::new(region).with_context(|| format!("{} is no template", args.file.display()))?;
-    let report = template.analyse();
     let file = args.file.display().to_string();
+    let report = expand_guarded(
+        &format!(
+            "the analysis of {file} ({} empty cells)",
+            template.region().empty_cells()
+        ),
+        template.estimate(),
+        |limits| template.analyse_within(limits),
+    )?;
     if !report.is_template && args.witnesses.is_some() {
         bail!(
             "{file} is no template (White moving first keeps the terminals apart): no probe has a witness"

@@ -15,6 +15,7 @@ use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::fa::features::FeatureKind;
 use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::files::FileKind;
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
     AnyStream, CfrMemory, InfoStateTables, PRECISION_NAMES, Precision,
@@ -27,9 +28,7 @@ use darkhex_algorithms::{
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
 
-use crate::args::{
-    available_memory, build_limit, interval, max_bytes, memory_gb, number_in, set_threads, whole,
-};
+use crate::args::{interval, memory_limit, number_in, set_threads, whole};
 use crate::checkpoint_clock::CheckpointClock;
 use crate::help;
 use crate::info::build_tables_with_spinner;
@@ -49,7 +48,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
     "darkhex train leduc_poker --algo f-rcfr --link poly --power 1.5 --iterations 200 --plot leduc-frcfr.svg",
     "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256 --out kuhn.model",
-], &[help::GAMES]))]
+], &[help::TRAINING_STOPS, help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
     #[arg(value_parser = crate::parse_game)]
@@ -80,10 +79,10 @@ pub struct TrainArgs {
     /// states; deep-cfr's model: policies/<game>-deep-cfr.bin)
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Save the solver state here at every evaluation and at the end
-    /// (always the checksummed binary form, whatever the name); an
-    /// existing checkpoint is continued with --resume or replaced with
-    /// --overwrite, never otherwise
+    /// Save the solver state here at every evaluation, at least every 3
+    /// minutes, at a stop and at the end (always the checksummed binary
+    /// form, whatever the name); an existing checkpoint is continued with
+    /// --resume or replaced with --overwrite, never otherwise
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// Continue from --checkpoint if it exists
@@ -186,11 +185,6 @@ pub struct TrainArgs {
     /// --regressor mlp and deep-cfr: Adam's learning rate, more than 0 and at most 1 (default 0.003)
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
     learning_rate: Option<f64>,
-    /// Refuse game trees that need more memory than this many GB (default
-    /// 8.6), and streaming runs that need more than this (default: the
-    /// memory available, MemAvailable)
-    #[arg(long, allow_negative_numbers = true, value_parser = memory_gb)]
-    max_memory_gb: Option<f64>,
     /// Train full width over the streaming information-state tables, one
     /// pass over the histories per player and iteration, even when the
     /// game tree would compile (the default for dark games too large to)
@@ -267,10 +261,17 @@ pub fn files(args: &TrainArgs) -> Result<Files> {
     } else {
         FileKind::Policy
     };
+    // A checkpoint resumed is read first, and its reader names what it is.
+    let resumed = args
+        .checkpoint
+        .as_deref()
+        .filter(|p| args.resume && p.exists());
+    let written = args.checkpoint.as_deref().filter(|_| resumed.is_none());
     Ok(Files::new()
+        .reads("--checkpoint", resumed)
         .writes(
             "--checkpoint",
-            args.checkpoint.as_deref(),
+            written,
             Holds::Document(FileKind::Checkpoint),
         )
         .writes("--plot", args.plot.as_deref(), Holds::Svg)
@@ -352,7 +353,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             .check()?;
     }
     let game = args.game;
-    let limit = max_bytes(args.max_memory_gb);
+    let limit = memory_limit();
     let precision = args.precision.as_deref().and_then(Precision::parse);
     let mut streaming = args.stream || checkpoint.as_ref().is_some_and(Checkpoint::is_streaming);
     if streaming && !algorithm.streams() {
@@ -370,7 +371,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 Ok((t, _)) => backing = Backing::Tree(Some(Box::new(t))),
                 Err(TreeError::TooLarge { histories, .. })
                     if algorithm.streams()
-                        && args.max_memory_gb.is_none()
+                        && !limit.is_given()
                         && matches!(game, AnyGame::DarkHex(_))
                         && histories <= AUTO_STREAM_HISTORIES =>
                 {
@@ -425,13 +426,24 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     };
     if sample_on_tables {
-        let tables = build_tables_with_spinner(&game, build_limit(args.max_memory_gb))?;
+        let threads = rayon::current_num_threads();
+        let what = format!("{} on {game} with {threads} threads", algorithm.name());
+        let tables = build_tables_with_spinner(&game, limit, &what, |e| {
+            sampling_memory(
+                e.table_bytes() as usize,
+                e.slots.map(|s| s as usize),
+                e.rows.map(|r| r as usize),
+            )
+            .beside_tables() as f64
+        })?;
+        let rows = [tables.player(0).num_rows(), tables.player(1).num_rows()];
+        let slots = [tables.player(0).num_slots(), tables.player(1).num_slots()];
         check_stream_memory(
             &game,
             algorithm.name(),
             Precision::F64,
-            sampling_memory(&tables),
-            args.max_memory_gb,
+            sampling_memory(tables.memory_bytes(), slots, rows),
+            limit,
         )?;
         let tree = match std::mem::replace(&mut backing, Backing::Tree(None)) {
             Backing::Tree(tree) => tree,
@@ -445,7 +457,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
     }
     if streaming {
-        let tables = build_tables_with_spinner(&game, build_limit(args.max_memory_gb))?;
         let precision = match (&checkpoint, precision) {
             (Some(c), asked) => {
                 let held = c.stream_precision().unwrap_or_default();
@@ -468,14 +479,18 @@ pub fn run(args: TrainArgs) -> Result<()> {
             }
         };
         let threads = rayon::current_num_threads();
-        let memory = CfrMemory::new(&tables, variant, precision, threads);
-        check_stream_memory(
-            &game,
+        let what = format!(
+            "{} on {game} with {} arrays and {threads} threads",
             algorithm.name(),
-            precision,
-            memory,
-            args.max_memory_gb,
-        )?;
+            precision.name()
+        );
+        let tables = build_tables_with_spinner(&game, limit, &what, |e| {
+            let slots = e.slots.map(|s| s as usize);
+            CfrMemory::for_tables_of(e.table_bytes() as usize, slots, variant, precision, threads)
+                .beside_tables() as f64
+        })?;
+        let memory = CfrMemory::new(&tables, variant, precision, threads);
+        check_stream_memory(&game, algorithm.name(), precision, memory, limit)?;
         backing = Backing::Tables(Box::new(tables));
     }
     let can_evaluate = matches!(
@@ -738,7 +753,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         resume: args.resume,
         json: args.json,
         time_limit: args.time_limit,
-        max_bytes: max_bytes(args.max_memory_gb),
+        limit: memory_limit(),
         eval_histories: EVAL_TREE_HISTORIES,
     })
 }
@@ -840,15 +855,15 @@ fn pass_progress(
     })
 }
 
-/// Prints what a streaming run needs in memory and refuses it when that is
-/// more than `--max-memory-gb`, or than the memory available now (the
-/// tables, already built, excepted).
+/// Prints what a streaming run needs in memory, counted on its built
+/// tables, and refuses it past the memory guard's limit (the estimate let
+/// the build through).
 fn check_stream_memory(
     game: &AnyGame,
     algorithm: &str,
     precision: Precision,
     m: CfrMemory,
-    max_memory_gb: Option<f64>,
+    limit: MemoryLimit,
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
     let size = darkhex_algorithms::bytes::readable_bytes;
@@ -862,15 +877,10 @@ fn check_stream_memory(
         size(m.pass as f64),
         size(m.checkpoint as f64),
     );
-    let (limit, what, beyond_tables) = match (max_memory_gb, available_memory()) {
-        (Some(g), _) => (g * 1e9, "--max-memory-gb", m.total()),
-        (None, Some(available)) => (available as f64, "available", m.total() - m.tables),
-        (None, None) => (f64::INFINITY, "", 0),
-    };
-    if beyond_tables as f64 > limit {
+    if limit.check("", m.total() as f64, "").is_err() {
         bail!(
-            "{need}, more than the {} {what}: try --precision f32, fewer --threads, or a larger machine",
-            size(limit)
+            "{need}, more than {}: try --precision f32, fewer --threads, or a larger machine",
+            limit.describe()
         );
     }
     eprintln!("{need}");
@@ -890,12 +900,19 @@ fn tables_can_serve_sampling(game: &AnyGame, compiled: bool) -> bool {
         && buildable()
 }
 
-/// What sampling over the tables holds: CFR+'s two f64 arrays, a bit per
-/// row for the rows met, and an exploitability pass at the end.
-fn sampling_memory(tables: &InfoStateTables) -> CfrMemory {
+/// What sampling over tables of `table_bytes` holds: CFR+'s two f64
+/// arrays, a bit per row for the rows met, and an exploitability pass at
+/// the end.
+fn sampling_memory(table_bytes: usize, slots: [usize; 2], rows: [usize; 2]) -> CfrMemory {
     let threads = rayon::current_num_threads();
-    let mut m = CfrMemory::new(tables, CfrVariant::Plus, Precision::F64, threads);
-    m.working_arrays += (tables.player(0).num_rows() + tables.player(1).num_rows()) / 8;
+    let mut m = CfrMemory::for_tables_of(
+        table_bytes,
+        slots,
+        CfrVariant::Plus,
+        Precision::F64,
+        threads,
+    );
+    m.working_arrays += (rows[0] + rows[1]) / 8;
     m
 }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
 use darkhex_algorithms::exploitability;
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
 
@@ -32,7 +33,7 @@ pub struct DeepArgs {
     pub resume: bool,
     pub json: bool,
     pub time_limit: Option<f64>,
-    pub max_bytes: u64,
+    pub limit: MemoryLimit,
     pub eval_histories: f64,
 }
 
@@ -56,6 +57,8 @@ pub fn run(a: DeepArgs) -> Result<()> {
         }
         None => (DeepCfrSolver::new(a.game, a.settings)?, 0.0),
     };
+    // The reservoirs fill as the run goes: their full size is refused now.
+    solver.settings().check_memory(&a.game, a.limit)?;
     // The first signal stops after the iteration under way, which is then
     // saved; a second ends the process at once.
     let interrupted = interrupt::flag();
@@ -128,7 +131,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let seconds = earlier + start.elapsed().as_secs_f64();
     status.set("during the exploitability of deep-cfr's policy");
     let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
-    let eval = match fits.then(|| compile(&a.game, a.max_bytes)) {
+    let eval = match fits.then(|| compile(&a.game, a.limit)) {
         Some(Ok((tree, _))) => {
             let e = exploitability(&tree, &solver.model()?.tree_policy(&tree)?);
             Some((e.exploitability, e.value_p0))

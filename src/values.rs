@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::help;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
+use crate::region::expand_guarded;
 
 #[derive(Args)]
 pub struct ValuesArgs {
@@ -115,8 +116,17 @@ fn build(args: BuildArgs) -> Result<()> {
                 Region::parse(&text).map_err(|e| anyhow!("{} is no seed: {e}", path.display()))?;
             seeds.push((path.display().to_string(), region));
         }
+        // The seeds are expanded one after the other, and the largest
+        // decides the memory: each one's tables go when it is done.
+        let largest = seeds
+            .iter()
+            .map(|(_, region)| region.estimate())
+            .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+            .ok_or_else(|| anyhow!("no seed regions"))?;
         let mut db = Database::new(args.max_atoms);
-        db.seed(&seeds)?;
+        expand_guarded("the values of the seed regions", largest, |limits| {
+            db.seed(&seeds, limits)
+        })?;
         outln!(
             "round 0: {} seeds, {} values once renumbered and dualised",
             seeds.len() + 5,

@@ -89,14 +89,24 @@ fn info_estimates_trees_over_the_limit_instead_of_walking_them() {
     assert_eq!(v["counted"], false);
     // Well over 10^10 histories: the estimate must say so, not walk for minutes.
     assert!(v["estimated_histories"].as_f64().unwrap() > 1e9, "{v}");
-    // A dark game is counted from the tables, not by a longer walk.
+    // A dark game is counted from the tables, not by a longer walk, when
+    // they fit; their size is estimated either way.
     let out = ok(&darkhex(&[
         "info",
-        "dark_hex(num_rows=4,num_cols=3)",
+        "dark_hex(num_rows=3,num_cols=3)",
         "--estimate-only",
     ]));
     assert!(
-        out.contains("rerun without --estimate-only") && !out.contains("--max-histories"),
+        out.contains("rerun without --estimate-only")
+            && out.contains("observation seqs  about")
+            && !out.contains("--max-histories"),
+        "{out}"
+    );
+    let out = ok(&darkhex(&["info", "dark_hex(num_rows=4,num_cols=3)"]));
+    assert!(
+        out.contains("observation seqs  about")
+            && out.contains("not counted       building them would need about")
+            && out.contains("--max-memory-gb"),
         "{out}"
     );
 }
@@ -196,11 +206,19 @@ fn a_human_who_quits_is_not_an_error() {
 /// forty digits of GB.
 #[test]
 fn a_huge_game_s_memory_is_printed_in_scientific_notation() {
-    let o = darkhex_with_input(&["solve", "dark_hex(num_rows=5,num_cols=5)"], "");
+    let o = darkhex_with_input(
+        &[
+            "solve",
+            "dark_hex(num_rows=5,num_cols=5)",
+            "--max-memory-gb",
+            "8.6",
+        ],
+        "",
+    );
     assert!(!o.status.success());
     let err = stderr(&o);
     assert!(
-        err.contains("e40 GB compiled, over the limit of 8.6 GB"),
+        err.contains("e40 GB, more than the 8.6 GB that --max-memory-gb allows"),
         "{err}"
     );
     assert!(!err.contains("000000000"), "{err}");

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::paths::{Kind, PATH_OPTIONS, Role};
+use common::commands::{BUILDS, Build, FIFTEEN_REGION, HUGE_REGION, Kind, PATH_OPTIONS, Role};
 use common::{darkhex, darkhex_with_input, json, ok, stderr, stdout};
 
 /// Fails unless `args` fails (status 1) with an error mentioning every
@@ -254,117 +254,75 @@ fn contents(path: &Path) -> Vec<(String, Vec<u8>)> {
     all
 }
 
-/// One file or folder of every kind, under `samples/`, written by darkhex
-/// itself (witnesses: the committed ones the witness search wrote), and
-/// the inputs the writers of the table read.
+/// Where the sample of each kind is, under `samples/`.
+fn sample_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Policy => "policy.json",
+        Kind::Model => "deep.model",
+        Kind::Checkpoint => "run.ckpt",
+        Kind::PoneStrategy => "pone.json",
+        Kind::LeagueLog => "league/results.jsonl",
+        Kind::OpeningsLog => "openings.log",
+        Kind::Svg => "chart.svg",
+        Kind::EdgePatterns => "edges.txt",
+        Kind::ValueDatabase => "values.txt",
+        Kind::Witness => "witness.sgf",
+        Kind::LeagueFolder => "league",
+        Kind::WitnessFolder => "witnesses",
+        Kind::Foreign => "notes.txt",
+    }
+}
+
+/// A command line of the table with `{}` replaced by `path`.
+fn at_path(run: &[&str], path: &str) -> Vec<String> {
+    run.iter().map(|a| a.replace("{}", path)).collect()
+}
+
+/// One file or folder of every kind, under `samples/`, written by the
+/// table's first writer of the kind (witnesses: the committed ones the
+/// witness search wrote), and the inputs the writers of the table read.
 fn samples(d: &Path) -> Vec<(Kind, PathBuf)> {
     let s = d.join("samples");
     std::fs::create_dir(&s).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let runs: [&[&str]; 8] = [
-        &[
-            "train",
-            "kuhn_poker",
-            "--iterations",
-            "20",
-            "--eval-every",
-            "5",
-            "--checkpoint",
-            "samples/run.ckpt",
-            "--out",
-            "samples/policy.json",
-            "--plot",
-            "samples/chart.svg",
-        ],
-        &[
-            "train",
-            "kuhn_poker",
-            "--algo",
-            "deep-cfr",
-            "--iterations",
-            "1",
-            "--traversals",
-            "2",
-            "--hidden",
-            "4",
-            "--fit-steps",
-            "1",
-            "--out",
-            "samples/deep.model",
-        ],
-        &[
-            "pone",
-            "dark_hex(num_rows=2,num_cols=2)",
-            "--strategy-out",
-            "samples/pone.json",
-        ],
-        &[
-            "league",
-            "--game",
-            "kuhn_poker",
-            "--players",
-            "random,random",
-            "--games",
-            "1",
-            "--out",
-            "samples/league",
-        ],
-        &[
-            "solve",
-            "hex(board_size=2)",
-            "--openings",
-            "--out",
-            "samples/openings.log",
-        ],
-        &[
-            "solve",
-            "hex(board_size=4)",
-            "--learn-edges",
-            "samples/edges.txt",
-        ],
-        &[
-            "values",
-            "build",
-            "--rounds",
-            "0",
-            "--max-atoms",
-            "3",
-            "--out",
-            "samples/values.txt",
-        ],
-        &[
-            "league",
-            "--game",
-            "kuhn_poker",
-            "--players",
-            "random,random",
-            "--games",
-            "2",
-            "--shard",
-            "1/2",
-            "--out",
-            "samples/shard-1",
-        ],
-    ];
-    for args in runs {
-        ok(&darkhex(d, args));
+    copy_all(
+        &repo.join("local/regions/bridge.region"),
+        &s.join("bridge.region"),
+    );
+    let mut made = Vec::new();
+    for (_, _, role) in PATH_OPTIONS {
+        let Role::Writes(kind, run) = role else {
+            continue;
+        };
+        if made.contains(kind) || *kind == Kind::WitnessFolder {
+            continue;
+        }
+        let args = at_path(run, &format!("samples/{}", sample_name(*kind)));
+        ok(&darkhex(
+            d,
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        ));
+        made.push(*kind);
     }
-    ok(&darkhex(
-        d,
-        &[
-            "league",
-            "--game",
-            "kuhn_poker",
-            "--players",
-            "random,random",
-            "--games",
-            "2",
-            "--shard",
-            "2/2",
-            "--out",
-            "samples/shard-2",
-        ],
-    ));
+    // The inputs of `league merge`: the two shards of one league.
+    for shard in ["1", "2"] {
+        ok(&darkhex(
+            d,
+            &[
+                "league",
+                "--game",
+                "kuhn_poker",
+                "--players",
+                "random,random",
+                "--games",
+                "2",
+                "--shard",
+                &format!("{shard}/2"),
+                "--out",
+                &format!("samples/shard-{shard}"),
+            ],
+        ));
+    }
     std::fs::create_dir(s.join("witnesses")).unwrap();
     for ext in ["sgf", "txt"] {
         let name = format!("bridge-a-witness.{ext}");
@@ -377,32 +335,10 @@ fn samples(d: &Path) -> Vec<(Kind, PathBuf)> {
         &repo.join("local/witnesses/bridge-a-witness.sgf"),
         &s.join("witness.sgf"),
     );
-    copy_all(
-        &repo.join("local/regions/bridge.region"),
-        &s.join("bridge.region"),
-    );
     std::fs::write(s.join("notes.txt"), "my notes on the runs\n").unwrap();
-    let at = |name: &str| s.join(name);
     Kind::ALL
         .into_iter()
-        .map(|k| {
-            let path = match k {
-                Kind::Policy => at("policy.json"),
-                Kind::Model => at("deep.model"),
-                Kind::Checkpoint => at("run.ckpt"),
-                Kind::PoneStrategy => at("pone.json"),
-                Kind::LeagueLog => at("league/results.jsonl"),
-                Kind::OpeningsLog => at("openings.log"),
-                Kind::Svg => at("chart.svg"),
-                Kind::EdgePatterns => at("edges.txt"),
-                Kind::ValueDatabase => at("values.txt"),
-                Kind::Witness => at("witness.sgf"),
-                Kind::LeagueFolder => at("league"),
-                Kind::WitnessFolder => at("witnesses"),
-                Kind::Foreign => at("notes.txt"),
-            };
-            (k, path)
-        })
+        .map(|k| (k, s.join(sample_name(k))))
         .collect()
 }
 
@@ -462,6 +398,56 @@ fn every_writer_refuses_every_other_kind_of_file_before_any_work() {
                 "{what}: {err}"
             );
             assert_eq!(contents(&d.join(&target)), before, "{what}: {err}");
+        }
+    }
+}
+
+/// Every command that builds something whose size grows with its input,
+/// on an input too large for any machine (or for the limit given): the
+/// memory guard refuses it at once (well within a minute, where building would take days and the
+/// machine's memory), naming the estimate and `--max-memory-gb`; `info`
+/// reports the estimate instead of counting.
+#[test]
+fn every_builder_refuses_what_no_machine_holds_at_once() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("huge.region"), HUGE_REGION).unwrap();
+    std::fs::write(d.join("fifteen.region"), FIFTEEN_REGION).unwrap();
+    for (command, build) in BUILDS {
+        let Build::TooLarge(runs) = build else {
+            continue;
+        };
+        for args in runs.iter() {
+            let start = Instant::now();
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_darkhex"))
+                .args(args.iter())
+                .current_dir(d)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            while child.try_wait().unwrap().is_none() {
+                if start.elapsed() > Duration::from_secs(60) {
+                    child.kill().unwrap();
+                    panic!("{command}: {args:?} was not refused within a minute");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let o = child.wait_with_output().unwrap();
+            let (out, err) = (stdout(&o), stderr(&o));
+            let said = if *command == "info" {
+                assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+                out
+            } else {
+                assert_eq!(o.status.code(), Some(1), "{args:?}: {out}");
+                err
+            };
+            assert!(
+                said.contains("would need about") && said.contains("--max-memory-gb"),
+                "{args:?}: {said}"
+            );
+            assert!(!said.contains("panicked"), "{said}");
         }
     }
 }

@@ -19,3 +19,154 @@ fn meminfo(field: &str) -> Option<u64> {
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kb.checked_mul(1024)
 }
+
+/// The memory guard every large build goes through: it estimates what it
+/// will hold before it starts and asks [`MemoryLimit::check`], which
+/// refuses past the limit with the estimate, so that no build grows into
+/// the OOM killer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemoryLimit {
+    bytes: u64,
+    source: LimitSource,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LimitSource {
+    /// `--max-memory-gb` (or the Python argument).
+    Given,
+    /// A share of what the kernel says is available.
+    Available,
+    /// The kernel does not say: [`DEFAULT_BYTES`].
+    Default,
+}
+
+/// The limit the process was given (the CLI's `--max-memory-gb`), which
+/// [`MemoryLimit::new`] takes where no other is given: the library code
+/// that builds (a player's LP, say) asks for the process's limit.
+static GIVEN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Sets the process's limit (once; later calls change nothing).
+pub fn set_process_limit(bytes: u64) {
+    let _ = GIVEN.set(bytes);
+}
+
+/// The share of the available memory a build may count as its own: a
+/// process holds about 1.4 times what the estimates count (vector slack,
+/// the allocator), and must leave the machine room to work.
+const AVAILABLE_SHARE: f64 = 0.6;
+
+/// The limit where the kernel does not say what is available.
+pub const DEFAULT_BYTES: u64 = 8 << 30;
+
+/// The memory a computation would need, past its limit.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "{what} would need about {} ({how}), more than {}",
+    crate::bytes::readable_bytes(*.need),
+    .limit.describe()
+)]
+pub struct TooLarge {
+    pub what: String,
+    /// Bytes, estimated.
+    pub need: f64,
+    /// How `need` was estimated, for the message.
+    pub how: String,
+    pub limit: MemoryLimit,
+}
+
+impl MemoryLimit {
+    /// `gb` gigabytes when given, else the process's limit when set
+    /// ([`set_process_limit`]), else 60% of the memory available now.
+    pub fn new(gb: Option<f64>) -> Self {
+        let given = gb.map(|g| (g * 1e9) as u64).or(GIVEN.get().copied());
+        match (given, available_memory()) {
+            (Some(bytes), _) => MemoryLimit {
+                bytes,
+                source: LimitSource::Given,
+            },
+            (None, Some(a)) => MemoryLimit {
+                bytes: (a as f64 * AVAILABLE_SHARE) as u64,
+                source: LimitSource::Available,
+            },
+            (None, None) => MemoryLimit {
+                bytes: DEFAULT_BYTES,
+                source: LimitSource::Default,
+            },
+        }
+    }
+
+    /// A limit of exactly `bytes`, as if given.
+    pub fn bytes_given(bytes: u64) -> Self {
+        MemoryLimit {
+            bytes,
+            source: LimitSource::Given,
+        }
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Whether the limit was given rather than found.
+    pub fn is_given(&self) -> bool {
+        self.source == LimitSource::Given
+    }
+
+    /// This limit less `held` bytes, for a later part of a computation
+    /// that holds them throughout.
+    pub fn less(&self, held: u64) -> Self {
+        MemoryLimit {
+            bytes: self.bytes.saturating_sub(held),
+            ..*self
+        }
+    }
+
+    /// What the limit is and where it comes from, for messages.
+    pub fn describe(&self) -> String {
+        let limit = crate::bytes::readable_bytes(self.bytes as f64);
+        match self.source {
+            LimitSource::Given => format!("the {limit} that --max-memory-gb allows"),
+            LimitSource::Available => format!(
+                "the {limit} allowed here (60% of the memory available; --max-memory-gb sets another limit)"
+            ),
+            LimitSource::Default => format!(
+                "the {limit} allowed where the memory available is unknown (--max-memory-gb sets another limit)"
+            ),
+        }
+    }
+
+    /// Refuses `what` when it would need more than the limit: `need`
+    /// bytes, estimated as `how` says.
+    pub fn check(&self, what: impl Into<String>, need: f64, how: &str) -> Result<(), TooLarge> {
+        if need <= self.bytes as f64 {
+            return Ok(());
+        }
+        Err(TooLarge {
+            what: what.into(),
+            need,
+            how: how.to_string(),
+            limit: *self,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limit_refuses_past_it_with_the_estimate() {
+        let limit = MemoryLimit::bytes_given(2_000_000_000);
+        assert!(limit.check("a build", 2e9, "counted").is_ok());
+        let e = limit
+            .check("the tables of x", 4.2e26, "Knuth's estimate")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the tables of x would need about 4.2e17 GB (Knuth's estimate), more than the 2.0 GB that --max-memory-gb allows"
+        );
+        assert_eq!(limit.less(500_000_000).bytes(), 1_500_000_000);
+        let auto = MemoryLimit::new(None);
+        assert!(auto.bytes() > 0 && auto.describe().contains("--max-memory-gb"));
+    }
+}

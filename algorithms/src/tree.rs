@@ -9,7 +9,8 @@
 //! Size: 15 bytes per history (kind 1, child count 2, first child 4, payload 4,
 //! pair index 4), 8 per chance outcome and per terminal (utility), and 4 per
 //! decision node (the list of histories of each information state); a running
-//! CFR solver adds 8 per (decision history, action) pair. [`DEFAULT_MAX_BYTES`] bounds what [`GameTree::build`] accepts.
+//! CFR solver adds 8 per (decision history, action) pair; the memory guard
+//! ([`MemoryLimit`]) bounds what [`GameTree::build`] accepts.
 
 use darkhex_games::analysis::{
     InfosetTable, NodeView, RecallViolation, TreeVisitor, WalkError, WalkOptions, walk,
@@ -20,6 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 use crate::bytes::readable_bytes;
+use crate::memory::MemoryLimit;
 
 pub const CHANCE: u8 = 2;
 pub const TERMINAL: u8 = 3;
@@ -28,27 +30,25 @@ pub const TERMINAL: u8 = 3;
 /// refuse games that would not fit.
 pub const BYTES_PER_HISTORY: u64 = 15 + 4 + 8 + 8;
 
-pub const DEFAULT_MAX_BYTES: u64 = 8 << 30;
-
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum TreeError {
     #[error(
-        "{game} has about {histories:.3e} histories ({how}), about {} compiled, over the limit of {} (--max-memory-gb)",
+        "{game} has about {histories:.3e} histories ({how}): compiling them would need about {}, more than {}",
         readable_bytes(*.bytes),
-        readable_bytes(*.limit_bytes as f64)
+        .limit.describe()
     )]
     TooLarge {
         game: String,
         histories: f64,
         how: &'static str,
         bytes: f64,
-        limit_bytes: u64,
+        limit: MemoryLimit,
     },
 }
 
 /// Limits and progress for [`GameTree::build`].
 pub struct CompileOptions<'a> {
-    pub max_bytes: u64,
+    pub limit: MemoryLimit,
     /// Called with the number of histories compiled so far.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
 }
@@ -56,7 +56,7 @@ pub struct CompileOptions<'a> {
 impl Default for CompileOptions<'_> {
     fn default() -> Self {
         CompileOptions {
-            max_bytes: DEFAULT_MAX_BYTES,
+            limit: MemoryLimit::new(None),
             progress: None,
         }
     }
@@ -199,7 +199,7 @@ impl<S: State> TreeVisitor<S> for Builder {
 
 impl GameTree {
     /// Compiles `game`, refusing it when the estimated or actual size exceeds
-    /// `options.max_bytes`.
+    /// `options.limit`.
     pub fn build<G: Game>(game: &G, options: &CompileOptions) -> Result<GameTree, TreeError> {
         let name = game.game_string();
         let too_large = |histories: f64, how| TreeError::TooLarge {
@@ -207,9 +207,9 @@ impl GameTree {
             histories,
             how,
             bytes: histories * BYTES_PER_HISTORY as f64,
-            limit_bytes: options.max_bytes,
+            limit: options.limit,
         };
-        let max_histories = options.max_bytes / BYTES_PER_HISTORY;
+        let max_histories = options.limit.bytes() / BYTES_PER_HISTORY;
         let estimate = estimate_histories(game, 256, 0);
         if estimate > 4.0 * max_histories as f64 {
             return Err(too_large(estimate, "estimated by random probes"));

@@ -1,6 +1,7 @@
 //! Best response, thread-count independence, checkpoints, Monte Carlo CFR and
 //! policy files.
 
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::{
     Algorithm, AlgorithmParams, CfrSolver, CfrVariant, CompileOptions, GameTree, McSolver, McState,
     PolicyFile, Sampling, TrainError, Trainer, TreePolicy, exploitability,
@@ -216,7 +217,7 @@ fn policy_files_round_trip_and_check_their_game() {
 fn trees_over_the_memory_limit_are_refused_with_an_estimate() {
     let game = load_game("dark_hex(num_rows=3,num_cols=3)").unwrap();
     let options = CompileOptions {
-        max_bytes: 1 << 30,
+        limit: MemoryLimit::bytes_given(1 << 30),
         progress: None,
     };
     let e = GameTree::build(&game, &options).unwrap_err().to_string();

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use std::collections::HashMap;
 
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::stream::{
     BuildOptions, DarkHexStream, InfoStateTables, PassOptions, RowPolicy, StateStream,
     build_by_walk, build_merged, build_tables, dark_hex_pass, player_regrets, policy_value,
@@ -276,31 +277,49 @@ fn the_three_ways_of_building_tables_agree() {
     }
 }
 
-/// A build past its memory limit stops with an error naming the game and
-/// where it stopped; a limit it fits in changes nothing.
+/// A build estimated past its memory limit is refused before it starts,
+/// with the estimate; a build the estimate let through stops where it
+/// outgrows the limit, naming the game and where it stopped, whichever
+/// builder it is (merging for Dark Hex, walking for Hex); a limit it fits
+/// in changes nothing.
 #[test]
 fn a_build_past_its_memory_limit_stops_cleanly() {
-    let game = load_game("dark_hex(num_rows=2,num_cols=3,gameversion=adh)").unwrap();
-    let free = build_tables(&game, &BuildOptions::default()).unwrap();
-    let roomy = BuildOptions {
-        max_bytes: Some(1 << 30),
+    use darkhex_algorithms::stream::{AnyStream, StreamError};
+    let limited = |bytes: u64| BuildOptions {
+        limit: Some(MemoryLimit::bytes_given(bytes)),
         ..Default::default()
     };
-    assert_eq!(build_tables(&game, &roomy).unwrap(), free);
-    let tight = BuildOptions {
-        max_bytes: Some(free.memory_bytes() as u64 / 4),
-        ..Default::default()
-    };
-    let e = build_tables(&game, &tight).unwrap_err();
-    let text = e.to_string();
-    assert!(
-        matches!(e, darkhex_algorithms::stream::StreamError::TablesTooLarge { depth, .. } if depth > 0),
-        "{text}"
-    );
-    assert!(
-        text.contains("gameversion=adh") && text.contains("--max-memory-gb"),
-        "{text}"
-    );
+    for name in [
+        "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+        "hex(num_rows=3,num_cols=3)",
+    ] {
+        let game = load_game(name).unwrap();
+        let free = build_tables(&game, &BuildOptions::default()).unwrap();
+        assert_eq!(build_tables(&game, &limited(1 << 30)).unwrap(), free);
+        let tight = limited(free.memory_bytes() as u64 / 4);
+        let e = build_tables(&game, &tight).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, StreamError::Memory(_)), "{text}");
+        assert!(
+            text.contains("would need about")
+                && text.contains("estimate")
+                && text.contains("--max-memory-gb"),
+            "{text}"
+        );
+        let e = AnyStream::new(&game)
+            .unwrap()
+            .build_tables(&tight)
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(e, StreamError::TablesTooLarge { depth, .. } if depth > 0),
+            "{text}"
+        );
+        assert!(
+            text.contains(&game.to_string()) && text.contains("--max-memory-gb"),
+            "{text}"
+        );
+    }
 }
 
 /// Same bits with one worker thread and no split as with three threads

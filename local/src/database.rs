@@ -33,6 +33,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 use crate::LocalError;
+use crate::expansion::Limits;
 use crate::form::{Arena, GameId};
 use crate::poset::{Atom, Poset};
 use crate::region::Region;
@@ -191,8 +192,13 @@ impl Database {
 
     /// The seeds: the five atoms (the empty region, and terminals joined
     /// in pairs or all three) and the values of `regions`, 3-terminal
-    /// regions over P3. Then the closure under renumbering and duals.
-    pub fn seed(&mut self, regions: &[(String, Region)]) -> Result<(), LocalError> {
+    /// regions over P3, each expanded within `limits`. Then the closure
+    /// under renumbering and duals.
+    pub fn seed(
+        &mut self,
+        regions: &[(String, Region)],
+        limits: &Limits,
+    ) -> Result<(), LocalError> {
         if !self.entries.is_empty() {
             return Err(LocalError::Database(
                 "the database is seeded already".into(),
@@ -214,7 +220,7 @@ impl Database {
                     "seed {name}: a seed is a 3-terminal region over poset p3"
                 )));
             }
-            let v = region.value(&mut self.arena, true).value;
+            let v = region.value_within(&mut self.arena, true, limits)?.value;
             self.add(v, 0, Origin::Seed(name.clone()));
         }
         self.close(0, 0);

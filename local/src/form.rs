@@ -6,6 +6,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::LocalError;
+use crate::expansion::table_bytes;
 use crate::poset::{Atom, Poset};
 
 /// A game form in an [`Arena`]: equal forms have equal ids.
@@ -32,6 +33,9 @@ pub struct Arena {
     le_memo: FxHashMap<(GameId, GameId), bool>,
     lf_memo: FxHashMap<(GameId, GameId), bool>,
     pub(crate) canonical_memo: FxHashMap<GameId, GameId>,
+    /// Bytes of the option lists, each held twice (in `nodes` and as a
+    /// key of `ids`).
+    option_bytes: u64,
 }
 
 impl Arena {
@@ -43,6 +47,7 @@ impl Arena {
             le_memo: FxHashMap::default(),
             lf_memo: FxHashMap::default(),
             canonical_memo: FxHashMap::default(),
+            option_bytes: 0,
         };
         // Atoms first, so that atom x has id x.
         for a in arena.poset.atoms().collect::<Vec<_>>() {
@@ -64,6 +69,17 @@ impl Arena {
         self.nodes.is_empty()
     }
 
+    /// Bytes the forms and the memoised relations hold, counted from the
+    /// tables' sizes (what an expansion's memory limit counts).
+    pub fn bytes(&self) -> u64 {
+        (self.nodes.capacity() * std::mem::size_of::<Node>()) as u64
+            + table_bytes::<(Node, GameId)>(self.ids.capacity())
+            + table_bytes::<((GameId, GameId), bool)>(self.le_memo.capacity())
+            + table_bytes::<((GameId, GameId), bool)>(self.lf_memo.capacity())
+            + table_bytes::<(GameId, GameId)>(self.canonical_memo.capacity())
+            + self.option_bytes
+    }
+
     pub fn node(&self, g: GameId) -> &Node {
         &self.nodes[g.0 as usize]
     }
@@ -73,6 +89,10 @@ impl Arena {
             return id;
         }
         let id = GameId(u32::try_from(self.nodes.len()).expect("fewer than 2^32 forms"));
+        if let Node::Composite { left, right } = &node {
+            self.option_bytes +=
+                2 * (std::mem::size_of_val(&**left) + std::mem::size_of_val(&**right)) as u64;
+        }
         self.nodes.push(node.clone());
         self.ids.insert(node, id);
         id

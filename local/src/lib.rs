@@ -10,10 +10,13 @@
 //! - [`sum`]: sums G +_f H;
 //! - [`region`]: Hex regions read from a text diagram, and their values;
 //! - [`template`]: templates, and which probes into them are inferior;
-//! - [`database`]: a database of Hex-realizable 3-terminal values.
+//! - [`database`]: a database of Hex-realizable 3-terminal values;
+//! - [`expansion`]: how large an expansion grows, estimated before it
+//!   starts and counted while it runs.
 
 pub mod canonical;
 pub mod database;
+pub mod expansion;
 pub mod form;
 pub mod poset;
 pub mod region;
@@ -36,4 +39,15 @@ pub enum LocalError {
     Region(String),
     #[error("value database: {0}")]
     Database(String),
+    /// An expansion stopped at its memory limit ([`expansion::Limits`]).
+    #[error(
+        "the expansion stopped at {positions} positions: its tables held {:.2} GB, more than the {:.2} GB allowed",
+        *.bytes as f64 / 1e9,
+        *.limit as f64 / 1e9
+    )]
+    OverLimit {
+        positions: usize,
+        bytes: u64,
+        limit: u64,
+    },
 }

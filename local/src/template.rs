@@ -37,6 +37,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 use crate::LocalError;
+use crate::expansion::{self, Limits, SizeEstimate, table_bytes, unlimited};
 use crate::form::{Arena, GameId};
 use crate::poset::{Atom, Poset};
 use crate::region::{Region, hex_neighbours};
@@ -44,6 +45,16 @@ use crate::region::{Region, hex_neighbours};
 /// Empty cells a template may have: the outcome of every colouring is
 /// tabulated (2^n of them) and the game tree has up to 3^n positions.
 pub const MAX_TEMPLATE_CELLS: usize = 16;
+
+/// Memory a template's analysis holds per position it stores (the table
+/// of positions, the forms and their relations): its peak resident
+/// memory over the positions stored was 44 to 79 bytes on parallelograms
+/// of 12 to 15 cells with up to 438 distinct forms. Templates of many
+/// outcomes have many forms, and the relations between them can take
+/// ten times as much (918 bytes a position on a 12-cell parallelogram of
+/// 74 outcomes and 38,154 forms): the memory limit counts them as the
+/// analysis runs.
+pub const BYTES_PER_POSITION: f64 = 80.0;
 
 /// Boundary nodes a template may have (partitions are sets of 32-bit masks).
 pub const MAX_NODES: usize = 32;
@@ -231,21 +242,44 @@ impl Template {
     /// [`Template::arena`]).
     pub fn form(&self, arena: &mut Arena, black: u64, white: u64) -> GameId {
         let mut memo = FxHashMap::default();
-        self.expand(arena, black, white, &mut memo)
+        unlimited(self.expand(arena, black, white, &mut memo, &Limits::default()))
+    }
+
+    /// What [`Template::analyse`] will store, estimated before it starts:
+    /// its positions are the set R of [`crate::expansion`] (and the
+    /// probes' positions, one or two stones, in R unless the empty
+    /// template is settled), so the estimate has only the walks' error.
+    pub fn estimate(&self) -> SizeEstimate {
+        let (positions, std_error) = expansion::estimate(
+            self.region.empty.len(),
+            |black, white| self.settled(black, white),
+            |_, _| 0,
+        );
+        SizeEstimate {
+            positions,
+            std_error,
+            bytes: positions * BYTES_PER_POSITION,
+        }
     }
 
     /// The analysis: template or not, and every probe's status.
     pub fn analyse(&self) -> TemplateReport {
+        unlimited(self.analyse_within(&Limits::default()))
+    }
+
+    /// [`Template::analyse`], reporting progress and stopping with
+    /// [`LocalError::OverLimit`] past the limits' memory.
+    pub fn analyse_within(&self, limits: &Limits) -> Result<TemplateReport, LocalError> {
         let start = Instant::now();
         let mut arena = Arena::new(self.poset.clone());
         let mut memo = FxHashMap::default();
         let n = self.region.empty.len();
-        let g = self.expand(&mut arena, 0, 0, &mut memo);
+        let g = self.expand(&mut arena, 0, 0, &mut memo, limits)?;
         let mut wins = FxHashMap::default();
         let is_template = self.right_first_wins(&arena, g, &mut wins);
-        let probe: Vec<GameId> = (0..n)
-            .map(|x| self.expand(&mut arena, 0, 1 << x, &mut memo))
-            .collect();
+        let probe = (0..n)
+            .map(|x| self.expand(&mut arena, 0, 1 << x, &mut memo, limits))
+            .collect::<Result<Vec<GameId>, _>>()?;
         let names = self.region.cell_names().to_vec();
         let mut probes = Vec::with_capacity(n);
         for x in 0..n {
@@ -265,7 +299,7 @@ impl Template {
                 }
             }
             for y in (0..n).filter(|&y| y != x) {
-                let xy = self.expand(&mut arena, 1 << y, 1 << x, &mut memo);
+                let xy = self.expand(&mut arena, 1 << y, 1 << x, &mut memo, limits)?;
                 if !arena.le(g, xy) {
                     continue;
                 }
@@ -279,7 +313,7 @@ impl Template {
             }
             probes.push(report);
         }
-        TemplateReport {
+        Ok(TemplateReport {
             is_template,
             empty_cells: n,
             terminals: self.region.terminals,
@@ -289,7 +323,7 @@ impl Template {
             positions: memo.len(),
             forms: arena.len(),
             seconds: start.elapsed().as_secs_f64(),
-        }
+        })
     }
 
     /// Which probes are viable (Demer and Selinger, Definition 7.1): with
@@ -307,13 +341,12 @@ impl Template {
         }
         let mut arena = self.arena();
         let mut memo = FxHashMap::default();
-        let g = self.expand(&mut arena, 0, 0, &mut memo);
-        let left: Vec<GameId> = (0..n)
-            .map(|i| self.expand(&mut arena, 1 << i, 0, &mut memo))
-            .collect();
-        let right: Vec<GameId> = (0..n)
-            .map(|i| self.expand(&mut arena, 0, 1 << i, &mut memo))
-            .collect();
+        let mut expand = |black, white| {
+            unlimited(self.expand(&mut arena, black, white, &mut memo, &Limits::default()))
+        };
+        let g = expand(0, 0);
+        let left: Vec<GameId> = (0..n).map(|i| expand(1 << i, 0)).collect();
+        let right: Vec<GameId> = (0..n).map(|i| expand(0, 1 << i)).collect();
         (0..n)
             .map(|x| {
                 let others = (0..n).filter(|&i| i != x).map(|i| right[i]).collect();
@@ -331,16 +364,14 @@ impl Template {
         black: u64,
         white: u64,
         memo: &mut FxHashMap<(u64, u64), GameId>,
-    ) -> GameId {
+        limits: &Limits,
+    ) -> Result<GameId, LocalError> {
         if let Some(&g) = memo.get(&(black, white)) {
-            return g;
+            return Ok(g);
         }
         let free = self.region.free_mask() & !(black | white);
-        let low = self.outcome[black as usize];
-        let high = self.outcome[(black | free) as usize];
-        let g = if self.poset.le(high, low) {
-            // Every completion has this outcome (the outcome is monotone).
-            arena.atom(low)
+        let g = if self.settled(black, white) {
+            arena.atom(self.outcome[black as usize])
         } else {
             let mut left = Vec::new();
             let mut right = Vec::new();
@@ -348,13 +379,25 @@ impl Template {
             while rest != 0 {
                 let bit = rest & rest.wrapping_neg();
                 rest &= rest - 1;
-                left.push(self.expand(arena, black | bit, white, memo));
-                right.push(self.expand(arena, black, white | bit, memo));
+                left.push(self.expand(arena, black | bit, white, memo, limits)?);
+                right.push(self.expand(arena, black, white | bit, memo, limits)?);
             }
             arena.simplify(left, right)
         };
         memo.insert((black, white), g);
-        g
+        limits.stored(memo.len(), arena, || {
+            table_bytes::<((u64, u64), GameId)>(memo.capacity())
+        })?;
+        Ok(g)
+    }
+
+    /// Every completion has the outcome of the position's black cells
+    /// (the outcome is monotone, so comparing the extremes tells).
+    fn settled(&self, black: u64, white: u64) -> bool {
+        let free = self.region.free_mask() & !(black | white);
+        let low = self.outcome[black as usize];
+        let high = self.outcome[(black | free) as usize];
+        self.poset.le(high, low)
     }
 
     /// Black reaches the goal in G with White moving first, read off the

@@ -5,11 +5,13 @@
 //! pinwheel's outcome map has the properties the paper's Lemma 4.10 uses.
 
 use darkhex_local::database::{Database, PERMUTATIONS, default_seeds, pinwheel_outcome};
+use darkhex_local::expansion::Limits;
 use darkhex_local::region::Region;
 
 fn built(max_atoms: u64, rounds: usize) -> Database {
     let mut db = Database::new(max_atoms);
-    db.seed(&default_seeds().unwrap()).unwrap();
+    db.seed(&default_seeds().unwrap(), &Limits::default())
+        .unwrap();
     for _ in 0..rounds {
         db.round().unwrap();
     }

@@ -16,8 +16,8 @@ use darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS;
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::pone::{self, search::Search as PoneSearch};
-use darkhex_algorithms::tree::DEFAULT_MAX_BYTES;
 use darkhex_algorithms::{
     CompileOptions, GameTree, LpError, PolicyError, PolicyFile, PolicyTable, Provenance, TreeError,
 };
@@ -297,7 +297,9 @@ pub fn equilibrium_policy(
         LpOptions {
             backend,
             // The tree and the LP share the default budget.
-            max_bytes: DEFAULT_MAX_BYTES.saturating_sub(tree.memory_bytes() as u64),
+            max_bytes: MemoryLimit::new(None)
+                .less(tree.memory_bytes() as u64)
+                .bytes(),
             ..LpOptions::default()
         },
         &|_| {},

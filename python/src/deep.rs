@@ -13,6 +13,7 @@ use darkhex_algorithms::exploitability as exact_exploitability;
 use darkhex_algorithms::fa::mlp::MlpSettings;
 use darkhex_algorithms::fa::model::{ModelFile, ModelProvenance, PolicyModel};
 use darkhex_algorithms::files;
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, State, load_game as parse_game, with_game};
 use pyo3::exceptions::PyKeyboardInterrupt;
@@ -300,6 +301,7 @@ fn deep_run(
     settings: DeepCfrSettings,
     stop: &AtomicBool,
 ) -> Result<Option<DeepTrained>, Failure> {
+    settings.check_memory(&game, MemoryLimit::new(None))?;
     let mut solver = DeepCfrSolver::new(game, settings)?;
     let start = Instant::now();
     while solver.iteration() < settings.iterations {

@@ -2,17 +2,22 @@
 //! failed, then the causes it does not already quote, on one line.
 //! Failures to read or write a file are `OSError` (the subclass Python
 //! raises for the same failure: `FileNotFoundError`, `PermissionError`,
-//! ...); everything else a user can get wrong (a game string, a move, a
-//! file's contents) is `ValueError`.
+//! ...); a refusal by the memory guard (a game, a run or an environment
+//! too large for the memory allowed) is `MemoryError`; everything else a
+//! user can get wrong (a game string, a move, a file's contents) is
+//! `ValueError`.
 
 use std::error::Error;
 
 use pyo3::PyErr;
 use std::io::ErrorKind;
 
+use darkhex_algorithms::TreeError;
+use darkhex_algorithms::memory::TooLarge;
+use darkhex_algorithms::stream::StreamError;
 use pyo3::exceptions::{
-    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError,
-    PyPermissionError, PyValueError,
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyMemoryError,
+    PyNotADirectoryError, PyOSError, PyPermissionError, PyValueError,
 };
 
 /// The CLI's text for `e`, without its `error:` prefix.
@@ -29,14 +34,29 @@ pub fn message(e: &(dyn Error + 'static)) -> String {
     shown.join(": ")
 }
 
+/// Whether `e` is the memory guard's refusal.
+fn is_memory(e: &(dyn Error + 'static)) -> bool {
+    e.is::<TooLarge>()
+        || matches!(e.downcast_ref(), Some(TreeError::TooLarge { .. }))
+        || matches!(
+            e.downcast_ref(),
+            Some(StreamError::Memory(_) | StreamError::TablesTooLarge { .. })
+        )
+}
+
 pub fn to_py(e: &(dyn Error + 'static)) -> PyErr {
     let mut io = None;
+    let mut memory = false;
     let mut cause = Some(e);
     while let Some(c) = cause {
         io = io.or_else(|| c.downcast_ref::<std::io::Error>().map(std::io::Error::kind));
+        memory |= is_memory(c);
         cause = c.source();
     }
     let text = message(e);
+    if memory {
+        return PyMemoryError::new_err(text);
+    }
     match io {
         None => PyValueError::new_err(text),
         Some(ErrorKind::NotFound) => PyFileNotFoundError::new_err(text),

@@ -37,6 +37,7 @@ fn opening_cells(game: &games::PyGame) -> PyResult<Vec<usize>> {
 
 #[pymodule]
 fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    darkhex_algorithms::fa::threads::settle();
     m.add_class::<games::PyGame>()?;
     m.add_class::<games::PyState>()?;
     m.add_class::<solvers::PyPolicy>()?;

@@ -4,7 +4,7 @@
 
 use std::mem::MaybeUninit;
 
-use darkhex_algorithms::memory::available_memory;
+use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_games::cellset::pick_set_bit;
 use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Tensors, Token, Turn};
 use darkhex_players::sample_chance;
@@ -17,7 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::args::{self, whole};
-use crate::errors::value_error;
+use crate::errors::{IntoPy, value_error};
 use crate::games::{PyGame, PyState};
 
 /// `n` games of one game, each with its own seeded stream for chance nodes.
@@ -257,15 +257,13 @@ fn bytes_per_game(game: &AnyGame) -> u64 {
 /// failed allocation would abort the interpreter, and one the kernel
 /// overcommits would meet the OOM killer later.
 fn check_memory(game: &AnyGame, n: usize) -> PyResult<()> {
-    let need = u128::from(bytes_per_game(game)) * n as u128;
-    match available_memory() {
-        Some(available) if need > u128::from(available) => Err(PyMemoryError::new_err(format!(
-            "a VectorEnv of {n} games of {game} needs about {:.2} GB, more than the {:.2} GB of memory available: use fewer games",
-            need as f64 / 1e9,
-            available as f64 / 1e9
-        ))),
-        _ => Ok(()),
-    }
+    MemoryLimit::new(None)
+        .check(
+            format!("a VectorEnv of {n} games of {game}"),
+            bytes_per_game(game) as f64 * n as f64,
+            "its states, random streams and two steps' arrays",
+        )
+        .py()
 }
 
 /// An empty vector with room for `n` items, or `MemoryError`.

@@ -61,4 +61,4 @@ pub fn ok(o: &Output) -> String {
 pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_str(&ok(o)).unwrap()
 }
-pub mod paths;
+pub mod commands;

@@ -112,10 +112,7 @@ fn check_checkpoint(Bytes(bytes): &Bytes) -> Result<(), String> {
     let tree = GameTree::build(&game, &CompileOptions::default()).map_err(|e| e.to_string())?;
     let tables;
     let resumed = if checkpoint.needs_tables() {
-        let options = BuildOptions {
-            progress: None,
-            max_bytes: None,
-        };
+        let options = BuildOptions::default();
         tables = build_tables(&game, &options).map_err(|e| e.to_string())?;
         Trainer::resume_over_tables(game, Some(&tree), &tables, checkpoint, None)
     } else {

@@ -68,6 +68,7 @@ use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::model::{ModelProvenance, PolicyModel};
 use crate::fa::regress::{Design, RegressError};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
+use crate::memory::{MemoryLimit, TooLarge};
 use crate::policy::{TreePolicy, regret_matching};
 use crate::policy_file::{PolicyError, game_differences, same_game};
 use crate::tree::GameTree;
@@ -125,6 +126,34 @@ impl DeepCfrSettings {
             seed,
             explored_actions: 0,
         }
+    }
+
+    /// The most the four reservoirs hold once full, in bytes: a sample's
+    /// key, actions and values at the game's longest and widest, with
+    /// their allocations.
+    pub fn reservoir_bytes(&self, game: &AnyGame) -> f64 {
+        const ALLOCATION: usize = 16;
+        let actions = game.num_distinct_actions();
+        let sample = size_of::<Sample>()
+            + size_of::<Token>() * game.max_game_length()
+            + (size_of::<Action>() + size_of::<f64>()) * actions
+            + 3 * ALLOCATION;
+        let samples = self.advantage_capacity + self.strategy_capacity;
+        NUM_PLAYERS as f64 * samples as f64 * sample as f64
+    }
+
+    /// Refuses settings whose reservoirs, once full, would hold more than
+    /// `limit` (the capacities are the user's; the reservoirs fill as the
+    /// run goes, so the memory guard asks before the first iteration).
+    pub fn check_memory(&self, game: &AnyGame, limit: MemoryLimit) -> Result<(), TooLarge> {
+        limit.check(
+            format!(
+                "Deep CFR's reservoirs of {} advantage and {} strategy samples a player on {game}",
+                self.advantage_capacity, self.strategy_capacity
+            ),
+            self.reservoir_bytes(game),
+            "full, at the game's longest key and widest move",
+        )
     }
 
     pub fn check(&self) -> Result<(), DeepCfrError> {

@@ -199,6 +199,7 @@ impl Mlp {
         inputs: usize,
         params: MlpParams,
     ) -> Result<Mlp, RegressError> {
+        super::threads::settle();
         let outputs = params.outputs;
         let expected = settings.parameters_with(inputs, outputs);
         if outputs == 0 || params.weights.len() != expected {

@@ -2,9 +2,10 @@
 //! (information state, action) pairs ([`features`]) and regressors fitted
 //! to regrets: linear least squares ([`regress`]) and a multilayer
 //! perceptron ([`mlp`]); a trained network as a policy and its file
-//! ([`model`]).
+//! ([`model`]); candle's thread setting, made once ([`threads`]).
 
 pub mod features;
 pub mod mlp;
 pub mod model;
 pub mod regress;
+pub mod threads;

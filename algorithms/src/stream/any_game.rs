@@ -11,6 +11,7 @@ use super::build_walk::build_by_walk;
 use super::dark_hex::DarkHexStream;
 use super::dark_hex_pass;
 use super::error::StreamError;
+use super::estimate::{EstimateOptions, estimate_tables};
 use super::leduc::LeducStream;
 use super::payoffs::{
     PassOptions, PlayerRegrets, SequencePayoffs, player_regrets, sequence_payoffs,
@@ -99,10 +100,27 @@ impl AnyStream {
     }
 }
 
+/// Builds the tables of `game`. With a memory limit, they are estimated
+/// first ([`estimate_tables`]) and refused at once when the build would
+/// need more; the build itself stops too where it outgrows the limit.
 pub fn build_tables(
     game: &AnyGame,
     options: &BuildOptions,
 ) -> Result<InfoStateTables, StreamError> {
+    if let Some(limit) = options.limit {
+        let e = match options.estimate {
+            Some(e) => e,
+            None => estimate_tables(game, &EstimateOptions::default())?,
+        };
+        limit.check(
+            format!(
+                "building the information-state tables of {game} ({})",
+                e.rows_text()
+            ),
+            e.build_bytes(),
+            &e.how(),
+        )?;
+    }
     AnyStream::new(game)?.build_tables(options)
 }
 

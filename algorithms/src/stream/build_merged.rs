@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use super::error::StreamError;
 use super::tables::{BuildOptions, BuildProgress, InfoStateTables, NOT_OWN, PlayerTable, RawTable};
 use super::walkable::{MAX_SYMBOLS, Moves, NO_SYMBOL, PackedStream};
-use crate::bytes::readable_bytes;
+use crate::memory::MemoryLimit;
 
 /// (packed node, number of histories reaching it), sorted by node, unique.
 type Nodes = Vec<(u64, u64)>;
@@ -61,7 +61,7 @@ fn merge(nodes: &mut Nodes) {
 /// expansions running in parallel, and where the build is, for the error
 /// and the progress report.
 struct Budget<'a> {
-    max: Option<u64>,
+    limit: Option<MemoryLimit>,
     live: AtomicI64,
     game: String,
     player: usize,
@@ -91,7 +91,7 @@ impl Budget<'_> {
             player: self.player,
             depth,
             rows: self.rows.load(Ordering::Relaxed),
-            limit: readable_bytes(self.max.unwrap_or(0) as f64),
+            limit: self.limit.unwrap_or(MemoryLimit::bytes_given(0)),
         }
     }
 
@@ -112,7 +112,7 @@ impl Budget<'_> {
                 histories: before + histories,
             });
         }
-        self.max.is_none_or(|m| live <= m as i64)
+        self.limit.is_none_or(|m| live <= m.bytes() as i64)
     }
 
     /// Moves the budget from `reported` to `now` bytes for one expansion;
@@ -121,7 +121,7 @@ impl Budget<'_> {
         let now = now as i64;
         let live = self.live.fetch_add(now - *reported, Ordering::Relaxed) + now - *reported;
         *reported = now;
-        self.max.is_none_or(|m| live <= m as i64)
+        self.limit.is_none_or(|m| live <= m.bytes() as i64)
     }
 
     /// [`Self::account`] for an expansion that stops once the build holds
@@ -422,7 +422,7 @@ fn build_player<S: PackedStream>(
     held: u64,
 ) -> Result<(PlayerTable, u64, u64), StreamError> {
     let budget = Budget {
-        max: options.max_bytes,
+        limit: options.limit,
         live: AtomicI64::new(held as i64),
         game: stream.game_string(),
         player,
@@ -462,6 +462,45 @@ fn build_player<S: PackedStream>(
     let histories = budget.histories.load(Ordering::Relaxed);
     let terminals = found.terminals;
     Ok((PlayerTable::freeze(found.canonical()), histories, terminals))
+}
+
+/// One probe of Knuth's estimator on `player`'s table: a path from the
+/// root row, each step to a child row drawn by `pick` (from 0 to the
+/// number of children), expanded exactly as a build expands it; adds to
+/// `rows` and `slots` each row's children and actions weighted by the
+/// product of the branching factors above it, whose mean over probes is
+/// the table's number of rows and slots. Holds only the path's row.
+pub(super) fn knuth_probe<S: PackedStream>(
+    stream: &S,
+    player: usize,
+    pick: &mut dyn FnMut(usize) -> usize,
+    rows: &mut f64,
+    slots: &mut f64,
+) -> Result<(), StreamError> {
+    let budget = Budget {
+        limit: None,
+        live: AtomicI64::new(0),
+        game: stream.game_string(),
+        player,
+        rows: AtomicU64::new(0),
+        histories: AtomicU64::new(0),
+        progress: None,
+    };
+    let mut nodes = vec![(stream.pack(&stream.root()), 1)];
+    let mut weight = 1.0;
+    *rows += 1.0;
+    for depth in 0.. {
+        let mut e = expand(stream, player, nodes, depth, &budget)?;
+        *slots += weight * e.actions.as_ref().map_or(0, Vec::len) as f64;
+        let k = e.children.len();
+        if k == 0 {
+            break;
+        }
+        *rows += weight * k as f64;
+        weight *= k as f64;
+        nodes = e.children.swap_remove(pick(k)).nodes;
+    }
+    Ok(())
 }
 
 /// Builds both players' tables, merging histories that agree on the

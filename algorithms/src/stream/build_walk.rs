@@ -7,6 +7,7 @@ use darkhex_games::{Action, NUM_PLAYERS, Turn};
 use rustc_hash::FxHashMap;
 
 use super::error::StreamError;
+use super::estimate::WALK_BUILD_ROW_BYTES;
 use super::tables::{BuildOptions, BuildProgress, InfoStateTables, NOT_OWN, PlayerTable, RawTable};
 use super::walkable::{Moves, NO_SYMBOL, StreamGame};
 
@@ -89,6 +90,8 @@ struct Walker<'a, S: StreamGame> {
     moves: Vec<Moves>,
     histories: u64,
     terminals: u64,
+    /// Both players' rows so far, for the memory limit.
+    rows_held: u64,
 }
 
 impl<S: StreamGame> Walker<'_, S> {
@@ -155,6 +158,18 @@ impl<S: StreamGame> Walker<'_, S> {
                 let fresh = f.parent.len() as u32;
                 let child = *f.edges.entry((rows[p], shown[p])).or_insert(fresh);
                 if child == fresh {
+                    self.rows_held += 1;
+                    if let Some(limit) = self.options.limit
+                        && self.rows_held as f64 * WALK_BUILD_ROW_BYTES > limit.bytes() as f64
+                    {
+                        return Err(StreamError::TablesTooLarge {
+                            game: self.stream.game_string(),
+                            player: p,
+                            depth,
+                            rows: f.parent.len() as u64,
+                            limit,
+                        });
+                    }
                     f.parent.push(rows[p]);
                     f.symbol.push(shown[p]);
                     f.own.push(own);
@@ -184,6 +199,7 @@ pub fn build_by_walk<S: StreamGame>(
         moves: vec![Moves::default()],
         histories: 0,
         terminals: 0,
+        rows_held: 0,
     };
     w.visit(0, [0; NUM_PLAYERS])?;
     let (histories, terminals) = (w.histories, w.terminals);

@@ -1,5 +1,7 @@
 use thiserror::Error;
 
+use crate::memory::{MemoryLimit, TooLarge};
+
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum StreamError {
     #[error(
@@ -45,16 +47,19 @@ pub enum StreamError {
     #[error("{game}: utilities up to {max_abs} are too large for the exact sums (at most 2^30)")]
     UtilityTooLarge { game: String, max_abs: f64 },
     #[error(
-        "the information-state tables of {game} outgrew {limit} at player {player}'s observation depth {depth} ({rows} rows so far): too large for the memory allowed (--max-memory-gb)"
+        "the information-state tables of {game} outgrew {} at player {player}'s observation depth {depth} ({rows} rows so far)",
+        .limit.describe()
     )]
     TablesTooLarge {
         game: String,
         player: usize,
         depth: usize,
         rows: u64,
-        /// The limit, "2.0 GB" or "1.0 MB".
-        limit: String,
+        limit: MemoryLimit,
     },
+    /// Refused before the build by the estimate.
+    #[error(transparent)]
+    Memory(#[from] TooLarge),
     #[error("the tables were built for {tables}, not for {game}")]
     WrongTables { tables: String, game: String },
     #[error("the pass over the histories was stopped before its end")]

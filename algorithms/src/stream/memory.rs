@@ -33,7 +33,19 @@ impl CfrMemory {
         precision: Precision,
         threads: usize,
     ) -> CfrMemory {
-        let slots: [usize; NUM_PLAYERS] = std::array::from_fn(|p| tables.player(p).num_slots());
+        let slots = std::array::from_fn(|p| tables.player(p).num_slots());
+        CfrMemory::for_tables_of(tables.memory_bytes(), slots, variant, precision, threads)
+    }
+
+    /// The memory of a run over tables of `table_bytes` with these slots:
+    /// the built tables' counts, or an estimate's before they are built.
+    pub fn for_tables_of(
+        table_bytes: usize,
+        slots: [usize; NUM_PLAYERS],
+        variant: CfrVariant,
+        precision: Precision,
+        threads: usize,
+    ) -> CfrMemory {
         let all = slots[0] + slots[1];
         let most = slots[0].max(slots[1]);
         let arrays = if variant.is_predictive() { 3 } else { 2 };
@@ -47,7 +59,7 @@ impl CfrMemory {
         // MessagePack spends a marker byte on every number.
         let checkpoint = solver_arrays + arrays * all * (precision.bytes() + 1);
         CfrMemory {
-            tables: tables.memory_bytes(),
+            tables: table_bytes,
             solver_arrays,
             working_arrays,
             pass: cfr_pass.max(exploit_pass),
@@ -58,6 +70,11 @@ impl CfrMemory {
     /// The peak: everything but the checkpoint is held throughout, and a
     /// checkpoint is written between passes.
     pub fn total(&self) -> usize {
-        self.tables + self.solver_arrays + self.working_arrays + self.pass.max(self.checkpoint)
+        self.tables + self.beside_tables()
+    }
+
+    /// The peak less the tables.
+    pub fn beside_tables(&self) -> usize {
+        self.solver_arrays + self.working_arrays + self.pass.max(self.checkpoint)
     }
 }

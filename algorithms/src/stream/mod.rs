@@ -23,6 +23,7 @@
 //! - [`stream_cfr`]: CFR, CFR+, DCFR and predictive CFR+ over the tables,
 //!   one one-sided pass per player and iteration, with arrays stored at the
 //!   [`precision`] chosen; [`memory`] says what a run needs.
+//! - [`estimate`]: the tables' size, estimated before they are built.
 //! - [`any_game`]: the entry points for a game chosen at run time.
 
 pub mod any_game;
@@ -32,6 +33,7 @@ pub mod build_walk;
 pub mod dark_hex;
 pub mod dark_hex_pass;
 mod error;
+pub mod estimate;
 pub mod fixed_point;
 pub mod leduc;
 pub mod memory;
@@ -50,6 +52,7 @@ pub use build_merged::build_merged;
 pub use build_walk::build_by_walk;
 pub use dark_hex::DarkHexStream;
 pub use error::StreamError;
+pub use estimate::{EstimateOptions, TablesEstimate, estimate_tables};
 pub use leduc::LeducStream;
 pub use memory::CfrMemory;
 pub use payoffs::{PassOptions, PlayerRegrets, SequencePayoffs, player_regrets, sequence_payoffs};

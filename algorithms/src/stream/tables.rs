@@ -17,6 +17,9 @@ use std::ops::Range;
 
 use darkhex_games::{Action, NUM_PLAYERS, Token};
 
+use super::estimate::TablesEstimate;
+use crate::memory::MemoryLimit;
+
 use super::walkable::NO_SYMBOL;
 
 /// Marks a row not entered by its player's own move.
@@ -36,10 +39,14 @@ pub struct BuildProgress {
 #[derive(Default)]
 pub struct BuildOptions<'a> {
     pub progress: Option<&'a (dyn Fn(BuildProgress) + Sync)>,
-    /// Stop with [`StreamError::TablesTooLarge`] once the build holds more
-    /// than this many bytes (its rows and the merged histories of the level
-    /// being numbered); `None`: no limit.
-    pub max_bytes: Option<u64>,
+    /// The memory guard: [`super::build_tables`] refuses tables estimated
+    /// past it before building, and a build stops with
+    /// [`StreamError::TablesTooLarge`] once it holds more (its rows, and the
+    /// merged histories of the rows waiting); `None`: no limit.
+    pub limit: Option<MemoryLimit>,
+    /// An estimate of the tables made already (by a caller that checked
+    /// what it will hold beside them), used instead of making another.
+    pub estimate: Option<TablesEstimate>,
 }
 
 /// One row's hot fields: what a walk reads at every step.

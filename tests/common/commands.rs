@@ -1,8 +1,11 @@
-//! Every option of the CLI that names a file or folder, with what the
-//! command does there. The CLI's own unit test requires this table to
-//! hold exactly the options whose value is a path (so a new command or
-//! option cannot go unlisted), and tests/guards.rs runs every writer it
-//! lists against an existing file of each other kind.
+//! What every command writes and builds, for the guards' tests: every
+//! option of the CLI that names a file or folder with what the command
+//! does there ([`PATH_OPTIONS`]), and every command with what it builds
+//! ([`BUILDS`]). The CLI's own unit test requires these tables to hold
+//! exactly the options whose value is a path and exactly the commands
+//! (so a new command or option cannot go unlisted); tests/guards.rs runs
+//! every writer against an existing file of each other kind, and every
+//! builder on an input too large for it.
 
 /// The kinds of files and folders darkhex writes, and one it does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,4 +239,152 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ),
     ("values build", "seed_regions", Role::Reads),
     ("values query", "file", Role::Reads),
+];
+
+/// A region of 64 empty cells, 8 rows of 8 between two terminals: its
+/// game is far past any machine (the builders read it as `huge.region`).
+pub const HUGE_REGION: &str = "\
+1 1 1 1 1 1 1 1
+ . . . . . . . .
+  . . . . . . . .
+   . . . . . . . .
+    . . . . . . . .
+     . . . . . . . .
+      . . . . . . . .
+       . . . . . . . .
+        . . . . . . . .
+         2 2 2 2 2 2 2 2
+";
+
+/// Fifteen empty cells between three terminals (`fifteen.region`): a
+/// template, whose analysis a small limit refuses.
+pub const FIFTEEN_REGION: &str =
+    "W 1 1 1 1 1 W\n 2 . . . . . 3\n  2 . . . . . 3\n   2 . . . . . 3\n    W W W W W W\n";
+
+/// What a command builds whose size grows with its input.
+pub enum Build {
+    /// These command lines ask for more than any machine has; the memory
+    /// guard must refuse each at once, with its estimate.
+    TooLarge(&'static [&'static [&'static str]]),
+    /// Nothing past what its options bound, for this reason.
+    Bounded(&'static str),
+}
+
+/// Every command (subcommands by their path), with what it builds.
+pub const BUILDS: &[(&str, Build)] = &[
+    (
+        "info",
+        Build::TooLarge(&[&["info", "dark_hex(num_rows=4,num_cols=4)"]]),
+    ),
+    (
+        "train",
+        Build::TooLarge(&[
+            &["train", "dark_hex(num_rows=4,num_cols=3)", "--stream"],
+            &["train", "hex(board_size=5)", "--stream"],
+            &["train", "dark_hex(num_rows=4,num_cols=3)", "--algo", "cfr+"],
+            &[
+                "train",
+                "leduc_poker",
+                "--algo",
+                "deep-cfr",
+                "--advantage-capacity",
+                "1000000000",
+                "--strategy-capacity",
+                "1000000000",
+            ],
+        ]),
+    ),
+    (
+        "exploit",
+        Build::TooLarge(&[
+            &["exploit", "hex(board_size=4)", "uniform"],
+            &["exploit", "rex(board_size=4)", "uniform"],
+            &["exploit", "dark_hex(num_rows=4,num_cols=4)", "uniform"],
+            &[
+                "exploit",
+                "dark_hex(num_rows=4,num_cols=3)",
+                "--player",
+                "random",
+            ],
+        ]),
+    ),
+    (
+        "solve",
+        Build::TooLarge(&[&["solve", "dark_hex(num_rows=4,num_cols=3)"]]),
+    ),
+    (
+        "league",
+        Build::TooLarge(&[&[
+            "league",
+            "--game",
+            "dark_hex(num_rows=4,num_cols=3)",
+            "--players",
+            "lp,random",
+            "--games",
+            "1",
+            "--out",
+            "L",
+        ]]),
+    ),
+    (
+        "play",
+        Build::TooLarge(&[&[
+            "play",
+            "dark_hex(num_rows=4,num_cols=3)",
+            "--p0",
+            "lp",
+            "--p1",
+            "random",
+        ]]),
+    ),
+    (
+        "plot",
+        Build::Bounded("reads run files and draws their points"),
+    ),
+    (
+        "solve merge",
+        Build::Bounded("reads logs of solved openings"),
+    ),
+    ("league show", Build::Bounded("replays one game of a log")),
+    (
+        "league merge",
+        Build::Bounded("joins the shards' logs, a line a game"),
+    ),
+    (
+        "pone",
+        Build::Bounded(
+            "its search stores the states of one player's own play, pruned as it proves them; it answers 4x4 in moments",
+        ),
+    ),
+    (
+        "gtp",
+        Build::Bounded(
+            "the solver's transposition table is `param_dfpn tt_mb`, at most the machine's memory",
+        ),
+    ),
+    (
+        "analyze",
+        Build::Bounded("position networks of one board, of at most 26x26 cells"),
+    ),
+    ("region", Build::TooLarge(&[&["region", "huge.region"]])),
+    // A template has at most 16 empty cells, which machines hold:
+    // refused under a limit given.
+    (
+        "template",
+        Build::TooLarge(&[&["template", "fifteen.region", "--max-memory-gb", "0.05"]]),
+    ),
+    (
+        "values build",
+        Build::TooLarge(&[&[
+            "values",
+            "build",
+            "--rounds",
+            "0",
+            "--seed-region",
+            "huge.region",
+            "--out",
+            "v.txt",
+        ]]),
+    ),
+    ("values query", Build::Bounded("reads a database")),
 ];
