@@ -61,6 +61,9 @@ timed() {
 rust_tests() {
     if cargo nextest --version >/dev/null 2>&1; then
         cargo nextest run --workspace --release
+        # nextest does not run doc tests. Cargo warns that darkhex-python's
+        # cdylib has none; excluding it would change the features, and with
+        # them the build.
         cargo test --workspace --release --doc
     else
         cargo test --workspace --release
