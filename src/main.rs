@@ -135,7 +135,7 @@ fn main() -> ExitCode {
     };
     interrupt::install();
     if let Some(gb) = cli.max_memory_gb {
-        darkhex_algorithms::memory::set_process_limit((gb * 1e9) as u64);
+        darkhex_algorithms::memory::set_process_limit(Some(((gb * 1e9) as u64, "--max-memory-gb")));
     }
     let checked = match &cli.command {
         Some(command) => command.files().and_then(|files| files.check()),

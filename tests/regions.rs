@@ -51,7 +51,7 @@ fn regions_too_large_for_the_memory_limit_are_refused_before_expanding() {
         &[
             "the value of huge.region (64 empty cells) would need about",
             "e28 positions, estimated by random walks",
-            "allowed here (60% of the memory available; --max-memory-gb sets another limit)",
+            "allowed here (60% of the memory available; --max-memory-gb, or darkhex.set_memory_limit in Python, sets another limit)",
         ],
         10.0,
     );

@@ -198,7 +198,13 @@ fn gtp_after_loading(sgf: &Path, commands: &str) -> Vec<String> {
 #[test]
 fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let first = search(dir.path(), &FIRST);
+    let other = tempfile::tempdir().unwrap();
+    // Two fresh runs with the same seed, side by side (each searches on
+    // one thread).
+    let first = std::thread::scope(|s| {
+        s.spawn(|| search(other.path(), &FIRST));
+        search(dir.path(), &FIRST)
+    });
     for cell in ["a", "b", "d"] {
         let line = witness_line(&first, cell);
         assert!(
@@ -222,13 +228,11 @@ fn the_search_finds_the_ziggurats_first_witnesses_the_same_for_a_seed() {
     };
     let found = files(&dir.path().join("out"));
     assert!(found.len() >= 6, "{found:?}");
-    // A second run keeps what is there; a fresh one with the same seed
-    // writes the same files.
+    // The fresh runs with the same seed wrote the same files; a second
+    // run keeps what is there.
+    assert_eq!(files(&other.path().join("out")), found);
     let again = search(dir.path(), &FIRST);
     assert!(again.contains("there already"), "{again}");
-    let other = tempfile::tempdir().unwrap();
-    search(other.path(), &FIRST);
-    assert_eq!(files(&other.path().join("out")), found);
     // Each one loads and has its probe as the only winning move.
     for (name, _) in found.iter().filter(|(n, _)| n.ends_with(".sgf")) {
         assert_the_solver_finds_its_move(&dir.path().join("out").join(name));
@@ -252,8 +256,10 @@ fn the_search_with_the_descent_writes_witnesses_the_solver_confirms_the_same_for
         "3000",
     ];
     let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let report = search(one.path(), &args);
-    search(two.path(), &args);
+    let report = std::thread::scope(|s| {
+        s.spawn(|| search(two.path(), &args));
+        search(one.path(), &args)
+    });
     for cell in ["a", "b", "d"] {
         let line = witness_line(&report, cell);
         assert!(

@@ -3,6 +3,8 @@
 //! the CLI and in the Python bindings alike. `None` where there is no such
 //! file (other systems): the guards then rely on failed allocations.
 
+use std::sync::Mutex;
+
 /// The memory the kernel says is available to new work (MemAvailable), in bytes.
 pub fn available_memory() -> Option<u64> {
     meminfo("MemAvailable:")
@@ -32,23 +34,33 @@ pub struct MemoryLimit {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LimitSource {
-    /// `--max-memory-gb` (or the Python argument).
-    Given,
+    /// By the setting named.
+    Given(&'static str),
     /// A share of what the kernel says is available.
     Available,
     /// The kernel does not say: [`DEFAULT_BYTES`].
     Default,
 }
 
-/// The limit the process was given (the CLI's `--max-memory-gb`), which
-/// [`MemoryLimit::new`] takes where no other is given: the library code
-/// that builds (a player's LP, say) asks for the process's limit.
-static GIVEN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+/// The limit the process was given (the CLI's `--max-memory-gb`, Python's
+/// `darkhex.set_memory_limit`), which [`MemoryLimit::new`] takes where no
+/// other is given: the library code that builds (a player's LP, say) asks
+/// for the process's limit, with the setting that gave it.
+static GIVEN: Mutex<Option<(u64, &'static str)>> = Mutex::new(None);
 
-/// Sets the process's limit (once; later calls change nothing).
-pub fn set_process_limit(bytes: u64) {
-    let _ = GIVEN.set(bytes);
+/// Sets the process's limit, named in messages by the setting `by` that
+/// gave it (`--max-memory-gb`), or (`None`) goes back to the default.
+pub fn set_process_limit(limit: Option<(u64, &'static str)>) {
+    *GIVEN.lock().unwrap_or_else(|e| e.into_inner()) = limit;
 }
+
+fn process_limit() -> Option<(u64, &'static str)> {
+    *GIVEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How a user sets the limit, for messages.
+const SET_ANOTHER: &str =
+    "--max-memory-gb, or darkhex.set_memory_limit in Python, sets another limit";
 
 /// The share of the available memory a build may count as its own: a
 /// process holds about 1.4 times what the estimates count (vector slack,
@@ -78,11 +90,13 @@ impl MemoryLimit {
     /// `gb` gigabytes when given, else the process's limit when set
     /// ([`set_process_limit`]), else 60% of the memory available now.
     pub fn new(gb: Option<f64>) -> Self {
-        let given = gb.map(|g| (g * 1e9) as u64).or(GIVEN.get().copied());
+        let given = gb
+            .map(|g| ((g * 1e9) as u64, "--max-memory-gb"))
+            .or_else(process_limit);
         match (given, available_memory()) {
-            (Some(bytes), _) => MemoryLimit {
+            (Some((bytes, by)), _) => MemoryLimit {
                 bytes,
-                source: LimitSource::Given,
+                source: LimitSource::Given(by),
             },
             (None, Some(a)) => MemoryLimit {
                 bytes: (a as f64 * AVAILABLE_SHARE) as u64,
@@ -99,7 +113,7 @@ impl MemoryLimit {
     pub fn bytes_given(bytes: u64) -> Self {
         MemoryLimit {
             bytes,
-            source: LimitSource::Given,
+            source: LimitSource::Given("--max-memory-gb"),
         }
     }
 
@@ -109,7 +123,7 @@ impl MemoryLimit {
 
     /// Whether the limit was given rather than found.
     pub fn is_given(&self) -> bool {
-        self.source == LimitSource::Given
+        matches!(self.source, LimitSource::Given(_))
     }
 
     /// This limit less `held` bytes, for a later part of a computation
@@ -125,13 +139,13 @@ impl MemoryLimit {
     pub fn describe(&self) -> String {
         let limit = crate::bytes::readable_bytes(self.bytes as f64);
         match self.source {
-            LimitSource::Given => format!("the {limit} that --max-memory-gb allows"),
-            LimitSource::Available => format!(
-                "the {limit} allowed here (60% of the memory available; --max-memory-gb sets another limit)"
-            ),
-            LimitSource::Default => format!(
-                "the {limit} allowed where the memory available is unknown (--max-memory-gb sets another limit)"
-            ),
+            LimitSource::Given(by) => format!("the {limit} that {by} allows"),
+            LimitSource::Available => {
+                format!("the {limit} allowed here (60% of the memory available; {SET_ANOTHER})")
+            }
+            LimitSource::Default => {
+                format!("the {limit} allowed where the memory available is unknown ({SET_ANOTHER})")
+            }
         }
     }
 

@@ -379,14 +379,36 @@ const RCFR_GAMES: [&str; 8] = [
     "leduc_poker",
 ];
 
-#[test]
-fn rcfr_over_the_tables_equals_rcfr_on_the_tree() {
-    for name in RCFR_GAMES {
+/// Every setting of [`rcfr_settings`] on each of `games`.
+fn rcfr_equal_on(games: &[&str]) {
+    for name in games {
         let s = setup(name);
         for settings in rcfr_settings() {
             check_rcfr_equal(&s, name, settings, 12);
         }
     }
+}
+
+// One test per pair of games, so that the runner spreads the work (about
+// a minute in all) over the cores instead of ending on one long test.
+#[test]
+fn rcfr_over_the_tables_equals_rcfr_on_the_tree_on_2x2() {
+    rcfr_equal_on(&RCFR_GAMES[0..2]);
+}
+
+#[test]
+fn rcfr_over_the_tables_equals_rcfr_on_the_tree_on_2x3() {
+    rcfr_equal_on(&RCFR_GAMES[2..4]);
+}
+
+#[test]
+fn rcfr_over_the_tables_equals_rcfr_on_the_tree_on_3x2() {
+    rcfr_equal_on(&RCFR_GAMES[4..6]);
+}
+
+#[test]
+fn rcfr_over_the_tables_equals_rcfr_on_the_tree_on_poker() {
+    rcfr_equal_on(&RCFR_GAMES[6..8]);
 }
 
 /// `iterations` of RCFR over the tables from the start: the state a

@@ -35,6 +35,32 @@ fn opening_cells(game: &games::PyGame) -> PyResult<Vec<usize>> {
     }
 }
 
+/// Sets the memory guard's limit for every later call, in GB (`None`: back
+/// to the default, 60% of the memory available): the CLI's
+/// `--max-memory-gb`. A game tree, a Deep CFR run or a `VectorEnv` that
+/// would need more raises `MemoryError` before it is built.
+///
+/// >>> import darkhex
+/// >>> darkhex.set_memory_limit(0.001)
+/// >>> darkhex.VectorEnv(darkhex.load_game("hex(board_size=3)"), 100_000)
+/// Traceback (most recent call last):
+/// ...
+/// MemoryError: a VectorEnv of 100000 games of hex(board_size=3) would need about ... (its states, random streams and two steps' arrays), more than the 1.0 MB that darkhex.set_memory_limit allows
+/// >>> darkhex.set_memory_limit(None)
+#[pyfunction]
+#[pyo3(signature = (gb))]
+fn set_memory_limit(gb: Option<f64>) -> PyResult<()> {
+    let limit = match gb {
+        Some(g) => Some((
+            (args::number("gb", g, (0.001, false), (1e6, false))? * 1e9) as u64,
+            "darkhex.set_memory_limit",
+        )),
+        None => None,
+    };
+    darkhex_algorithms::memory::set_process_limit(limit);
+    Ok(())
+}
+
 #[pymodule]
 fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     darkhex_algorithms::fa::threads::settle();
@@ -62,6 +88,7 @@ fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(league::_league_play, m)?)?;
     m.add_function(wrap_pyfunction!(league::_league_write, m)?)?;
     m.add_function(wrap_pyfunction!(opening_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(set_memory_limit, m)?)?;
     m.add("CHANCE_PLAYER_ID", games::CHANCE_PLAYER)?;
     m.add("TERMINAL_PLAYER_ID", games::TERMINAL_PLAYER)?;
     Ok(())
