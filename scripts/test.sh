@@ -60,7 +60,7 @@ timed() {
 # hack/Cargo.toml), so each build reuses what another built.
 rust_tests() {
     if cargo nextest --version >/dev/null 2>&1; then
-        cargo nextest run --workspace --release
+        cargo nextest run --workspace --release --no-fail-fast
         # nextest does not run doc tests. Cargo warns that darkhex-python's
         # cdylib has none; excluding it would change the features, and with
         # them the build.

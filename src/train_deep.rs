@@ -128,7 +128,10 @@ pub fn run(a: DeepArgs) -> Result<()> {
     interrupt::exit_saying(&status);
     status.set("while fitting deep-cfr's policy networks (the model is not written yet)");
     solver.train_policy()?;
-    let seconds = earlier + start.elapsed().as_secs_f64();
+    // The session's time and the whole run's end at the same instant: the
+    // run's is the checkpoints' clock, which stops before the evaluation.
+    let session_seconds = start.elapsed().as_secs_f64();
+    let seconds = earlier + session_seconds;
     status.set("during the exploitability of deep-cfr's policy");
     let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
     let eval = match fits.then(|| compile(&a.game, a.limit)) {
@@ -142,7 +145,6 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let model = solver.model()?;
     model.save(&a.out, solver.provenance(eval.map(|e| e.0)))?;
     let stats = solver.stats();
-    let session_seconds = start.elapsed().as_secs_f64();
     let session_traversals = stats.traversals - before.traversals;
     let rate = session_traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
     let game = a.game.game_string();
