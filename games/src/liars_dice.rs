@@ -2,9 +2,9 @@
 //! default "reset-face" bids): each player rolls `numdice` dice of
 //! `dice_sides` faces in secret, player 0's first, one chance node a die.
 //! Then the players bid in turn, each bid above the last: "quantity-face",
-//! at least that many dice of the face among all dice, bid `(quantity - 1)
-//! * dice_sides + face - 1`. The highest face is wild: it counts as any
-//! face. Instead of bidding, a player may call the last bid a lie (action
+//! at least that many dice of the face among all dice, action
+//! `(quantity - 1) * dice_sides + face - 1`. The highest face is wild: it
+//! counts as any face. Instead of bidding, a player may call the last bid a lie (action
 //! `numdice * 2 * dice_sides`): the bidder wins if the bid holds, the
 //! caller otherwise (returns +1 and -1, no draws).
 //!
@@ -279,8 +279,7 @@ impl Game for LiarsDiceGame {
 pub struct LiarsDiceState {
     game: LiarsDiceGame,
     /// Each player's faces (1 and up; 0 before the roll), in the order
-    /// rolled, and sorted once every die is rolled, as OpenSpiel keeps them
-    /// (its tensors show them so).
+    /// rolled, and sorted once the player's last die is rolled.
     dice: [[u8; MAX_DICE]; NUM_PLAYERS],
     rolled: u8,
     /// The bids, then the call.
@@ -293,6 +292,17 @@ impl LiarsDiceState {
     /// `player`'s dice (0 for a die not yet rolled).
     pub fn dice(&self, player: usize) -> &[u8] {
         &self.dice[player][..self.game.num_dice()]
+    }
+
+    /// `player`'s dice, sorted, once they are all rolled: what the player
+    /// has observed of them.
+    fn seen_dice(&self, player: usize) -> &[u8] {
+        let rolled = (self.rolled as usize).saturating_sub(player * self.game.num_dice());
+        if rolled >= self.game.num_dice() {
+            self.dice(player)
+        } else {
+            &[]
+        }
     }
 
     /// The bids so far, the call included.
@@ -348,15 +358,10 @@ impl State for LiarsDiceState {
             self.dice[p][slot] = action as u8 + 1;
             self.rolled += 1;
             if slot + 1 == n {
-                let mut sorted = self.dice[p];
-                sorted[..n].sort_unstable();
-                let rank = self.game.dice_rank(&sorted[..n]);
+                let dice = &mut self.dice[p][..n];
+                dice.sort_unstable();
+                let rank = self.game.dice_rank(dice);
                 self.logs[p].push(DICE + rank as Token);
-            }
-            if self.rolled as usize == self.game.total_dice() {
-                for dice in &mut self.dice {
-                    dice[..n].sort_unstable();
-                }
             }
             return;
         }
@@ -451,9 +456,14 @@ impl fmt::Display for LiarsDiceState {
     }
 }
 
-/// OpenSpiel's layouts, value for value: the player one-hot, each of their
-/// dice one-hot over the faces, then a column for each bid and the call
-/// (information state: every bid made; observation: the last two).
+/// OpenSpiel's layouts, value for value where a player moves: the player
+/// one-hot, each of their dice one-hot over the faces, then a column for
+/// each bid and the call (information state: every bid made; observation:
+/// the last two). The dice are shown, sorted, once they are all rolled, as
+/// the information state has them: OpenSpiel shows each die as it lands
+/// and sorts them when both players have rolled, so with several dice a
+/// player's tensor between their first roll and the first bid differs
+/// (and would tell apart histories the player cannot).
 impl crate::tensor::Tensors for LiarsDiceGame {
     fn information_state_tensor_shape(&self) -> Vec<usize> {
         vec![NUM_PLAYERS + self.num_dice() * self.dice_sides() + self.liar() as usize + 1]
@@ -477,10 +487,8 @@ impl LiarsDiceGame {
     fn write_tensor(&self, state: &LiarsDiceState, player: usize, shown: usize, out: &mut [f32]) {
         out[player] = 1.0;
         let sides = self.dice_sides();
-        for (d, &face) in state.dice(player).iter().enumerate() {
-            if face > 0 {
-                out[NUM_PLAYERS + d * sides + face as usize - 1] = 1.0;
-            }
+        for (d, &face) in state.seen_dice(player).iter().enumerate() {
+            out[NUM_PLAYERS + d * sides + face as usize - 1] = 1.0;
         }
         let bids = NUM_PLAYERS + self.num_dice() * sides;
         let skip = state.bids.len().saturating_sub(shown);

@@ -39,7 +39,7 @@ pub const LINES: [u16; 8] = [
 
 /// Whether `marks` hold a line of three.
 pub fn has_line(marks: u16) -> bool {
-    LINES.iter().any(|&line| marks & line == line)
+    LINES.iter().any(|&line| line & !marks == 0)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
