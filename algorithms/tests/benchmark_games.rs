@@ -16,9 +16,7 @@ use darkhex_algorithms::stream::{
 };
 use darkhex_algorithms::{CompileOptions, GameTree, TreePolicy, exploitability};
 use darkhex_games::analysis::{WalkOptions, tree_stats};
-use darkhex_games::{
-    Action, AnyGame, AnyState, Game, GameError, State, Token, Turn, load_game,
-};
+use darkhex_games::{Action, AnyGame, AnyState, Game, GameError, State, Token, Turn, load_game};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
@@ -110,8 +108,16 @@ fn phantom_ttt_subgames_have_openspiels_counts_and_uniform_exploitability() {
             .collect();
         let sub = Opened { game, opening };
         let stats = tree_stats(&sub, &WalkOptions::default()).unwrap();
-        assert_eq!(stats.histories, case["histories"].as_u64().unwrap(), "{sub}");
-        assert_eq!(stats.terminals, case["terminals"].as_u64().unwrap(), "{sub}");
+        assert_eq!(
+            stats.histories,
+            case["histories"].as_u64().unwrap(),
+            "{sub}"
+        );
+        assert_eq!(
+            stats.terminals,
+            case["terminals"].as_u64().unwrap(),
+            "{sub}"
+        );
         let infosets: Vec<u64> = case["infosets"]
             .as_array()
             .unwrap()
@@ -124,13 +130,23 @@ fn phantom_ttt_subgames_have_openspiels_counts_and_uniform_exploitability() {
         let tree = GameTree::build(&sub, &CompileOptions::default()).unwrap();
         let e = exploitability(&tree, &TreePolicy::uniform(&tree));
         let want = case["uniform_exploitability"].as_f64().unwrap();
-        assert!((e.exploitability - want).abs() < 1e-12, "{sub}: {e:?} vs {want}");
+        assert!(
+            (e.exploitability - want).abs() < 1e-12,
+            "{sub}: {e:?} vs {want}"
+        );
         for p in 0..2 {
             let want = case["uniform_best_responses"][p].as_f64().unwrap();
-            assert!((e.best_response_values[p] - want).abs() < 1e-12, "{sub} {p}");
+            assert!(
+                (e.best_response_values[p] - want).abs() < 1e-12,
+                "{sub} {p}"
+            );
         }
     }
-    assert_eq!(versions.len(), 4, "classical, abrupt, each with both obstypes");
+    assert_eq!(
+        versions.len(),
+        4,
+        "classical, abrupt, each with both obstypes"
+    );
 }
 
 /// The stream the tables and passes walk plays phantom tic-tac-toe as the
@@ -164,9 +180,9 @@ fn the_phantom_ttt_stream_plays_the_state_apis_rules() {
                     state.apply(action);
                     for p in 0..2 {
                         let key = state.info_key(p);
-                        let want = key
-                            .get(before[p])
-                            .map_or(NO_SYMBOL, |t| stream.alphabet().binary_search(t).unwrap() as u8);
+                        let want = key.get(before[p]).map_or(NO_SYMBOL, |t| {
+                            stream.alphabet().binary_search(t).unwrap() as u8
+                        });
                         assert_eq!(shown[p], want, "{name} player {p}");
                     }
                 }
@@ -214,8 +230,17 @@ fn phantom_ttt_tables_and_uniform_exploitability_equal_exp_a_spiels() {
         let expl = [0, 1].map(|p| case["expl"][p].as_f64().unwrap());
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
         assert!(close(e.value_p0, ev0), "{name}: {e:?}");
-        assert!(close(e.best_response_values[0], expl[1] + ev0), "{name}: {e:?}");
-        assert!(close(e.best_response_values[1], expl[0] - ev0), "{name}: {e:?}");
-        assert!(close(e.exploitability, (expl[0] + expl[1]) / 2.0), "{name}: {e:?}");
+        assert!(
+            close(e.best_response_values[0], expl[1] + ev0),
+            "{name}: {e:?}"
+        );
+        assert!(
+            close(e.best_response_values[1], expl[0] - ev0),
+            "{name}: {e:?}"
+        );
+        assert!(
+            close(e.exploitability, (expl[0] + expl[1]) / 2.0),
+            "{name}: {e:?}"
+        );
     }
 }

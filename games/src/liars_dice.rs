@@ -137,7 +137,13 @@ fn binomial(n: usize, k: usize) -> u32 {
 fn dice_text(dice: &[u8]) -> String {
     let faces: Vec<String> = dice
         .iter()
-        .map(|&d| if d == 0 { "?".to_string() } else { d.to_string() })
+        .map(|&d| {
+            if d == 0 {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
         .collect();
     faces.join(" ")
 }
@@ -196,15 +202,16 @@ impl Game for LiarsDiceGame {
         }
         let (total, sides) = (self.total_dice(), self.dice_sides());
         let bid = t.split_once('-').and_then(|(q, f)| {
-            let (q, f) = (q.trim().parse::<usize>().ok()?, f.trim().parse::<usize>().ok()?);
+            let (q, f) = (
+                q.trim().parse::<usize>().ok()?,
+                f.trim().parse::<usize>().ok()?,
+            );
             ((1..=total).contains(&q) && (1..=sides).contains(&f))
                 .then(|| ((q - 1) * sides + f - 1) as Action)
         });
         bid.ok_or_else(|| GameError::BadMove {
             text: text.to_string(),
-            expected: format!(
-                "a bid QUANTITY-FACE from 1-1 to {total}-{sides}, or liar"
-            ),
+            expected: format!("a bid QUANTITY-FACE from 1-1 to {total}-{sides}, or liar"),
         })
     }
 
@@ -260,7 +267,10 @@ impl Game for LiarsDiceGame {
         if let Some(&last) = bids.last()
             && last >= liar
         {
-            return Err(format!("the game is over after {}", self.describe_token(last)));
+            return Err(format!(
+                "the game is over after {}",
+                self.describe_token(last)
+            ));
         }
         if bids.len() % NUM_PLAYERS != player {
             return Err(format!("player {player} does not move there"));
@@ -386,7 +396,9 @@ impl State for LiarsDiceState {
                 }
                 let first = self.game.action_name(legal[0]);
                 let reason = match self.bids.last() {
-                    None => format!("the first bid is one from {first} up; liar needs a bid to call"),
+                    None => {
+                        format!("the first bid is one from {first} up; liar needs a bid to call")
+                    }
                     Some(&last) if legal[0] == self.game.liar() => format!(
                         "no bid is above {}: liar is the only move",
                         self.game.action_name(last)
@@ -416,7 +428,11 @@ impl State for LiarsDiceState {
         } else {
             1 - bidder
         };
-        if winner == 0 { [1.0, -1.0] } else { [-1.0, 1.0] }
+        if winner == 0 {
+            [1.0, -1.0]
+        } else {
+            [-1.0, 1.0]
+        }
     }
 
     fn info_key(&self, player: usize) -> &[Token] {
@@ -533,12 +549,18 @@ mod tests {
             s
         };
         // Dice 3 and 6: two threes hold (the six is wild), three do not.
-        assert_eq!(play(&["3", "6", "1-2", "2-3", "liar"]).returns(), [-1.0, 1.0]);
+        assert_eq!(
+            play(&["3", "6", "1-2", "2-3", "liar"]).returns(),
+            [-1.0, 1.0]
+        );
         assert_eq!(play(&["3", "6", "2-3", "liar"]).returns(), [1.0, -1.0]);
         assert_eq!(play(&["3", "5", "2-3", "liar"]).returns(), [-1.0, 1.0]);
         let s = play(&["3", "5", "2-3"]);
         assert_eq!(s.current_player(), Turn::Player(1));
-        assert_eq!(s.info_key(1), &[DICE + 4, game.parse_action("2-3").unwrap()]);
+        assert_eq!(
+            s.info_key(1),
+            &[DICE + 4, game.parse_action("2-3").unwrap()]
+        );
         assert!(s.check_action(game.parse_action("1-6").unwrap()).is_err());
         let e = play(&["3", "5"]).check_action(game.liar()).unwrap_err();
         assert!(e.to_string().contains("liar needs a bid"), "{e}");

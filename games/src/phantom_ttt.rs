@@ -295,7 +295,11 @@ impl State for PhantomTttState {
                 name: DIMS.cell_name(cell),
                 reason: format!(
                     "the cell holds {} mark ({})",
-                    if owner == p { "your own" } else { "a discovered" },
+                    if owner == p {
+                        "your own"
+                    } else {
+                        "a discovered"
+                    },
                     stone_glyph(owner)
                 ),
             }),
@@ -426,7 +430,11 @@ mod tests {
             assert_eq!(s.view(0, 4), Some(0));
             assert_eq!(s.current_player(), Turn::Player(if again { 1 } else { 0 }));
             assert_eq!(s.info_key(1), &[token::COLLIDED | 4]);
-            assert_eq!(s.info_key(0), &[token::PLACED | 4], "the owner learns nothing");
+            assert_eq!(
+                s.info_key(0),
+                &[token::PLACED | 4],
+                "the owner learns nothing"
+            );
             assert!(s.check_action(4).is_err());
         }
     }
@@ -459,6 +467,9 @@ mod tests {
                 token::OPPONENT_TURN
             ]
         );
-        assert_eq!(s.info_key(1), &[token::OPPONENT_TURN, token::COLLIDED | 4, token::PLACED]);
+        assert_eq!(
+            s.info_key(1),
+            &[token::OPPONENT_TURN, token::COLLIDED | 4, token::PLACED]
+        );
     }
 }

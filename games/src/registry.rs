@@ -402,7 +402,9 @@ impl crate::tensor::Tensors for AnyGame {
             (AnyGame::Hex(g), AnyState::Hex(s)) => g.observation_tensor(s, player, out),
             (AnyGame::DarkHex(g), AnyState::DarkHex(s)) => g.observation_tensor(s, player, out),
             (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.observation_tensor(s, player, out),
-            (AnyGame::PhantomTtt(g), AnyState::PhantomTtt(s)) => g.observation_tensor(s, player, out),
+            (AnyGame::PhantomTtt(g), AnyState::PhantomTtt(s)) => {
+                g.observation_tensor(s, player, out)
+            }
             (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.observation_tensor(s, player, out),
             (AnyGame::LiarsDice(g), AnyState::LiarsDice(s)) => g.observation_tensor(s, player, out),
             _ => {}
@@ -485,9 +487,15 @@ mod tests {
         let e = load_game("phantom_ttt(board_size=4)")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("accepted parameters are gameversion, obstype"), "{e}");
+        assert!(
+            e.contains("accepted parameters are gameversion, obstype"),
+            "{e}"
+        );
         let e = load_game("liars_dice(players=3)").unwrap_err().to_string();
-        assert!(e.contains("'3'") && e.contains("accepted values are 2"), "{e}");
+        assert!(
+            e.contains("'3'") && e.contains("accepted values are 2"),
+            "{e}"
+        );
         let e = load_game("liars_dice(bidding_rule=reset-quantity)")
             .unwrap_err()
             .to_string();
