@@ -114,12 +114,7 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
                 GameVersion::from_name,
                 GameVersion::Classic,
             )?;
-            let obstype = spec.get_choice(
-                "obstype",
-                &ObsType::NAMES,
-                ObsType::from_name,
-                ObsType::RevealNothing,
-            )?;
+            let obstype = obstype(&spec)?;
             let disclosure = spec.get_choice(
                 "disclosure",
                 &Disclosure::NAMES,
@@ -142,12 +137,7 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
                 GameVersion::from_ttt_name,
                 GameVersion::Classic,
             )?;
-            let obstype = spec.get_choice(
-                "obstype",
-                &ObsType::NAMES,
-                ObsType::from_name,
-                ObsType::RevealNothing,
-            )?;
+            let obstype = obstype(&spec)?;
             Ok(AnyGame::PhantomTtt(PhantomTttGame::new(version, obstype)))
         }
         "liars_dice" => {
@@ -179,6 +169,16 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
             accepted: GAME_NAMES.join(", "),
         }),
     }
+}
+
+/// The `obstype` of the dark games, `reveal-nothing` unless given.
+fn obstype(spec: &Spec) -> Result<ObsType, GameError> {
+    spec.get_choice(
+        "obstype",
+        &ObsType::NAMES,
+        ObsType::from_name,
+        ObsType::RevealNothing,
+    )
 }
 
 /// `board_size` sets both sides; `num_rows` and `num_cols` override it.

@@ -113,6 +113,13 @@ def test_the_game_parameter_is_required():
     assert game.num_distinct_actions() == 3 and game.get_parameters() == {"game": "leduc_poker"}
 
 
+def assert_same_tensors(ours, theirs):
+    """Both players' tensors of a darkhex state and an OpenSpiel one, value for value."""
+    for p in (0, 1):
+        assert ours.information_state_tensor(p).tolist() == theirs.information_state_tensor(p), ours.history()
+        assert ours.observation_tensor(p).tolist() == theirs.observation_tensor(p), ours.history()
+
+
 @pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
 def test_poker_tensors_are_openspiels_value_for_value(name, reference):
     ours, theirs = darkhex.load_game(name), pyspiel.load_game(name)
@@ -122,10 +129,8 @@ def test_poker_tensors_are_openspiels_value_for_value(name, reference):
         a, b = stack.pop()
         if a.is_terminal():
             continue
-        for p in (0, 1):
-            assert a.information_state_tensor(p).tolist() == b.information_state_tensor(p), a.history()
-            assert a.observation_tensor(p).tolist() == b.observation_tensor(p), a.history()
-            compared += 1
+        assert_same_tensors(a, b)
+        compared += 2
         for action in a.legal_actions():
             ca, cb = a.clone(), b.clone()
             ca.apply_action(action)
@@ -179,9 +184,7 @@ def test_phantom_ttt_tensors_and_moves_are_openspiels_on_random_games(name):
         while not a.is_terminal():
             assert a.current_player() == b.current_player()
             assert a.legal_actions() == b.legal_actions()
-            for p in (0, 1):
-                assert a.information_state_tensor(p).tolist() == b.information_state_tensor(p), a.history()
-                assert a.observation_tensor(p).tolist() == b.observation_tensor(p), a.history()
+            assert_same_tensors(a, b)
             action = rng.choice(a.legal_actions())
             a.apply_action(action)
             b.apply_action(action)
@@ -203,9 +206,7 @@ def test_liars_dice_tensors_are_openspiels_where_players_move():
             assert list(a.returns()) == b.returns()
             continue
         if not a.is_chance_node():
-            for p in (0, 1):
-                assert a.information_state_tensor(p).tolist() == b.information_state_tensor(p), a.history()
-                assert a.observation_tensor(p).tolist() == b.observation_tensor(p), a.history()
+            assert_same_tensors(a, b)
             compared += 1
         for action in a.legal_actions():
             ca, cb = a.clone(), b.clone()
