@@ -8,7 +8,12 @@ Game strings:
   dark_hex(num_rows=R,num_cols=C[,gameversion=cdh|adh][,obstype=reveal-nothing|reveal-numturns]
            [,disclosure=none|noise|flash])        Dark Hex (default 3x3, classic)
   dark_rex(...)                                   Dark Hex with the misere winner
-  kuhn_poker  leduc_poker                         the reference poker games";
+  phantom_ttt(gameversion=classical|abrupt,obstype=reveal-nothing|reveal-numturns)
+                                                  phantom tic-tac-toe (default classical)
+  kuhn_poker  leduc_poker                         the reference poker games
+  liars_dice(numdice=N,dice_sides=S)              Liar's Dice for two, N 1 to 5 dice a player
+                                                  of S 1 to 10 faces (default 1 die of 6)
+  (parameters left out take their defaults: phantom_ttt is phantom_ttt(gameversion=classical))";
 
 pub const PLAYERS: &str = "\
 Player specs:
@@ -16,7 +21,7 @@ Player specs:
   policy(file=P)               samples a policy file written by train or solve
   lp  lp(file=P)               the LP equilibrium (solved at start, or loaded)
   mcts(sims=N,c=C)             UCT with random playouts (hex, rex)
-  ismcts(sims=N,c=C)           information-set MCTS (dark games)
+  ismcts(sims=N,c=C)           information-set MCTS (dark_hex, dark_rex)
   pone(fallback=SPEC)          a probability-one win when it has one, else SPEC
   resistance                   greedy on the resistance score one move ahead (hex, rex)
   solver(fallback=SPEC,time=S) a proven winning move when found in S seconds (default 1),

@@ -260,7 +260,7 @@ pub fn run(args: InfoArgs) -> Result<()> {
     let estimate = with_game!(&args.game, g => estimate_histories(g, ESTIMATE_PROBES, 0));
     if estimate > args.max_histories as f64 {
         // Dark games too large to walk are counted from the streaming tables.
-        let by_tables = matches!(args.game, AnyGame::DarkHex(_));
+        let by_tables = args.game.is_dark_board();
         if by_tables {
             status.set(format!(
                 "while estimating the information-state tables of {}; nothing was counted",

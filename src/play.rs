@@ -90,6 +90,7 @@ pub fn move_line(game: &AnyGame, before: &AnyState, action: Action) -> String {
     };
     let hit = match before {
         AnyState::DarkHex(s) if !s.board().is_empty(action as usize) => " (hit)",
+        AnyState::PhantomTtt(s) if s.mark(action as usize).is_some() => " (hit)",
         _ => "",
     };
     format!("{} {name}{hit}", mover_label(game, turn))
@@ -97,7 +98,7 @@ pub fn move_line(game: &AnyGame, before: &AnyState, action: Action) -> String {
 
 /// The real state and, for dark games, what each player sees.
 pub fn render_state(game: &AnyGame, state: &impl State) -> String {
-    if matches!(game, AnyGame::DarkHex(_)) {
+    if game.is_dark_board() {
         side_by_side(&[
             ("real board", state.to_string()),
             ("x (player 0) sees", state.view_string(0)),

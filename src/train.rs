@@ -372,7 +372,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 Err(TreeError::TooLarge { histories, .. })
                     if algorithm.streams()
                         && !limit.is_given()
-                        && matches!(game, AnyGame::DarkHex(_))
+                        && game.is_dark_board()
                         && histories <= AUTO_STREAM_HISTORIES =>
                 {
                     eprintln!(
@@ -895,7 +895,7 @@ fn tables_can_serve_sampling(game: &AnyGame, compiled: bool) -> bool {
     if compiled {
         return buildable();
     }
-    matches!(game, AnyGame::DarkHex(_))
+    game.is_dark_board()
         && with_game!(game, g => estimate_histories(g, 256, 0)) <= AUTO_STREAM_HISTORIES
         && buildable()
 }

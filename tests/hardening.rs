@@ -625,7 +625,7 @@ fn policy_paths_in_a_tournament_file_start_at_the_file() {
     refused(
         d,
         &["league", "t/league.toml", "--out", "L"],
-        &["pone plays the dark games"],
+        &["pone plays Dark Hex and Dark Rex"],
     );
     std::fs::write(
         d.join("t/league.toml"),

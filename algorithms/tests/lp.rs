@@ -62,6 +62,8 @@ fn known_values() {
 fn the_lp_value_is_the_cfr_limit() {
     for name in [
         "leduc_poker",
+        "liars_dice(dice_sides=3)",
+        "liars_dice(numdice=2,dice_sides=2)",
         "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
         "dark_hex(num_rows=3,num_cols=2)",
     ] {

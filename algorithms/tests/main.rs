@@ -14,6 +14,8 @@
 
 #[path = "approximate_br.rs"]
 mod approximate_br;
+#[path = "benchmark_games.rs"]
+mod benchmark_games;
 #[path = "cfr_exact.rs"]
 mod cfr_exact;
 #[path = "cfr_reference.rs"]

@@ -198,10 +198,15 @@ fn tables_and_best_responses_equal_the_compiled_trees_on_3x2() {
 }
 
 #[test]
-fn poker_tables_and_best_responses_equal_the_compiled_trees() {
+fn chance_game_tables_and_best_responses_equal_the_compiled_trees() {
     let r = reference();
     let dir = tempfile::tempdir().unwrap();
-    for name in ["kuhn_poker", "leduc_poker"] {
+    for name in [
+        "kuhn_poker",
+        "leduc_poker",
+        "liars_dice",
+        "liars_dice(numdice=2,dice_sides=2)",
+    ] {
         let game = load_game(name).unwrap();
         let tree = compile(&game);
         let tables = build_tables(&game, &BuildOptions::default()).unwrap();

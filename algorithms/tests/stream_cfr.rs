@@ -193,12 +193,12 @@ fn streaming_solvers_equal_compiled_ones_on_every_3x2_variant() {
     check_board(3, 2);
 }
 
-/// On poker too; on Leduc, CFR+ to 1000 iterations, far past the 30 or so
+/// On the chance games too (poker, Liar's Dice); on Leduc, CFR+ to 1000 iterations, far past the 30 or so
 /// for which OpenSpiel's order of sums and the exact one agree to 1e-15
 /// (they then separate: see `SumOrder`).
 #[test]
-fn streaming_solvers_equal_compiled_ones_on_poker() {
-    for name in ["kuhn_poker", "leduc_poker"] {
+fn streaming_solvers_equal_compiled_ones_on_the_chance_games() {
+    for name in ["kuhn_poker", "leduc_poker", "liars_dice(dice_sides=3)"] {
         let s = setup(name);
         for variant in ALGORITHMS {
             check_equal(&s, name, variant, 30);

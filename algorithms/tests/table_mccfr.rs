@@ -92,9 +92,13 @@ fn assert_same_run(name: &str, tables: &InfoStateTables, keyed: &McState, rows: 
 
 #[test]
 fn table_sampling_equals_keyed_sampling_bit_for_bit() {
-    let cases: [(&str, &[Sampling]); 7] = [
+    let cases: [(&str, &[Sampling]); 8] = [
         (
             "kuhn_poker",
+            &[Sampling::External, Sampling::OUTCOME_DEFAULT],
+        ),
+        (
+            "liars_dice(dice_sides=3)",
             &[Sampling::External, Sampling::OUTCOME_DEFAULT],
         ),
         (

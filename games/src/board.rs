@@ -30,6 +30,9 @@ pub struct Dims {
 }
 
 impl Dims {
+    /// The 3x3 board of tic-tac-toe.
+    pub const THREE_BY_THREE: Dims = Dims { rows: 3, cols: 3 };
+
     /// `game` names the game in the error message.
     pub fn new(game: &str, rows: usize, cols: usize) -> Result<Self, GameError> {
         for (param, v) in [("num_rows", rows), ("num_cols", cols)] {
@@ -154,14 +157,24 @@ impl Dims {
 
     /// Draws a board as a rhombus with cell names on the axes; `glyph` gives
     /// the character of each cell.
-    pub fn render(self, mut glyph: impl FnMut(usize) -> char) -> String {
+    pub fn render(self, glyph: impl FnMut(usize) -> char) -> String {
+        self.draw(true, glyph)
+    }
+
+    /// Draws a square board (tic-tac-toe's) with cell names on the axes.
+    pub fn render_square(self, glyph: impl FnMut(usize) -> char) -> String {
+        self.draw(false, glyph)
+    }
+
+    fn draw(self, rhombus: bool, mut glyph: impl FnMut(usize) -> char) -> String {
         let mut out = String::new();
         let header: String = (0..self.cols())
             .map(|c| format!(" {}", (b'a' + c as u8) as char))
             .collect();
         let _ = writeln!(out, "   {header}");
         for r in 0..self.rows() {
-            let _ = write!(out, "{}{:>2} ", " ".repeat(r), r + 1);
+            let indent = if rhombus { r } else { 0 };
+            let _ = write!(out, "{}{:>2} ", " ".repeat(indent), r + 1);
             for c in 0..self.cols() {
                 let _ = write!(out, " {}", glyph(self.cell(r, c)));
             }

@@ -56,6 +56,24 @@ impl GameVersion {
     }
 }
 
+impl GameVersion {
+    /// The same two rules under phantom tic-tac-toe's names (OpenSpiel's).
+    pub const TTT_NAMES: [&'static str; 2] = ["classical", "abrupt"];
+    pub fn ttt_name(self) -> &'static str {
+        match self {
+            GameVersion::Classic => "classical",
+            GameVersion::Abrupt => "abrupt",
+        }
+    }
+    pub fn from_ttt_name(s: &str) -> Option<Self> {
+        match s {
+            "classical" => Some(GameVersion::Classic),
+            "abrupt" => Some(GameVersion::Abrupt),
+            _ => None,
+        }
+    }
+}
+
 impl ObsType {
     pub const NAMES: [&'static str; 2] = ["reveal-nothing", "reveal-numturns"];
     pub fn name(self) -> &'static str {
@@ -109,6 +127,51 @@ pub mod token {
 
     pub const KIND_MASK: Token = 0xF000;
     pub const CELL_MASK: Token = 0x0FFF;
+}
+
+/// The legal cells at an information state of a game of hidden
+/// placements on `cells` cells (Dark Hex, phantom tic-tac-toe), worked out
+/// from its tokens: those empty in the player's view. Checks that each
+/// observation is one the game shows (turn tokens only with turn counts,
+/// noise and flash tokens only with that disclosure, a flash only on the
+/// player's own stone, no cell seen twice).
+pub(crate) fn view_actions(
+    cells: usize,
+    obstype: ObsType,
+    disclosure: Disclosure,
+    describe: impl Fn(Token) -> String,
+    key: &[Token],
+) -> Result<Vec<Action>, String> {
+    let mut seen = vec![false; cells];
+    let mut own = vec![false; cells];
+    for (i, &t) in key.iter().enumerate() {
+        let cell = (t & token::CELL_MASK) as usize;
+        let bad = |why: &str| Err(format!("observation {} ({}) {why}", i + 1, describe(t)));
+        match t & token::KIND_MASK {
+            token::PLACED | token::COLLIDED if cell >= cells => {
+                return bad(&format!("names a cell outside the {cells} cells"));
+            }
+            token::PLACED | token::COLLIDED if seen[cell] => {
+                return bad("names a cell the player already knows");
+            }
+            token::PLACED | token::COLLIDED => {
+                seen[cell] = true;
+                own[cell] = t & token::KIND_MASK == token::PLACED;
+            }
+            token::OPPONENT_TURN if obstype == ObsType::RevealNumTurns => {}
+            token::NOISE if disclosure == Disclosure::Noise => {}
+            token::FLASH if disclosure == Disclosure::Flash && cell < cells && own[cell] => {}
+            _ => return bad("is not one this game shows"),
+        }
+    }
+    let legal: Vec<Action> = (0..cells)
+        .filter(|&c| !seen[c])
+        .map(|c| c as Action)
+        .collect();
+    if legal.is_empty() {
+        return Err("the player sees no empty cell there".to_string());
+    }
+    Ok(legal)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -227,49 +290,15 @@ impl Game for DarkHexGame {
         }
     }
 
-    /// Checks that each observation is one this game shows (turn tokens
-    /// only with turn counts, noise and flash tokens only with that
-    /// disclosure, a flash only on the player's own stone, no cell seen
-    /// twice); the legal cells are those empty in the player's view.
+    /// See [`view_actions`].
     fn info_state_actions(&self, _player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
-        let cells = self.dims.cells();
-        let mut seen = vec![false; cells];
-        let mut own = vec![false; cells];
-        for (i, &t) in key.iter().enumerate() {
-            let cell = (t & token::CELL_MASK) as usize;
-            let bad = |why: &str| {
-                Err(format!(
-                    "observation {} ({}) {why}",
-                    i + 1,
-                    self.describe_token(t)
-                ))
-            };
-            match t & token::KIND_MASK {
-                token::PLACED | token::COLLIDED if cell >= cells => {
-                    return bad(&format!("names a cell outside the {cells} cells"));
-                }
-                token::PLACED | token::COLLIDED if seen[cell] => {
-                    return bad("names a cell the player already knows");
-                }
-                token::PLACED | token::COLLIDED => {
-                    seen[cell] = true;
-                    own[cell] = t & token::KIND_MASK == token::PLACED;
-                }
-                token::OPPONENT_TURN if self.obstype == ObsType::RevealNumTurns => {}
-                token::NOISE if self.disclosure == Disclosure::Noise => {}
-                token::FLASH
-                    if self.disclosure == Disclosure::Flash && cell < cells && own[cell] => {}
-                _ => return bad("is not one this game shows"),
-            }
-        }
-        let legal: Vec<Action> = (0..cells)
-            .filter(|&c| !seen[c])
-            .map(|c| c as Action)
-            .collect();
-        if legal.is_empty() {
-            return Err("the player sees no empty cell there".to_string());
-        }
-        Ok(legal)
+        view_actions(
+            self.dims.cells(),
+            self.obstype,
+            self.disclosure,
+            |t| self.describe_token(t),
+            key,
+        )
     }
 
     fn render_info_state(&self, player: usize, key: &[Token]) -> String {

@@ -1,7 +1,8 @@
 //! darkhex-games: the Game and State traits and every game of darkhex: Hex and
 //! Rex on any board up to 26x26, the Dark Hex variants (classic and abrupt,
-//! with noise, flash and turn-count disclosure, and their misère forms), and
-//! Kuhn and Leduc poker, the reference games of the CFR literature.
+//! with noise, flash and turn-count disclosure, and their misère forms),
+//! phantom tic-tac-toe (classical and abrupt), and Kuhn poker, Leduc poker
+//! and Liar's Dice, the reference games of the CFR literature.
 //!
 //! ```
 //! use darkhex_games::{load_game, Game, State, Turn};
@@ -24,7 +25,9 @@ pub mod geometry;
 pub mod hex;
 pub mod kuhn;
 pub mod leduc;
+pub mod liars_dice;
 pub mod moves;
+pub mod phantom_ttt;
 mod poker;
 mod registry;
 pub mod spec;

@@ -9,28 +9,34 @@ use crate::game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
 use crate::hex::{HexGame, HexState};
 use crate::kuhn::{KuhnGame, KuhnState};
 use crate::leduc::{LeducGame, LeducState};
+use crate::liars_dice::{LiarsDiceGame, LiarsDiceState, MAX_DICE, MAX_SIDES};
+use crate::phantom_ttt::{PhantomTttGame, PhantomTttState};
 use crate::spec::Spec;
 
 /// Names `load_game` accepts.
-pub const GAME_NAMES: [&str; 6] = [
+pub const GAME_NAMES: [&str; 8] = [
     "hex",
     "rex",
     "dark_hex",
     "dark_rex",
+    "phantom_ttt",
     "kuhn_poker",
     "leduc_poker",
+    "liars_dice",
 ];
 
 /// Example game strings, one per family, for help texts and tours.
-pub const EXAMPLE_GAME_STRINGS: [&str; 8] = [
+pub const EXAMPLE_GAME_STRINGS: [&str; 10] = [
     "hex(board_size=11)",
     "rex(num_rows=3,num_cols=4)",
     "dark_hex(num_rows=3,num_cols=3)",
     "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
     "dark_hex(board_size=3,disclosure=flash,obstype=reveal-numturns)",
     "dark_rex(board_size=3,gameversion=adh,disclosure=noise)",
+    "phantom_ttt(gameversion=abrupt)",
     "kuhn_poker",
     "leduc_poker",
+    "liars_dice",
 ];
 
 /// Any game of this crate. Algorithms are generic over [`Game`]; this enum
@@ -39,16 +45,20 @@ pub const EXAMPLE_GAME_STRINGS: [&str; 8] = [
 pub enum AnyGame {
     Hex(HexGame),
     DarkHex(DarkHexGame),
+    PhantomTtt(PhantomTttGame),
     Kuhn(KuhnGame),
     Leduc(LeducGame),
+    LiarsDice(LiarsDiceGame),
 }
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum AnyState {
     Hex(HexState),
     DarkHex(DarkHexState),
+    PhantomTtt(PhantomTttState),
     Kuhn(KuhnState),
     Leduc(LeducState),
+    LiarsDice(LiarsDiceState),
 }
 
 impl Clone for AnyState {
@@ -57,7 +67,9 @@ impl Clone for AnyState {
             AnyState::Hex(s) => AnyState::Hex(s.clone()),
             AnyState::DarkHex(s) => AnyState::DarkHex(s.clone()),
             AnyState::Kuhn(s) => AnyState::Kuhn(s.clone()),
+            AnyState::PhantomTtt(s) => AnyState::PhantomTtt(s.clone()),
             AnyState::Leduc(s) => AnyState::Leduc(s.clone()),
+            AnyState::LiarsDice(s) => AnyState::LiarsDice(s.clone()),
         }
     }
 
@@ -68,7 +80,9 @@ impl Clone for AnyState {
             (AnyState::Hex(a), AnyState::Hex(b)) => a.clone_from(b),
             (AnyState::DarkHex(a), AnyState::DarkHex(b)) => a.clone_from(b),
             (AnyState::Kuhn(a), AnyState::Kuhn(b)) => a.clone_from(b),
+            (AnyState::PhantomTtt(a), AnyState::PhantomTtt(b)) => a.clone_from(b),
             (AnyState::Leduc(a), AnyState::Leduc(b)) => a.clone_from(b),
+            (AnyState::LiarsDice(a), AnyState::LiarsDice(b)) => a.clone_from(b),
             (a, b) => *a = b.clone(),
         }
     }
@@ -100,12 +114,7 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
                 GameVersion::from_name,
                 GameVersion::Classic,
             )?;
-            let obstype = spec.get_choice(
-                "obstype",
-                &ObsType::NAMES,
-                ObsType::from_name,
-                ObsType::RevealNothing,
-            )?;
+            let obstype = obstype(&spec)?;
             let disclosure = spec.get_choice(
                 "disclosure",
                 &Disclosure::NAMES,
@@ -118,6 +127,33 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
                 obstype,
                 disclosure,
                 spec.name == "dark_rex",
+            )))
+        }
+        "phantom_ttt" => {
+            spec.check_params(&["gameversion", "obstype"])?;
+            let version = spec.get_choice(
+                "gameversion",
+                &GameVersion::TTT_NAMES,
+                GameVersion::from_ttt_name,
+                GameVersion::Classic,
+            )?;
+            let obstype = obstype(&spec)?;
+            Ok(AnyGame::PhantomTtt(PhantomTttGame::new(version, obstype)))
+        }
+        "liars_dice" => {
+            spec.check_params(&["players", "numdice", "dice_sides"])?;
+            // OpenSpiel's game takes more players; darkhex's games have two.
+            if let Some(players) = spec.get("players").filter(|&v| v != "2") {
+                return Err(GameError::BadValue {
+                    game: spec.name.clone(),
+                    param: "players".to_string(),
+                    value: players.to_string(),
+                    accepted: "2 (the games here have two players)".to_string(),
+                });
+            }
+            Ok(AnyGame::LiarsDice(LiarsDiceGame::new(
+                spec.get_usize("numdice", 1..=MAX_DICE, 1)?,
+                spec.get_usize("dice_sides", 1..=MAX_SIDES, 6)?,
             )))
         }
         "kuhn_poker" => {
@@ -133,6 +169,16 @@ pub fn load_game(text: &str) -> Result<AnyGame, GameError> {
             accepted: GAME_NAMES.join(", "),
         }),
     }
+}
+
+/// The `obstype` of the dark games, `reveal-nothing` unless given.
+fn obstype(spec: &Spec) -> Result<ObsType, GameError> {
+    spec.get_choice(
+        "obstype",
+        &ObsType::NAMES,
+        ObsType::from_name,
+        ObsType::RevealNothing,
+    )
 }
 
 /// `board_size` sets both sides; `num_rows` and `num_cols` override it.
@@ -162,8 +208,17 @@ impl AnyGame {
         match self {
             AnyGame::Hex(g) => Some(g.dims()),
             AnyGame::DarkHex(g) => Some(g.dims()),
+            AnyGame::PhantomTtt(_) => Some(crate::phantom_ttt::DIMS),
             _ => None,
         }
+    }
+
+    /// Whether the game hides the opponent's placements on a board (Dark
+    /// Hex, Dark Rex, phantom tic-tac-toe): the games whose players see a
+    /// view of the real board, and whose information-state tables are
+    /// built without walking their histories.
+    pub fn is_dark_board(&self) -> bool {
+        matches!(self, AnyGame::DarkHex(_) | AnyGame::PhantomTtt(_))
     }
 }
 
@@ -175,8 +230,10 @@ macro_rules! with_game {
         match $any {
             $crate::AnyGame::Hex($g) => $body,
             $crate::AnyGame::DarkHex($g) => $body,
+            $crate::AnyGame::PhantomTtt($g) => $body,
             $crate::AnyGame::Kuhn($g) => $body,
             $crate::AnyGame::Leduc($g) => $body,
+            $crate::AnyGame::LiarsDice($g) => $body,
         }
     };
 }
@@ -186,8 +243,10 @@ macro_rules! each_state {
         match $s {
             AnyState::Hex($x) => $body,
             AnyState::DarkHex($x) => $body,
+            AnyState::PhantomTtt($x) => $body,
             AnyState::Kuhn($x) => $body,
             AnyState::Leduc($x) => $body,
+            AnyState::LiarsDice($x) => $body,
         }
     };
 }
@@ -200,7 +259,9 @@ impl Game for AnyGame {
             AnyGame::Hex(g) => AnyState::Hex(g.new_initial_state()),
             AnyGame::DarkHex(g) => AnyState::DarkHex(g.new_initial_state()),
             AnyGame::Kuhn(g) => AnyState::Kuhn(g.new_initial_state()),
+            AnyGame::PhantomTtt(g) => AnyState::PhantomTtt(g.new_initial_state()),
             AnyGame::Leduc(g) => AnyState::Leduc(g.new_initial_state()),
+            AnyGame::LiarsDice(g) => AnyState::LiarsDice(g.new_initial_state()),
         }
     }
 
@@ -325,7 +386,13 @@ impl crate::tensor::Tensors for AnyGame {
                 g.information_state_tensor(s, player, out)
             }
             (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.information_state_tensor(s, player, out),
+            (AnyGame::PhantomTtt(g), AnyState::PhantomTtt(s)) => {
+                g.information_state_tensor(s, player, out)
+            }
             (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.information_state_tensor(s, player, out),
+            (AnyGame::LiarsDice(g), AnyState::LiarsDice(s)) => {
+                g.information_state_tensor(s, player, out)
+            }
             _ => {}
         }
     }
@@ -335,7 +402,11 @@ impl crate::tensor::Tensors for AnyGame {
             (AnyGame::Hex(g), AnyState::Hex(s)) => g.observation_tensor(s, player, out),
             (AnyGame::DarkHex(g), AnyState::DarkHex(s)) => g.observation_tensor(s, player, out),
             (AnyGame::Kuhn(g), AnyState::Kuhn(s)) => g.observation_tensor(s, player, out),
+            (AnyGame::PhantomTtt(g), AnyState::PhantomTtt(s)) => {
+                g.observation_tensor(s, player, out)
+            }
             (AnyGame::Leduc(g), AnyState::Leduc(s)) => g.observation_tensor(s, player, out),
+            (AnyGame::LiarsDice(g), AnyState::LiarsDice(s)) => g.observation_tensor(s, player, out),
             _ => {}
         }
     }
@@ -353,6 +424,9 @@ mod tests {
             "dark_hex(num_rows=2,num_cols=3,obstype=reveal-numturns)",
             "dark_rex(board_size=4)",
             "hex(num_rows=1,num_cols=26)",
+            "phantom_ttt(obstype=reveal-numturns,gameversion=abrupt)",
+            "liars_dice(dice_sides=4,numdice=2)",
+            "liars_dice(players=2,numdice=1)",
         ]) {
             let g = load_game(text).unwrap();
             let canon = g.game_string();
@@ -366,6 +440,20 @@ mod tests {
             load_game("dark_hex").unwrap().game_string(),
             "dark_hex(board_size=3)"
         );
+        for (text, canon) in [
+            ("phantom_ttt(gameversion=classical)", "phantom_ttt"),
+            (
+                "phantom_ttt(obstype=reveal-numturns,gameversion=abrupt)",
+                "phantom_ttt(gameversion=abrupt,obstype=reveal-numturns)",
+            ),
+            ("liars_dice(players=2,numdice=1,dice_sides=6)", "liars_dice"),
+            (
+                "liars_dice(dice_sides=4,numdice=2)",
+                "liars_dice(numdice=2,dice_sides=4)",
+            ),
+        ] {
+            assert_eq!(load_game(text).unwrap().game_string(), canon);
+        }
     }
 
     #[test]
@@ -392,6 +480,31 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("none, noise, flash"), "{e}");
+        let e = load_game("phantom_ttt(gameversion=cdh)")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("classical, abrupt"), "{e}");
+        let e = load_game("phantom_ttt(board_size=4)")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("accepted parameters are gameversion, obstype"),
+            "{e}"
+        );
+        let e = load_game("liars_dice(players=3)").unwrap_err().to_string();
+        assert!(
+            e.contains("'3'") && e.contains("accepted values are 2"),
+            "{e}"
+        );
+        let e = load_game("liars_dice(bidding_rule=reset-quantity)")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bidding_rule") && e.contains("players, numdice, dice_sides"),
+            "{e}"
+        );
+        let e = load_game("liars_dice(numdice=6)").unwrap_err().to_string();
+        assert!(e.contains("integers from 1 to 5"), "{e}");
         let e = load_game("kuhn_poker(players=3)").unwrap_err().to_string();
         assert!(e.contains("none"), "{e}");
         assert!(load_game("hex(board_size=-1)").is_err());

@@ -26,6 +26,18 @@
 //!   one-hot (`2n` columns), with `flash` the player's stones the opponent
 //!   has found (`n`), with `noise` how many collisions the player heard of,
 //!   one-hot (`n + 1`).
+//! - **phantom_ttt**: OpenSpiel's layouts, value for value (tested against
+//!   pyspiel): the view in three planes of nine cells (empty, player 1's
+//!   noughts, player 0's crosses), then the information state lists the
+//!   player's own attempts, nine columns each (`reveal-nothing`), or every
+//!   turn, eleven columns each (`reveal-numturns`: the mover as 0 or 1, the
+//!   cell, or column 10 for an opponent's turn); the observation adds the
+//!   turn count one-hot with `reveal-numturns`. OpenSpiel's shape `[1, 108]`
+//!   is given flat, `[108]`.
+//! - **liars_dice**: OpenSpiel's layouts where a player moves: the player
+//!   one-hot, each own die one-hot over the faces, a column per bid and the
+//!   call (information state: every bid; observation: the last two). The
+//!   dice appear once all of a player's dice are rolled, sorted.
 //! - **kuhn_poker, leduc_poker**: OpenSpiel's layouts, value for value
 //!   (tested against pyspiel): the player one-hot, the private card one-hot,
 //!   (Leduc: the public card), then the bets, two columns each (Kuhn: pass,

@@ -67,6 +67,8 @@ fn information_state_tensors_split_histories_as_the_keys_do() {
         "dark_rex(num_rows=2,num_cols=3,disclosure=noise,obstype=reveal-numturns)",
         "kuhn_poker",
         "leduc_poker",
+        "liars_dice(dice_sides=3)",
+        "liars_dice(numdice=2,dice_sides=2)",
     ];
     let mut compared = 0;
     for name in games {

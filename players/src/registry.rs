@@ -125,7 +125,10 @@ impl PlayerFactory for Search {
         match self.game {
             AnyGame::Hex(g) => Box::new(MctsPlayer::new(g, self.config, seed)),
             AnyGame::DarkHex(g) => Box::new(IsmctsPlayer::new(g, self.config, seed)),
-            AnyGame::Kuhn(_) | AnyGame::Leduc(_) => unreachable!("refused when prepared"),
+            AnyGame::PhantomTtt(_)
+            | AnyGame::Kuhn(_)
+            | AnyGame::Leduc(_)
+            | AnyGame::LiarsDice(_) => unreachable!("refused when prepared"),
         }
     }
 }
@@ -406,7 +409,7 @@ pub fn prepare_in(
         "pone" => {
             s.check_params(&["fallback"])?;
             let AnyGame::DarkHex(dark) = game else {
-                return Err(unsupported("pone plays the dark games"));
+                return Err(unsupported("pone plays Dark Hex and Dark Rex"));
             };
             let fallback = prepare_in(s.get("fallback").unwrap_or("random"), game, base)?;
             let search = |seat| -> Result<Arc<PoneSearch>, SpecError> {

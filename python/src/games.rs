@@ -36,7 +36,7 @@ pub struct PyGame {
 /// >>> darkhex.load_game("chess")
 /// Traceback (most recent call last):
 /// ...
-/// ValueError: unknown game 'chess': accepted games are hex, rex, dark_hex, dark_rex, kuhn_poker, leduc_poker
+/// ValueError: unknown game 'chess': accepted games are hex, rex, dark_hex, dark_rex, phantom_ttt, kuhn_poker, leduc_poker, liars_dice
 #[pyfunction]
 pub fn load_game(text: &str) -> PyResult<PyGame> {
     Ok(PyGame {

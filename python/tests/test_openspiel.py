@@ -113,6 +113,13 @@ def test_the_game_parameter_is_required():
     assert game.num_distinct_actions() == 3 and game.get_parameters() == {"game": "leduc_poker"}
 
 
+def assert_same_tensors(ours, theirs):
+    """Both players' tensors of a darkhex state and an OpenSpiel one, value for value."""
+    for p in (0, 1):
+        assert ours.information_state_tensor(p).tolist() == theirs.information_state_tensor(p), ours.history()
+        assert ours.observation_tensor(p).tolist() == theirs.observation_tensor(p), ours.history()
+
+
 @pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
 def test_poker_tensors_are_openspiels_value_for_value(name, reference):
     ours, theirs = darkhex.load_game(name), pyspiel.load_game(name)
@@ -122,10 +129,8 @@ def test_poker_tensors_are_openspiels_value_for_value(name, reference):
         a, b = stack.pop()
         if a.is_terminal():
             continue
-        for p in (0, 1):
-            assert a.information_state_tensor(p).tolist() == b.information_state_tensor(p), a.history()
-            assert a.observation_tensor(p).tolist() == b.observation_tensor(p), a.history()
-            compared += 1
+        assert_same_tensors(a, b)
+        compared += 2
         for action in a.legal_actions():
             ca, cb = a.clone(), b.clone()
             ca.apply_action(action)
@@ -159,3 +164,53 @@ def test_dark_hex_tensors_tell_apart_what_openspiels_tell_apart(version):
         inverse.setdefault(next(iter(others)), set()).add(key)
     assert all(len(keys) == 1 for keys in inverse.values()), "one OpenSpiel tensor, several darkhex ones"
     assert len(pairs) > 1000
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "phantom_ttt",
+        "phantom_ttt(gameversion=abrupt)",
+        "phantom_ttt(obstype=reveal-numturns)",
+        "phantom_ttt(gameversion=abrupt,obstype=reveal-numturns)",
+    ],
+)
+def test_phantom_ttt_tensors_and_moves_are_openspiels_on_random_games(name):
+    ours, theirs = darkhex.load_game(name), pyspiel.load_game(name)
+    rng = random.Random(11)
+    results = set()
+    for _ in range(300):
+        a, b = ours.new_initial_state(), theirs.new_initial_state()
+        while not a.is_terminal():
+            assert a.current_player() == b.current_player()
+            assert a.legal_actions() == b.legal_actions()
+            assert_same_tensors(a, b)
+            action = rng.choice(a.legal_actions())
+            a.apply_action(action)
+            b.apply_action(action)
+        assert b.is_terminal() and list(a.returns()) == b.returns()
+        results.add(tuple(b.returns()))
+    assert (0.0, 0.0) in results and len(results) == 3, "wins for each and draws"
+
+
+def test_liars_dice_tensors_are_openspiels_where_players_move():
+    """Value for value at every decision (OpenSpiel shows each die as it
+    lands, darkhex once a player's dice are all rolled: see the Rust docs)."""
+    name = "liars_dice(numdice=2,dice_sides=2)"
+    ours, theirs = darkhex.load_game(name), pyspiel.load_game(name)
+    stack = [(ours.new_initial_state(), theirs.new_initial_state())]
+    compared = 0
+    while stack:
+        a, b = stack.pop()
+        if a.is_terminal():
+            assert list(a.returns()) == b.returns()
+            continue
+        if not a.is_chance_node():
+            assert_same_tensors(a, b)
+            compared += 1
+        for action in a.legal_actions():
+            ca, cb = a.clone(), b.clone()
+            ca.apply_action(action)
+            cb.apply_action(action)
+            stack.append((ca, cb))
+    assert compared == 16 * 256

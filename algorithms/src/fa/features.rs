@@ -17,7 +17,8 @@
 //!   is what lets a linear regressor tell actions apart at all.
 //!
 //! Observation features, all in `[0, 1]`, then a constant 1:
-//! - board games (Hex, Rex, every Dark Hex variant), per cell: own stone,
+//! - board games (Hex, Rex, every Dark Hex variant, phantom tic-tac-toe,
+//!   whose observations are Dark Hex's), per cell: own stone,
 //!   opponent stone known (discovered by a collision in Dark Hex, every
 //!   opponent stone in Hex), own stone the opponent found (flash
 //!   disclosure), empty in the player's view; then the counts of own
@@ -28,9 +29,12 @@
 //! - Kuhn poker: own card, then each betting position's action.
 //! - Leduc poker: own card's rank, the public card's rank, then each
 //!   betting position of each round's action.
+//! - Liar's Dice: how many of the player's dice show each face (divided by
+//!   their number of dice), every bid made so far, then the last bid.
 
 use darkhex_games::dark_hex::{Disclosure, ObsType, token};
 use darkhex_games::leduc::{PRIVATE_CARD, PUBLIC_CARD};
+use darkhex_games::liars_dice::LiarsDiceGame;
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Token};
 use ndarray::{Array2, ArrayViewMut2};
 use serde::{Deserialize, Serialize};
@@ -87,6 +91,7 @@ enum Observer {
     },
     Kuhn,
     Leduc,
+    LiarsDice(LiarsDiceGame),
 }
 
 /// Per-cell channels of the board features.
@@ -123,8 +128,16 @@ impl Observer {
                 noise: g.disclosure() == Disclosure::Noise,
                 flash: g.disclosure() == Disclosure::Flash,
             },
+            AnyGame::PhantomTtt(g) => Observer::Board {
+                cells: g.num_distinct_actions(),
+                dark: true,
+                turns: g.obstype() == ObsType::RevealNumTurns,
+                noise: false,
+                flash: false,
+            },
             AnyGame::Kuhn(_) => Observer::Kuhn,
             AnyGame::Leduc(_) => Observer::Leduc,
+            AnyGame::LiarsDice(g) => Observer::LiarsDice(*g),
         }
     }
 
@@ -134,6 +147,7 @@ impl Observer {
             Observer::Board { cells, .. } => CHANNELS * cells + BOARD_COUNTS,
             Observer::Kuhn => KUHN_CARDS + 2 * KUHN_POSITIONS,
             Observer::Leduc => 2 * LEDUC_RANKS + 2 * LEDUC_POSITIONS * LEDUC_ACTIONS,
+            Observer::LiarsDice(g) => g.dice_sides() + 2 * g.liar() as usize,
         }
     }
 
@@ -223,6 +237,22 @@ impl Observer {
                         out[base + t as usize] = 1.0;
                         position += 1;
                     }
+                }
+            }
+            Observer::LiarsDice(g) => {
+                let sides = g.dice_sides();
+                let bids = g.liar() as usize;
+                let (dice, said) = key.split_first().map_or((None, &[][..]), |(first, rest)| {
+                    (g.dice_of_token(*first), rest)
+                });
+                for face in dice.into_iter().flatten() {
+                    out[face as usize - 1] += 1.0 / g.num_dice() as f64;
+                }
+                for &b in said.iter().filter(|&&b| (b as usize) < bids) {
+                    out[sides + b as usize] = 1.0;
+                }
+                if let Some(&last) = said.last().filter(|&&b| (b as usize) < bids) {
+                    out[sides + bids + last as usize] = 1.0;
                 }
             }
         }

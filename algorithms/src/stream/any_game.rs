@@ -1,5 +1,6 @@
-//! The streaming computations for a game chosen at run time: Dark Hex and
-//! Dark Rex on their dedicated stream (tables built by merging histories), Leduc
+//! The streaming computations for a game chosen at run time: Dark Hex, Dark
+//! Rex and phantom tic-tac-toe on their dedicated stream (tables built by
+//! merging histories), Leduc
 //! on its own, every other game through its State API (tables built by a
 //! walk).
 
@@ -41,6 +42,7 @@ impl AnyStream {
     pub fn new(game: &AnyGame) -> Result<AnyStream, StreamError> {
         Ok(match game {
             AnyGame::DarkHex(g) => AnyStream::DarkHex(DarkHexStream::new(g)?),
+            AnyGame::PhantomTtt(g) => AnyStream::DarkHex(DarkHexStream::phantom_ttt(g)?),
             AnyGame::Leduc(_) => AnyStream::Leduc(LeducStream::new()),
             other => AnyStream::State(StateStream::new(*other)?),
         })

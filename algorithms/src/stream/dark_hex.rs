@@ -1,10 +1,14 @@
-//! Dark Hex and Dark Rex for the streaming passes: the real board as three
-//! bit sets, and win detection by one lookup in a table of every stone set
-//! that joins a player's sides. Its observations are those of
-//! [`darkhex_games::dark_hex`] (the same tokens, the same order), so tables
-//! built on it agree with the State API's information states.
+//! Dark Hex, Dark Rex and phantom tic-tac-toe for the streaming passes:
+//! the real board as three bit sets, and win detection by one lookup in a
+//! table of every stone set that wins for a player (joins their sides, or
+//! holds a line of three). The three games share their rules of hidden
+//! placement, and tic-tac-toe adds draws: a board filled without a line.
+//! Its observations are those of [`darkhex_games::dark_hex`] and
+//! [`darkhex_games::phantom_ttt`] (the same tokens, the same order), so
+//! tables built on it agree with the State API's information states.
 
 use darkhex_games::dark_hex::{DarkHexGame, Disclosure, GameVersion, ObsType, token};
+use darkhex_games::phantom_ttt::{self, PhantomTttGame};
 use darkhex_games::{Action, Game, NUM_PLAYERS, Token, Turn};
 
 use super::error::StreamError;
@@ -15,8 +19,10 @@ use super::walkable::{MAX_SYMBOLS, Moves, NO_SYMBOL, PackedStream, Shown, Stream
 pub const MAX_CELLS: usize = 20;
 
 const NO_WINNER: u8 = 2;
+/// A tic-tac-toe board filled without a line.
+const DRAW: u8 = 3;
 
-/// A Dark Hex history reduced to what decides its future.
+/// A history reduced to what decides its future.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DarkHexNode {
     pub(super) stones: [u32; NUM_PLAYERS],
@@ -28,7 +34,7 @@ pub struct DarkHexNode {
 
 #[derive(Clone, Debug)]
 pub struct DarkHexStream {
-    game: DarkHexGame,
+    game_string: String,
     cells: usize,
     all: u32,
     abrupt: bool,
@@ -38,14 +44,14 @@ pub struct DarkHexStream {
     placement_shown: u8,
     /// What the owner of the stone on a cell is shown of a collision there.
     collision_shown: Vec<u8>,
-    /// Bit `s` of `joins[p]` is set when stone set `s` joins player p's sides.
+    /// Bit `s` of `joins[p]` is set when stone set `s` wins for player p
+    /// (joins their sides; in Dark Rex, loses).
     joins: [Vec<u64>; NUM_PLAYERS],
 }
 
 impl DarkHexStream {
     pub fn new(game: &DarkHexGame) -> Result<Self, StreamError> {
-        let dims = game.dims();
-        let cells = dims.cells();
+        let cells = game.dims().cells();
         if cells > MAX_CELLS {
             return Err(StreamError::BoardTooLarge {
                 game: game.game_string(),
@@ -53,16 +59,54 @@ impl DarkHexStream {
                 max: MAX_CELLS,
             });
         }
+        Self::with_rules(
+            game.game_string(),
+            cells,
+            game.version(),
+            game.obstype(),
+            game.disclosure(),
+            game.is_misere(),
+            [join_table(game, 0), join_table(game, 1)],
+        )
+    }
+
+    /// Phantom tic-tac-toe: the same walk with lines of three for chains.
+    pub fn phantom_ttt(game: &PhantomTttGame) -> Result<Self, StreamError> {
+        let sets = 1usize << phantom_ttt::CELLS;
+        let mut lines = vec![0u64; sets.div_ceil(64)];
+        for s in (0..sets).filter(|&s| phantom_ttt::has_line(s as u16)) {
+            lines[s >> 6] |= 1 << (s & 63);
+        }
+        Self::with_rules(
+            game.game_string(),
+            phantom_ttt::CELLS,
+            game.version(),
+            game.obstype(),
+            Disclosure::None,
+            false,
+            [lines.clone(), lines],
+        )
+    }
+
+    fn with_rules(
+        game_string: String,
+        cells: usize,
+        version: GameVersion,
+        obstype: ObsType,
+        disclosure: Disclosure,
+        misere: bool,
+        joins: [Vec<u64>; NUM_PLAYERS],
+    ) -> Result<Self, StreamError> {
         // Ascending tokens: placed, collided, opponent turn, noise, flash.
         let mut alphabet: Vec<Token> = (0..cells as Token).map(|c| token::PLACED | c).collect();
         alphabet.extend((0..cells as Token).map(|c| token::COLLIDED | c));
         let symbol_of_next = |alphabet: &Vec<Token>| alphabet.len() as u8;
-        let turn = (game.obstype() == ObsType::RevealNumTurns).then(|| {
+        let turn = (obstype == ObsType::RevealNumTurns).then(|| {
             let s = symbol_of_next(&alphabet);
             alphabet.push(token::OPPONENT_TURN);
             s
         });
-        let collision_shown: Vec<u8> = match game.disclosure() {
+        let collision_shown: Vec<u8> = match disclosure {
             Disclosure::None => vec![turn.unwrap_or(NO_SYMBOL); cells],
             Disclosure::Noise => {
                 let s = symbol_of_next(&alphabet);
@@ -77,26 +121,22 @@ impl DarkHexStream {
         };
         if alphabet.len() > MAX_SYMBOLS {
             return Err(StreamError::TooManyObservations {
-                game: game.game_string(),
+                game: game_string,
                 symbols: alphabet.len(),
                 max: MAX_SYMBOLS,
             });
         }
         Ok(DarkHexStream {
-            game: *game,
+            game_string,
             cells,
             all: ((1u64 << cells) - 1) as u32,
-            abrupt: game.version() == GameVersion::Abrupt,
-            misere: game.is_misere(),
+            abrupt: version == GameVersion::Abrupt,
+            misere,
             alphabet,
             placement_shown: turn.unwrap_or(NO_SYMBOL),
             collision_shown,
-            joins: [join_table(game, 0), join_table(game, 1)],
+            joins,
         })
-    }
-
-    pub fn game(&self) -> &DarkHexGame {
-        &self.game
     }
 
     #[inline]
@@ -130,7 +170,8 @@ impl RealBoard {
 /// A move's outcome, with each player's row after it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Child {
-    /// The mover joined (or, in Dark Rex, lost): player 0's utility.
+    /// The mover won (or, in Dark Rex, lost), or filled a tic-tac-toe
+    /// board without a line: player 0's utility.
     Terminal(f64),
     /// The mover found an opponent stone: in classic Dark Hex they move again.
     Again(RealBoard, [u32; NUM_PLAYERS]),
@@ -182,6 +223,10 @@ impl DarkHexStream {
             if self.joined(M, stones[M]) {
                 let winner = if self.misere { o } else { M };
                 return Child::Terminal(if winner == 0 { 1.0 } else { -1.0 });
+            }
+            // Only tic-tac-toe fills its board without a winner.
+            if stones[0] | stones[1] == self.all {
+                return Child::Terminal(0.0);
             }
             next_rows[M] = mover_row.child(cell as u8);
             if self.placement_shown != NO_SYMBOL {
@@ -243,7 +288,7 @@ impl StreamGame for DarkHexStream {
     type Node = DarkHexNode;
 
     fn game_string(&self) -> String {
-        self.game.game_string()
+        self.game_string.clone()
     }
 
     fn alphabet(&self) -> &[Token] {
@@ -300,6 +345,8 @@ impl StreamGame for DarkHexStream {
             shown[1 - m] = self.placement_shown;
             if self.joined(m, child.stones[m]) {
                 child.winner = if self.misere { 1 - m as u8 } else { m as u8 };
+            } else if child.stones[0] | child.stones[1] == self.all {
+                child.winner = DRAW;
             } else {
                 child.to_move = 1 - m as u8;
             }
@@ -309,7 +356,11 @@ impl StreamGame for DarkHexStream {
 
     #[inline]
     fn utility(&self, node: &DarkHexNode) -> f64 {
-        if node.winner == 0 { 1.0 } else { -1.0 }
+        match node.winner {
+            0 => 1.0,
+            DRAW => 0.0,
+            _ => -1.0,
+        }
     }
 
     fn max_abs_utility(&self) -> f64 {

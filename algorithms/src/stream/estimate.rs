@@ -2,10 +2,11 @@
 //! they are built, so that a build that cannot fit is refused at once with
 //! the estimate instead of growing to the memory limit (or the OOM killer).
 //!
-//! Games whose tables are built by merging (Dark Hex, Dark Rex) are
-//! estimated by Knuth's method on each player's table itself: random paths
-//! from the root row, each row expanded exactly as the build expands it,
-//! the counts weighted by the product of the branching factors above.
+//! Games whose tables are built by merging (Dark Hex, Dark Rex, phantom
+//! tic-tac-toe) are estimated by Knuth's method on each player's table
+//! itself: random paths from the root row, each row expanded exactly as the
+//! build expands it, the counts weighted by the product of the branching
+//! factors above.
 //! The mean over paths is unbiased. The other games are walked history by
 //! history, and a player's rows are at most the game's histories (equal
 //! where every move is seen by both, as in Hex and Rex), so Knuth's
@@ -118,6 +119,19 @@ impl Default for EstimateOptions {
     }
 }
 
+/// At most the game's histories, by Knuth's estimate, for the games whose
+/// tables are built by a walk.
+fn estimate_by_histories(game: &AnyGame, options: &EstimateOptions) -> TablesEstimate {
+    let paths = options.paths.max(1);
+    let histories = with_game!(game, g => estimate_histories(g, paths, options.seed));
+    TablesEstimate {
+        rows: [histories; NUM_PLAYERS],
+        // A row has at most the game's distinct actions.
+        slots: [histories * game.num_distinct_actions() as f64; NUM_PLAYERS],
+        method: Method::Histories(paths),
+    }
+}
+
 /// Estimates the tables of `game` (see the module documentation).
 pub fn estimate_tables(
     game: &AnyGame,
@@ -125,17 +139,11 @@ pub fn estimate_tables(
 ) -> Result<TablesEstimate, StreamError> {
     // Not through `AnyStream`: a game's general stream walks the whole
     // tree once to learn its observations.
-    let AnyGame::DarkHex(dark) = game else {
-        let paths = options.paths.max(1);
-        let histories = with_game!(game, g => estimate_histories(g, paths, options.seed));
-        return Ok(TablesEstimate {
-            rows: [histories; NUM_PLAYERS],
-            // A row has at most the game's distinct actions.
-            slots: [histories * game.num_distinct_actions() as f64; NUM_PLAYERS],
-            method: Method::Histories(paths),
-        });
+    let stream = &match game {
+        AnyGame::DarkHex(dark) => DarkHexStream::new(dark)?,
+        AnyGame::PhantomTtt(ttt) => DarkHexStream::phantom_ttt(ttt)?,
+        _ => return Ok(estimate_by_histories(game, options)),
     };
-    let stream = &DarkHexStream::new(dark)?;
     let start = Instant::now();
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut rows = [0.0; NUM_PLAYERS];
