@@ -8,6 +8,9 @@ const R = 26;                 // hexagon radius
 const W = R * Math.sqrt(3);   // hexagon width
 const MARGIN = 44;
 const NS = 'http://www.w3.org/2000/svg';
+// Gradient ids must be unique in the page: a reference to another SVG's
+// (in a hidden tab) draws nothing.
+let drawn = 0;
 
 export function cellName(cell, cols) {
   return String.fromCharCode(97 + (cell % cols)) + (Math.floor(cell / cols) + 1);
@@ -59,11 +62,12 @@ export function drawBoard(container, board, opts = {}) {
     'data-rows': rows, 'data-cols': cols,
     'aria-label': opts.title || `${cols}x${rows} board`,
   });
+  const id = `b${++drawn}`;
   const defs = el('defs');
   defs.innerHTML = `
-    <radialGradient id="stone0" cx="35%" cy="30%" r="75%"><stop offset="0" stop-color="#5b5b5b"/><stop offset="1" stop-color="#0b0b0b"/></radialGradient>
-    <radialGradient id="stone1" cx="35%" cy="30%" r="75%"><stop offset="0" stop-color="#ffffff"/><stop offset="1" stop-color="#c9c9c9"/></radialGradient>
-    <filter id="shadow" x="-30%" y="-30%" width="160%" height="160%"><feDropShadow dx="1.2" dy="1.6" stdDeviation="1.2" flood-opacity="0.45"/></filter>`;
+    <radialGradient id="${id}-stone0" cx="35%" cy="30%" r="75%"><stop offset="0" stop-color="#5b5b5b"/><stop offset="1" stop-color="#0b0b0b"/></radialGradient>
+    <radialGradient id="${id}-stone1" cx="35%" cy="30%" r="75%"><stop offset="0" stop-color="#ffffff"/><stop offset="1" stop-color="#c9c9c9"/></radialGradient>
+    <filter id="${id}-shadow" x="-30%" y="-30%" width="160%" height="160%"><feDropShadow dx="1.2" dy="1.6" stdDeviation="1.2" flood-opacity="0.45"/></filter>`;
   svg.appendChild(defs);
 
   // The sides: Black's along the top and bottom rows, White's along the
@@ -116,7 +120,7 @@ export function drawBoard(container, board, opts = {}) {
       const owner = board.cells[cell];
       if (owner !== null && owner !== undefined) {
         g.setAttribute('data-stone', owner);
-        g.appendChild(el('circle', { cx: x.toFixed(1), cy: y.toFixed(1), r: (R * 0.62).toFixed(1), fill: `url(#stone${owner})`, class: `stone stone${owner}`, filter: 'url(#shadow)' }));
+        g.appendChild(el('circle', { cx: x.toFixed(1), cy: y.toFixed(1), r: (R * 0.62).toFixed(1), fill: `url(#${id}-stone${owner})`, class: `stone stone${owner}`, filter: `url(#${id}-shadow)` }));
         if (board.revealed && board.revealed[cell]) {
           g.setAttribute('data-revealed', '1');
           g.appendChild(el('circle', { cx: x.toFixed(1), cy: y.toFixed(1), r: (R * 0.74).toFixed(1), class: 'found' }));

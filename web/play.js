@@ -9,6 +9,7 @@ import { showReplay } from './replay.js';
 const $ = (id) => document.getElementById(id);
 let game = null;      // the server's view of the current game
 let overlay = null;   // {heat, label, caption} drawn over the board (Hex tools)
+let renders = 0;     // views drawn so far (the browser tests wait on it)
 
 export function initPlay() {
   $('play-form').addEventListener('submit', (e) => { e.preventDefault(); start(); });
@@ -61,6 +62,7 @@ function render() {
   const root = $('play-game');
   root.dataset.over = g.over ? '1' : '0';
   root.dataset.gameId = g.id;
+  root.dataset.renders = String(++renders);
   $('play-title').textContent = `${g.game}: you are ${g.you} against ${g.opponent}`;
   const status = g.over ? g.result.outcome : g.your_turn ? `Your move (${g.you})` : 'Waiting for the opponent';
   $('play-status').textContent = status;
@@ -103,6 +105,8 @@ function render() {
   $('play-end').hidden = !g.over;
   if (g.over) {
     $('play-outcome').textContent = `${g.result.you_won ? 'You won' : 'You lost'}: ${g.result.outcome}. Moves: ${g.result.moves}`;
+    $('play-end').dataset.moves = g.result.moves;
+    $('play-end').dataset.returns = g.result.returns.join(',');
     showReplay($('play-replay'), g.result.frames);
   }
 }

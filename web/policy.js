@@ -78,7 +78,7 @@ function render() {
       title: 'policy heat map',
       caption: p !== undefined ? `player ${p}'s view; click a cell to play it` : '',
     });
-    const dark = p !== undefined && JSON.stringify(f.views[p]) !== JSON.stringify(f.real);
+    const dark = p !== undefined && f.dark;
     $('policy-view-board').hidden = !dark;
     if (dark) drawBoard($('policy-view-board'), f.real, { title: 'referee board', caption: 'the referee\'s board' });
     $('policy-choices').replaceChildren();

@@ -38,7 +38,7 @@ export function showReplay(container, frames, at = frames.length - 1) {
       current === 0 ? `start (${frames.length - 1} moves)` : `move ${current} of ${frames.length - 1}: ${f.line}`;
     const last = f.action ?? null;
     const real = container.querySelector('[data-view="real"]');
-    const dark = f.real && f.views[0] && JSON.stringify(f.views[0]) !== JSON.stringify(f.real);
+    const dark = f.dark;
     if (f.real) {
       drawBoard(real, f.real, { highlight: last, title: 'referee board' });
       for (const p of [0, 1]) {

@@ -164,6 +164,7 @@ async fn about(State(state): State<AppState>) -> Json<Value> {
         "games": EXAMPLE_GAME_STRINGS,
         "players": darkhex_players::PLAYER_NAMES,
         "folders": state.0.roots.describe(),
+        "jobs_running": jobs::RUNNING.load(std::sync::atomic::Ordering::SeqCst),
     }))
 }
 

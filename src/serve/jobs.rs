@@ -17,6 +17,26 @@ use serde_json::{Value, json};
 
 use super::api::ApiError;
 
+/// Jobs whose work is running, for `/api/about` (the tests check that a
+/// closed page stops its job).
+pub static RUNNING: AtomicU64 = AtomicU64::new(0);
+
+/// Counts a job's work as running while it lives.
+struct Running;
+
+impl Running {
+    fn start() -> Running {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// How often a running job's progress is sent.
 const TICK: Duration = Duration::from_millis(250);
 
@@ -106,7 +126,11 @@ where
         ..Progress::default()
     });
     let shared = progress.clone();
-    let handle = tokio::task::spawn_blocking(move || work(&shared));
+    let running = Running::start();
+    let handle = tokio::task::spawn_blocking(move || {
+        let _running = running;
+        work(&shared)
+    });
     let state = (Some(handle), StopOnDrop(progress));
     let events = futures_util::stream::unfold(state, |(handle, guard)| async move {
         let mut handle = handle?;

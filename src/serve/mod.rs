@@ -42,8 +42,8 @@ pub struct ServeArgs {
     /// strategies, leagues, training runs); nothing outside them is read
     #[arg(value_name = "FOLDER")]
     folders: Vec<PathBuf>,
-    /// Port to listen on
-    #[arg(long, default_value_t = 8080, allow_negative_numbers = true, value_parser = crate::args::whole::<u16>(1, Some(65535)))]
+    /// Port to listen on (0: any free port, said when listening)
+    #[arg(long, default_value_t = 8080, allow_negative_numbers = true, value_parser = crate::args::whole::<u16>(0, Some(65535)))]
     port: u16,
     /// Address to listen on; anything but 127.0.0.1 lets other machines in
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]

@@ -131,6 +131,8 @@ pub struct Frame {
     pub action: Option<Action>,
     pub mover: Option<String>,
     pub to_move: String,
+    /// Whether the players' views differ from the real board (dark games).
+    pub dark: bool,
     pub real: Option<Board>,
     /// Each player's view (dark games and poker differ from the real state).
     pub views: [Option<Board>; 2],
@@ -150,6 +152,7 @@ pub fn frame(game: &AnyGame, state: &AnyState, last: Option<(&AnyState, Action)>
         action: last.map(|(_, a)| a),
         mover: last.map(|(before, _)| mover_label(game, before.current_player())),
         to_move: mover_label(game, state.current_player()),
+        dark: matches!(game, AnyGame::DarkHex(_)),
         real: real_board(state),
         views: [player_board(state, 0), player_board(state, 1)],
         text: state.to_string(),
