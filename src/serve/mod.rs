@@ -88,14 +88,18 @@ async fn serve(args: ServeArgs, roots: Roots) -> Result<()> {
     if args.open {
         open_browser(&url);
     }
+    let state = api::AppState::new(roots);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let stop_tx = std::sync::Mutex::new(Some(stop_tx));
+    let shutdown = state.shared().shutdown.clone();
     interrupt::on_interrupt(move || {
+        // Jobs under way stop at their next step, which ends their streams.
+        shutdown.store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(tx) = stop_tx.lock().ok().and_then(|mut t| t.take()) {
             let _ = tx.send(());
         }
     });
-    let app = api::router(api::AppState::new(roots));
+    let app = api::router(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = stop_rx.await;
