@@ -106,8 +106,12 @@ async fn serve(args: ServeArgs, roots: Roots) -> Result<()> {
         })
         .await
         .context("serving")?;
-    eprintln!("darkhex serve: stopped");
-    Ok(())
+    // Only a signal ends the server: its status is an interruption's, as
+    // for every command.
+    Err(interrupt::Interrupted(
+        "the server stopped; the games in its pages and any work under way are gone".into(),
+    )
+    .into())
 }
 
 /// Opens `url` in the desktop's browser; says how to open it by hand when
