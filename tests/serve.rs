@@ -493,6 +493,31 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// A browser on one of the server's pages (`#play`, `#league`, ...),
+/// once the page has read the server's lists.
+async fn page(driver: &Driver, server: &Server, tab: &str) -> Client {
+    let c = browser(driver).await;
+    c.goto(&server.url(tab)).await.unwrap();
+    until(&c, "document.body.dataset.ready", "the page").await;
+    c
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Starts a game on the Play page.
+async fn new_game(c: &Client, game: &str, opponent: &str) {
+    set_input(c, "#play-form [name=game]", game).await;
+    set_input(c, "#play-form [name=opponent]", opponent).await;
+    click(c, "#new-game").await;
+}
+
 /// Waits until `script` (a JavaScript expression) is true.
 async fn until(c: &Client, script: &str, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -607,24 +632,10 @@ fn a_dark_hex_game_against_the_lp_player_ends_as_the_referee_says() {
     let dir = fixtures();
     let server = Server::start(&[dir.path()]);
     runtime().block_on(async {
-        let c = browser(&driver).await;
-        c.goto(&server.url("#play")).await.unwrap();
-        until(&c, "document.body.dataset.ready", "the page").await;
+        let c = page(&driver, &server, "#play").await;
         // The LP cannot solve 3x3 classic Dark Hex (19 billion
         // histories): the page says so in one line.
-        set_input(
-            &c,
-            "#play-form [name=game]",
-            "dark_hex(num_rows=3,num_cols=3)",
-        )
-        .await;
-        set_input(&c, "#play-form [name=opponent]", "lp").await;
-        c.find(Locator::Css("#new-game"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        new_game(&c, "dark_hex(num_rows=3,num_cols=3)", "lp").await;
         until(
             &c,
             "document.getElementById('play-error').textContent.includes('histories')",
@@ -638,12 +649,7 @@ fn a_dark_hex_game_against_the_lp_player_ends_as_the_referee_says() {
             "dark_hex(num_rows=2,num_cols=3)",
         )
         .await;
-        c.find(Locator::Css("#new-game"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(&c, "#new-game").await;
         until(
             &c,
             "document.querySelector('#play-title').textContent.includes('2,num_cols=3')",
@@ -680,12 +686,7 @@ fn a_dark_hex_game_against_the_lp_player_ends_as_the_referee_says() {
                 "return Number(document.getElementById('play-game').dataset.renders)",
             )
             .await;
-            c.find(Locator::Css("#play-board .cell.playable"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            click(&c, "#play-board .cell.playable").await;
             until(
                 &c,
                 &format!("Number(document.getElementById('play-game').dataset.renders) > {before}"),
@@ -747,21 +748,14 @@ fn a_league_game_replays_with_each_view_as_its_log_has_it() {
     // The longest game: the most collisions to show.
     let g = games.iter().max_by_key(|g| g.moves).unwrap();
     runtime().block_on(async {
-        let c = browser(&driver).await;
-        c.goto(&server.url("#league")).await.unwrap();
-        until(&c, "document.body.dataset.ready", "the page").await;
+        let c = page(&driver, &server, "#league").await;
         set_input(
             &c,
             "#league-form [name=dir]",
             &dir.path().join("league").display().to_string(),
         )
         .await;
-        c.find(Locator::Css("#league-form button"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(&c, "#league-form button").await;
         until(
             &c,
             "document.querySelectorAll('#ratings tr').length === 3",
@@ -774,12 +768,7 @@ fn a_league_game_replays_with_each_view_as_its_log_has_it() {
         )
         .await;
         assert_eq!(rows, json!(games.len()));
-        c.find(Locator::Css(&format!("#games a[data-id='{}']", g.id)))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(&c, &format!("#games a[data-id='{}']", g.id)).await;
         until(
             &c,
             &format!(
@@ -827,12 +816,7 @@ fn a_league_game_replays_with_each_view_as_its_log_has_it() {
             if i < moves.len() {
                 let a = parse_move(&game, &state, moves[i]).unwrap();
                 state.apply(a);
-                c.find(Locator::Css("#league-replay [data-step=next]"))
-                    .await
-                    .unwrap()
-                    .click()
-                    .await
-                    .unwrap();
+                click(&c, "#league-replay [data-step=next]").await;
             }
         }
         let outcome = js(
@@ -862,11 +846,9 @@ fn the_policy_heat_map_shows_the_file_and_its_exploitability() {
     let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
     let e = exploitability(&tree, &file.to_tree_policy(&tree).unwrap().0);
     runtime().block_on(async {
-        let c = browser(&driver).await;
-        c.goto(&server.url("#policy")).await.unwrap();
-        until(&c, "document.body.dataset.ready", "the page").await;
+        let c = page(&driver, &server, "#policy").await;
         set_input(&c, "#policy-form [name=path]", &path.display().to_string()).await;
-        c.find(Locator::Css("#policy-form button")).await.unwrap().click().await.unwrap();
+        click(&c, "#policy-form button").await;
         let mut state = game.new_initial_state();
         for step in 0..2 {
             until(&c, &format!("document.getElementById('policy-body').dataset.moves === '{}'", moves_of(&game, &state)), "the state").await;
@@ -890,11 +872,11 @@ fn the_policy_heat_map_shows_the_file_and_its_exploitability() {
                 check_layout(&c, "#policy-board", 2, 2, "policy.png").await;
                 // Walk on: the most likely move.
                 let (best, _) = expected.iter().copied().fold((0, -1.0), |m, x| if x.1 > m.1 { x } else { m });
-                c.find(Locator::Css(&format!("#policy-board .cell[data-cell='{best}']"))).await.unwrap().click().await.unwrap();
+                click(&c, &format!("#policy-board .cell[data-cell='{best}']")).await;
                 state.apply(best);
             }
         }
-        c.find(Locator::Css("#exploit")).await.unwrap().click().await.unwrap();
+        click(&c, "#exploit").await;
         until(&c, "document.querySelector('.exploit[data-exploitability]')", "the exploitability").await;
         let shown = js(&c, "return document.querySelector('.exploit').dataset.exploitability").await;
         let shown: f64 = shown.as_str().unwrap().parse().unwrap();
@@ -931,33 +913,20 @@ fn closing_the_page_stops_its_job() {
     runtime().block_on(async {
         // First a verdict that finishes: the page's winning moves are the
         // solver's, as `solve --all-moves` gives them.
-        let c = browser(&driver).await;
-        c.goto(&server.url("#play")).await.unwrap();
-        until(&c, "document.body.dataset.ready", "the page").await;
-        set_input(&c, "#play-form [name=game]", "hex(board_size=3)").await;
-        set_input(&c, "#play-form [name=opponent]", "random").await;
-        c.find(Locator::Css("#new-game")).await.unwrap().click().await.unwrap();
+        let c = page(&driver, &server, "#play").await;
+        new_game(&c, "hex(board_size=3)", "random").await;
         until(&c, "!document.getElementById('hex-tools').hidden", "the Hex tools").await;
-        c.find(Locator::Css("#verdict")).await.unwrap().click().await.unwrap();
+        click(&c, "#verdict").await;
         until(&c, "document.querySelector('#hex-result .verdict')", "the verdict").await;
         let wins = js(&c, "return [...document.querySelectorAll('#play-board .cell[data-value=\"1\"]')].map(g => g.dataset.name)").await;
         assert_eq!(wins, solved["winning_moves"]);
-        c.find(Locator::Css("#ek")).await.unwrap().click().await.unwrap();
+        click(&c, "#ek").await;
         until(&c, "document.querySelector('#play-board').textContent.includes('E_2')", "the E_k heat map").await;
         check_layout(&c, "#play-board", 3, 3, "hex.png").await;
         c.close().await.unwrap();
         for how in ["cancel", "close"] {
-            let c = browser(&driver).await;
-            c.goto(&server.url("#play")).await.unwrap();
-            until(&c, "document.body.dataset.ready", "the page").await;
-            set_input(&c, "#play-form [name=game]", "hex(board_size=9)").await;
-            set_input(&c, "#play-form [name=opponent]", "random").await;
-            c.find(Locator::Css("#new-game"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            let c = page(&driver, &server, "#play").await;
+            new_game(&c, "hex(board_size=9)", "random").await;
             until(
                 &c,
                 "!document.getElementById('hex-tools').hidden",
@@ -965,12 +934,7 @@ fn closing_the_page_stops_its_job() {
             )
             .await;
             // Solving the empty 9x9 board takes far longer than this test.
-            c.find(Locator::Css("#verdict"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            click(&c, "#verdict").await;
             until(
                 &c,
                 "document.querySelector('#job .job-what').textContent.includes('solving')",
@@ -979,12 +943,7 @@ fn closing_the_page_stops_its_job() {
             .await;
             assert_eq!(running(), 1);
             if how == "cancel" {
-                c.find(Locator::Css("#job .cancel"))
-                    .await
-                    .unwrap()
-                    .click()
-                    .await
-                    .unwrap();
+                click(&c, "#job .cancel").await;
             }
             c.close().await.unwrap();
             let deadline = Instant::now() + Duration::from_secs(10);
@@ -1018,26 +977,15 @@ fn training_runs_are_drawn_as_curves() {
         })
         .count();
     runtime().block_on(async {
-        let c = browser(&driver).await;
-        c.goto(&server.url("#runs")).await.unwrap();
+        let c = page(&driver, &server, "#runs").await;
         until(
             &c,
             "document.querySelector('#run-list input')",
             "the list of runs",
         )
         .await;
-        c.find(Locator::Css("#run-list input"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        c.find(Locator::Css("#draw-runs"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(&c, "#run-list input").await;
+        click(&c, "#draw-runs").await;
         until(
             &c,
             "document.querySelectorAll('.run-chart').length === 2",
