@@ -407,6 +407,159 @@ fn fifty_games_at_once_keep_answering() {
     assert!(moves >= 200 * 9);
 }
 
+/// Runs a job through its event stream: the `result` event's JSON, or
+/// the `failure` event's.
+fn job(port: u16, path: &str) -> Value {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut event = String::new();
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() > 0 {
+        if let Some(name) = line.trim().strip_prefix("event: ") {
+            event = name.to_string();
+        } else if let Some(data) = line.trim().strip_prefix("data: ")
+            && (event == "result" || event == "failure")
+        {
+            return serde_json::from_str(data).unwrap();
+        }
+        line.clear();
+    }
+    panic!("{path}: the stream ended without a result");
+}
+
+fn running_jobs(server: &Server) -> u64 {
+    server.call("GET", "/api/about", None).1["jobs_running"]
+        .as_u64()
+        .unwrap()
+}
+
+/// A job whose page goes away stops, browser or not: the connection
+/// closing is the signal.
+#[test]
+fn a_job_stops_when_its_connection_closes() {
+    let server = Server::start(&[]);
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        stream,
+        "GET /api/hex/verdict?game={} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        q("hex(board_size=9)")
+    )
+    .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    while !line.contains("event: progress") {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+    }
+    assert_eq!(running_jobs(&server), 1);
+    drop(reader);
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while running_jobs(&server) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the job went on without its page"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A PONE strategy and a trained model open in the inspector as the
+/// library reads them: the strategy's move with probability 1, and no
+/// best response beats it (a sure win); the model's probabilities to the
+/// last bit.
+#[test]
+fn pone_strategies_and_models_are_inspected_as_the_library_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&darkhex(
+        d,
+        &[
+            "pone",
+            "dark_hex(num_rows=2,num_cols=2)",
+            "--strategy-out",
+            "s.json",
+        ],
+    ));
+    ok(&darkhex(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "deep-cfr",
+            "--iterations",
+            "1",
+            "--out",
+            "m.bin",
+        ],
+    ));
+    let server = Server::start(&[d]);
+    let path = |name: &str| q(&d.join(name).display().to_string());
+
+    let strategy = darkhex::algorithms::pone::strategy::Strategy::load(&d.join("s.json")).unwrap();
+    let owner = strategy.player;
+    let game = load_game(&strategy.game).unwrap();
+    // Walk to the owner's first decision.
+    let moves = if owner == 0 { "" } else { "a1" };
+    let (status, at) = server.call(
+        "GET",
+        &format!("/api/policy/at?path={}&moves={moves}", path("s.json")),
+        None,
+    );
+    assert_eq!(status, 200, "{at}");
+    assert_eq!(at["player"], json!(owner));
+    let state = if moves.is_empty() {
+        game.new_initial_state()
+    } else {
+        replayed(&game, moves)
+    };
+    let want = strategy
+        .moves
+        .iter()
+        .find(|(k, _)| k.as_slice() == state.info_key(owner))
+        .unwrap()
+        .1;
+    for a in at["actions"].as_array().unwrap() {
+        let prob = if a["id"] == json!(want) { 1.0 } else { 0.0 };
+        assert_eq!(a["prob"].as_f64(), Some(prob), "{a}");
+    }
+    let e = job(
+        server.port,
+        &format!("/api/policy/exploit?path={}", path("s.json")),
+    );
+    assert_eq!(
+        e["best_response_values"][1 - owner].as_f64(),
+        Some(-1.0),
+        "{e}"
+    );
+
+    let kuhn = load_game("kuhn_poker").unwrap();
+    let (model, _) =
+        darkhex::algorithms::fa::model::PolicyModel::load_for(&d.join("m.bin"), &kuhn).unwrap();
+    let (status, at) = server.call(
+        "GET",
+        &format!("/api/policy/at?path={}&moves=J,Q", path("m.bin")),
+        None,
+    );
+    assert_eq!(status, 200, "{at}");
+    let state = replayed(&kuhn, "J,Q");
+    let legal = state.legal_actions();
+    let probs = model.policy(0, state.info_key(0), &legal).unwrap();
+    let shown: Vec<f64> = at["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["prob"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        shown.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        probs.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(at["summary"]["kind"], json!("model"));
+}
+
 // ---- The browser -------------------------------------------------------
 
 /// chromedriver on a free port, and the browser binary it drives.
