@@ -281,7 +281,7 @@ fn every_command_ends_on_sigterm_with_the_interrupted_status() {
     let mut page = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     std::io::Write::write_all(
         &mut page,
-        b"GET /api/hex/verdict?game=hex(board_size=9) HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /api/hex/verdict?game=hex(board_size=9) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     )
     .unwrap();
     std::thread::sleep(Duration::from_millis(1000));

@@ -300,6 +300,22 @@ fn bad_requests_get_one_clear_error_and_the_server_keeps_answering() {
             "{method} {path}: not one line: {error}"
         );
     }
+    // A request addressed to another name (a page rebinding its own name
+    // to 127.0.0.1) is refused.
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        stream,
+        "GET /api/files HTTP/1.1\r\nHost: evil.example:{}\r\nConnection: close\r\n\r\n",
+        server.port
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 403"), "{response}");
+    assert!(
+        response.contains("answers requests to 127.0.0.1 or localhost"),
+        "{response}"
+    );
     // Still answering, and each error went to the server's log too.
     assert_eq!(server.call("GET", "/api/about", None).0, 200);
     let log = server.log();

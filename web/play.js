@@ -45,6 +45,8 @@ async function act(request) {
 
 function start() {
   const f = $('play-form').elements;
+  // Preparing a player can take a while (an LP is solved here).
+  $('play-status').textContent = `Starting: preparing ${f.opponent.value}`;
   return act(() => post('/api/play', {
     game: f.game.value, opponent: f.opponent.value,
     seat: Number(f.seat.value), seed: Number(f.seed.value || 0),

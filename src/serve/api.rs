@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -104,16 +105,19 @@ pub struct Shared {
     pub heavy: std::sync::Mutex<()>,
     /// Raised when the server stops: running jobs end.
     pub shutdown: Arc<AtomicBool>,
+    /// Listening on a loopback address: requests must name it so.
+    pub loopback: bool,
 }
 
 impl AppState {
-    pub fn new(roots: Roots) -> Self {
+    pub fn new(roots: Roots, loopback: bool) -> Self {
         AppState(Arc::new(Shared {
             roots,
             sessions: Sessions::default(),
             policies: policy::Cache::default(),
             heavy: std::sync::Mutex::new(()),
             shutdown: Arc::new(AtomicBool::new(false)),
+            loopback,
         }))
     }
 
@@ -151,7 +155,36 @@ pub fn router(state: AppState) -> Router {
         .route("/api/runs", post(runs::show))
         .route("/{*file}", get(assets::file))
         .fallback(not_found)
+        .layer(from_fn_with_state(state.clone(), check_host))
         .with_state(state)
+}
+
+/// A server on 127.0.0.1 answers only requests addressed to it by a
+/// loopback name: a web page elsewhere that points a name of its own at
+/// 127.0.0.1 (DNS rebinding) gets nothing from it.
+async fn check_host(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if state.0.loopback && !is_loopback_name(host) {
+        return ApiError::forbidden(format!(
+            "this server answers requests to 127.0.0.1 or localhost, not to '{}'",
+            darkhex_games::one_line(host)
+        ))
+        .into_response();
+    }
+    next.run(request).await
+}
+
+/// Whether a Host header (a name, with or without a port) names this machine.
+fn is_loopback_name(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    matches!(name, "127.0.0.1" | "localhost" | "::1")
 }
 
 async fn not_found() -> ApiError {
@@ -217,3 +250,31 @@ pub fn content_type(name: &str) -> [(header::HeaderName, &'static str); 1] {
 }
 
 pub use jobs::stream as job;
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_name;
+
+    #[test]
+    fn only_loopback_names_are_taken_as_this_server() {
+        for ok in [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "localhost:9000",
+            "[::1]:80",
+            "localhost",
+        ] {
+            assert!(is_loopback_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "evil.example",
+            "evil.example:8080",
+            "127.0.0.1.evil.example:80",
+            "[::2]:80",
+            "localhost.evil:1",
+        ] {
+            assert!(!is_loopback_name(bad), "{bad}");
+        }
+    }
+}

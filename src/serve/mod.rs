@@ -88,7 +88,7 @@ async fn serve(args: ServeArgs, roots: Roots) -> Result<()> {
     if args.open {
         open_browser(&url);
     }
-    let state = api::AppState::new(roots);
+    let state = api::AppState::new(roots, args.bind.is_loopback());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let stop_tx = std::sync::Mutex::new(Some(stop_tx));
     let shutdown = state.shared().shutdown.clone();

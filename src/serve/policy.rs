@@ -36,6 +36,11 @@ use super::view::{frame, named, observed, state_after};
 /// Policies kept loaded between requests (a file is read again when it changes).
 const KEPT: usize = 4;
 
+/// Bytes of memory a loaded policy takes per byte of its file, at most:
+/// the file's entries, and the table indexing them for look-ups (a key,
+/// actions and probabilities in vectors of their own, twice).
+const BYTES_PER_FILE_BYTE: f64 = 12.0;
+
 /// Where a policy's probabilities come from.
 enum Source {
     Table {
@@ -74,6 +79,13 @@ impl Cache {
                 return Ok(l.clone());
             }
         }
+        // Loading may take gigabytes (a 3x3 policy): past the memory
+        // limit it is refused before reading, as the commands refuse.
+        MemoryLimit::new(None).check(
+            format!("loading {}", files::shown(path)),
+            meta.len() as f64 * BYTES_PER_FILE_BYTE,
+            &format!("{BYTES_PER_FILE_BYTE} bytes a byte of the file"),
+        )?;
         let loaded = Arc::new(load(path)?);
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
         kept.retain(|(s, _)| s.0 != stamp.0);
