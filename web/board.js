@@ -48,16 +48,17 @@ function heat(share) {
 // Draws `board` ({rows, cols, cells, revealed}) into `container`.
 // Options: heat (a value per cell, null where none), heatLabel (text of a
 // value), highlight (a cell), clickable (cells that take a click),
-// onCell(cell), title (for the SVG's label), caption.
+// onCell(cell), title (for the SVG's label), caption, scale (of the size).
 export function drawBoard(container, board, opts = {}) {
   const { rows, cols } = board;
   const [right] = centre(rows - 1, cols - 1);
   const [, bottom] = centre(rows - 1, 0);
   const width = right + W / 2 + MARGIN;
   const height = bottom + R + MARGIN;
+  const scale = opts.scale || 1;
   const svg = el('svg', {
     viewBox: `0 0 ${width.toFixed(0)} ${height.toFixed(0)}`,
-    width: width.toFixed(0), height: height.toFixed(0),
+    width: (width * scale).toFixed(0), height: (height * scale).toFixed(0),
     class: 'hexboard', role: 'img', tabindex: opts.onCell ? '0' : '-1',
     'data-rows': rows, 'data-cols': cols,
     'aria-label': opts.title || `${cols}x${rows} board`,

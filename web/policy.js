@@ -80,7 +80,7 @@ function render() {
     });
     const dark = p !== undefined && f.dark;
     $('policy-view-board').hidden = !dark;
-    if (dark) drawBoard($('policy-view-board'), f.real, { title: 'referee board', caption: 'the referee\'s board' });
+    if (dark) drawBoard($('policy-view-board'), f.real, { title: 'referee board', caption: 'the referee\'s board', scale: 0.7 });
     $('policy-choices').replaceChildren();
   } else {
     $('policy-board').innerHTML = `<pre class="info">${esc(f.text)}</pre>`;
