@@ -586,8 +586,11 @@ struct Driver {
 }
 
 impl Drop for Driver {
+    /// Ends chromedriver and every browser it started (its process group),
+    /// also when a test failed before closing its browser.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.child.wait();
     }
 }
@@ -621,7 +624,11 @@ fn driver() -> Option<Driver> {
         .local_addr()
         .unwrap()
         .port();
-    let child = Command::new(chromedriver)
+    let mut command = Command::new(chromedriver);
+    // A process group of its own, which the browsers it starts join.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
