@@ -37,10 +37,16 @@ struct Server {
 
 impl Server {
     fn start(folders: &[&Path]) -> Server {
+        Server::start_with(folders, &[])
+    }
+
+    /// With more options (`--max-memory-gb`).
+    fn start_with(folders: &[&Path], options: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_darkhex"))
             .arg("serve")
             .args(folders)
             .args(["--port", "0"])
+            .args(options)
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
             .spawn()
@@ -574,6 +580,49 @@ fn pone_strategies_and_models_are_inspected_as_the_library_reads_them() {
         probs.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
     assert_eq!(at["summary"]["kind"], json!("model"));
+}
+
+/// A game whose tree does not fit the memory limit gets its
+/// exploitability by the streaming pass, as `darkhex exploit` does, to
+/// the same bits.
+#[test]
+fn a_policy_too_large_to_compile_is_measured_by_the_streaming_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&darkhex(
+        d,
+        &[
+            "solve",
+            "dark_hex(num_rows=2,num_cols=3)",
+            "--out",
+            "p.json",
+        ],
+    ));
+    let cli = common::json(&darkhex(
+        d,
+        &[
+            "exploit",
+            "dark_hex(num_rows=2,num_cols=3)",
+            "p.json",
+            "--stream",
+            "--json",
+        ],
+    ));
+    // A megabyte: the 2x3 tree is refused, its tables are not.
+    let server = Server::start_with(&[d], &["--max-memory-gb", "0.001"]);
+    let path = q(&d.join("p.json").display().to_string());
+    let e = job(
+        server.port,
+        &format!("/api/policy/exploit?path={path}&moves=b1"),
+    );
+    assert_eq!(e["method"], json!("streaming pass"), "{e}");
+    assert_eq!(
+        e["exploitability"].as_f64().map(f64::to_bits),
+        cli["exploitability"].as_f64().map(f64::to_bits),
+        "{e} vs {cli}"
+    );
+    assert_eq!(e["best_response_values"], cli["best_response_values"]);
+    assert!(e.get("at").is_none());
 }
 
 // ---- The browser -------------------------------------------------------

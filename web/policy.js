@@ -109,8 +109,11 @@ async function exploit() {
   $('exploit-result').textContent = '';
   try {
     const r = await follow($('policy-job'), '/api/policy/exploit', { path, moves: moves.join(',') });
-    let html = `<p class="exploit" data-exploitability="${r.exploitability}">exploitability <b>${r.exploitability.toExponential(4)}</b>
-      (best responses earn ${r.best_response_values.map((x) => x.toFixed(4)).join(' and ')}; the policy's value for player 0 is ${r.value_p0.toFixed(4)})</p>`;
+    let html = `<p class="exploit" data-exploitability="${r.exploitability}">exploitability <b>${r.exploitability.toExponential(4)}</b> (${esc(r.method)};
+      best responses earn ${r.best_response_values.map((x) => x.toFixed(4)).join(' and ')}; the policy's value for player 0 is ${r.value_p0.toFixed(4)})</p>`;
+    if (!r.at && r.method === 'streaming pass') {
+      html += '<p class="muted">The game is too large to compile: the values at an information state need its tree.</p>';
+    }
     if (r.at) {
       values = r.at;
       html += `<p>At this information state player ${r.at.player} is reached with probability ${r.at.reach.toFixed(4)} by chance and the opponent;

@@ -20,8 +20,10 @@ use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::policy_file::InfosetPolicy;
 use darkhex_algorithms::pone::strategy::Strategy;
+use darkhex_algorithms::stream::{self, BuildProgress, PassOptions, RowPolicy};
 use darkhex_algorithms::{
-    CompileOptions, GameTree, PolicyFile, PolicyTable, Provenance, TreePolicy, exploitability,
+    CompileOptions, GameTree, PolicyFile, PolicyTable, Provenance, TreeError, TreePolicy,
+    exploitability,
 };
 use darkhex_games::{
     Action, AnyGame, Game, NUM_PLAYERS, State as _, Token, Turn, load_game, with_game,
@@ -32,14 +34,22 @@ use serde_json::{Value, json};
 use super::api::{Answer, ApiError, AppState, Shared, blocking, job};
 use super::jobs::{Progress, cancelled};
 use super::view::{frame, named, observed, state_after};
+use crate::info::build_tables_checked;
 
 /// Policies kept loaded between requests (a file is read again when it changes).
 const KEPT: usize = 4;
 
 /// Bytes of memory a loaded policy takes per byte of its file, at most:
 /// the file's entries, and the table indexing them for look-ups (a key,
-/// actions and probabilities in vectors of their own, twice).
-const BYTES_PER_FILE_BYTE: f64 = 12.0;
+/// actions and probabilities in vectors of their own, twice). MessagePack
+/// writes a probability in 9 bytes, JSON in about 20 characters.
+fn bytes_per_file_byte(path: &FsPath) -> f64 {
+    if files::Encoding::for_path(path) == files::Encoding::Json {
+        4.0
+    } else {
+        12.0
+    }
+}
 
 /// Where a policy's probabilities come from.
 enum Source {
@@ -81,10 +91,11 @@ impl Cache {
         }
         // Loading may take gigabytes (a 3x3 policy): past the memory
         // limit it is refused before reading, as the commands refuse.
+        let factor = bytes_per_file_byte(path);
         MemoryLimit::new(None).check(
             format!("loading {}", files::shown(path)),
-            meta.len() as f64 * BYTES_PER_FILE_BYTE,
-            &format!("{BYTES_PER_FILE_BYTE} bytes a byte of the file"),
+            meta.len() as f64 * factor,
+            &format!("{factor} bytes a byte of the file"),
         )?;
         let loaded = Arc::new(load(path)?);
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -311,11 +322,12 @@ fn exploit_job(shared: &Shared, q: &Request, progress: &Progress) -> Result<Valu
         limit: MemoryLimit::new(None),
         progress: Some(&count),
     };
-    let tree = with_game!(&game, g => GameTree::build(g, &options)).map_err(|e| {
-        ApiError::bad(format!(
-            "{e}: the page computes exploitability on the compiled tree; `darkhex exploit '{game}' FILE` streams larger games"
-        ))
-    })?;
+    let tree = match with_game!(&game, g => GameTree::build(g, &options)) {
+        Ok(tree) => tree,
+        // Too large to compile: the exploitability by a streaming pass, as
+        // `darkhex exploit` falls back to it (no values at a state there).
+        Err(TreeError::TooLarge { .. }) => return streamed(&l, progress),
+    };
     if progress.stopped() {
         return Err(cancelled());
     }
@@ -327,6 +339,7 @@ fn exploit_job(shared: &Shared, q: &Request, progress: &Progress) -> Result<Valu
         "nash_conv": e.nash_conv,
         "value_p0": e.value_p0,
         "best_response_values": e.best_response_values,
+        "method": "compiled tree",
     });
     if let Turn::Player(p) = state.current_player() {
         let key = state.info_key(p);
@@ -362,6 +375,57 @@ fn exploit_job(shared: &Shared, q: &Request, progress: &Progress) -> Result<Valu
         }
     }
     Ok(v)
+}
+
+/// The exploitability by one pass over the histories and the
+/// information-state tables, for games whose tree does not fit.
+fn streamed(l: &Loaded, progress: &Progress) -> Result<Value, ApiError> {
+    let game = &l.game;
+    let failed = |e: anyhow::Error| ApiError::bad(darkhex_games::one_line(&format!("{e:#}")));
+    progress.set("building the information-state tables (rows)", 0, 0);
+    // Beside the tables: the policy (8 bytes a slot) and each worker's
+    // exact sums (16), as `darkhex exploit` counts them.
+    let slot_bytes = 8.0 + 16.0 * (rayon::current_num_threads() + 1) as f64;
+    let built = |p: BuildProgress| progress.advance(p.rows);
+    let tables = build_tables_checked(
+        game,
+        MemoryLimit::new(None),
+        &format!("the streaming pass over {game}"),
+        |e| (e.slots[0] + e.slots[1]) * slot_bytes,
+        &built,
+    )
+    .map_err(failed)?;
+    if progress.stopped() {
+        return Err(cancelled());
+    }
+    let policy = match &l.source {
+        Source::Table { file, .. } | Source::Pone { file, .. } => {
+            RowPolicy::from_file(&tables, file)?.0
+        }
+        Source::Model(model) => model.row_policy(&tables)?,
+    };
+    progress.set("the streaming pass (histories)", 0, tables.histories());
+    let walked = |n: u64| progress.advance(n);
+    let options = PassOptions {
+        progress: Some(&walked),
+        stop: Some(progress.flag()),
+        ..Default::default()
+    };
+    let report = stream::stream_exploitability(game, &tables, &policy, &options).map_err(|e| {
+        if progress.stopped() {
+            cancelled()
+        } else {
+            ApiError::from(e)
+        }
+    })?;
+    let e = report.exploitability;
+    Ok(json!({
+        "exploitability": e.exploitability,
+        "nash_conv": e.nash_conv,
+        "value_p0": e.value_p0,
+        "best_response_values": e.best_response_values,
+        "method": "streaming pass",
+    }))
 }
 
 /// A number for JSON: `null` where it is not finite (an unreached state).
