@@ -4,7 +4,8 @@
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --python   the Python half only
 #
-# Needs Rust (cargo) and Python 3.11 or later, nothing else. The Rust half
+# Needs Rust (cargo) and Python 3.11 or later; headless Chromium for the
+# browser tests, which it installs when run as root (see below). The Rust half
 # is `cargo test --workspace --release`; where cargo-nextest is installed it
 # runs the same tests with `cargo nextest run` (every test its own process,
 # both cores busy until the last test instead of one binary at a time: the
@@ -69,6 +70,31 @@ rust_tests() {
         cargo test --workspace --release
     fi
 }
+# The browser tests (tests/serve.rs) drive headless Chromium through
+# chromedriver: Debian's chromium and chromium-driver, installed here when
+# the script runs as root where apt-get is. Where they cannot be installed
+# the script says how; under CI it stops, elsewhere the browser tests say
+# they left out their browser part.
+browser_ready() {
+    command -v chromedriver >/dev/null &&
+        { command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; }
+}
+install_browser() {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+}
+if [[ "${1:-}" != "--python" ]]; then
+    if ! browser_ready && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        timed "install Chromium" install_browser
+    fi
+    if browser_ready; then
+        export DARKHEX_REQUIRE_BROWSER=1
+    elif [[ -n "${CI:-}" ]]; then
+        echo "scripts/test.sh: the browser tests need headless Chromium and its driver: apt-get install chromium chromium-driver (Debian, as root)" >&2
+        exit 2
+    else
+        echo "scripts/test.sh: warning: no headless Chromium; the browser tests will leave out their browser part (apt-get install chromium chromium-driver, as root, to run them)" >&2
+    fi
+fi
 if [[ "${1:-}" != "--python" ]]; then
     timed "Rust tests" rust_tests
 else

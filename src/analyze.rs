@@ -237,7 +237,7 @@ fn side_json(side: &PathSets, part: Option<f64>, contribution: &[f64]) -> Value 
     })
 }
 
-fn to_json(
+pub fn to_json(
     game: &str,
     names: &[String],
     to_move: usize,

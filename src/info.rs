@@ -103,6 +103,30 @@ pub fn build_tables_with_spinner(
     what: &str,
     beside: impl Fn(&TablesEstimate) -> f64,
 ) -> Result<InfoStateTables> {
+    let estimate = check_tables(game, limit, what, beside)?;
+    build_with_spinner(game, limit, estimate)
+}
+
+/// [`build_tables_with_spinner`] telling `progress` how far the build is
+/// instead of drawing a spinner (the browser interface's jobs).
+pub fn build_tables_checked(
+    game: &AnyGame,
+    limit: MemoryLimit,
+    what: &str,
+    beside: impl Fn(&TablesEstimate) -> f64,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+) -> Result<InfoStateTables> {
+    let estimate = check_tables(game, limit, what, beside)?;
+    build_estimated(game, limit, estimate, progress)
+}
+
+/// The tables' estimate, refused past `limit`; see [`build_tables_with_spinner`].
+fn check_tables(
+    game: &AnyGame,
+    limit: MemoryLimit,
+    what: &str,
+    beside: impl Fn(&TablesEstimate) -> f64,
+) -> Result<TablesEstimate> {
     let estimate = estimate_tables(game, &EstimateOptions::default())?;
     let extra = beside(&estimate);
     limit.check(
@@ -114,7 +138,7 @@ pub fn build_tables_with_spinner(
         estimate.build_bytes().max(estimate.table_bytes() + extra),
         &estimate.how(),
     )?;
-    build_with_spinner(game, limit, estimate)
+    Ok(estimate)
 }
 
 /// Builds the tables of `game`, estimated as `estimate`, with a spinner.
@@ -135,19 +159,29 @@ fn build_with_spinner(
             p.player, p.depth, p.rows, p.histories
         ))
     };
+    let tables = build_estimated(game, limit, estimate, &progress)?;
+    bar.finish_and_clear();
+    Ok(tables)
+}
+
+/// Builds the tables of `game`, estimated as `estimate`.
+fn build_estimated(
+    game: &AnyGame,
+    limit: MemoryLimit,
+    estimate: TablesEstimate,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+) -> Result<InfoStateTables> {
     let options = BuildOptions {
-        progress: Some(&progress),
+        progress: Some(progress),
         limit: Some(limit),
         estimate: Some(estimate),
     };
-    let tables = stream::build_tables(game, &options).map_err(|e| match e {
+    stream::build_tables(game, &options).map_err(|e| match e {
         // The refusal says what it refused.
         StreamError::Memory(_) => anyhow::Error::new(e),
         e => anyhow::Error::new(e)
             .context(format!("building the information-state tables of {game}")),
-    })?;
-    bar.finish_and_clear();
-    Ok(tables)
+    })
 }
 
 /// The size of a dark game's tables, estimated, where they are not built

@@ -18,6 +18,7 @@ mod plot_runs;
 mod pone;
 mod progress;
 mod region;
+mod serve;
 mod sgf;
 mod showcase;
 mod solve;
@@ -88,6 +89,8 @@ enum Command {
     Template(template::TemplateArgs),
     /// A database of Hex-realizable 3-terminal values: build it, look values up
     Values(values::ValuesArgs),
+    /// The browser interface: play, watch leagues, inspect policies, chart runs
+    Serve(serve::ServeArgs),
 }
 
 impl Command {
@@ -105,6 +108,7 @@ impl Command {
             Command::Analyze(args) => analyze::files(args),
             Command::Template(args) => template::files(args),
             Command::Values(args) => values::files(args),
+            Command::Serve(args) => serve::files(args),
             // They write nothing.
             Command::Info(_) | Command::Play(_) | Command::Gtp(_) | Command::Region(_) => {
                 Files::new()
@@ -156,6 +160,7 @@ fn main() -> ExitCode {
         Some(Command::Region(args)) => region::run(args),
         Some(Command::Template(args)) => template::run(args),
         Some(Command::Values(args)) => values::run(args),
+        Some(Command::Serve(args)) => serve::run(args),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

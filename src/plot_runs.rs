@@ -31,10 +31,10 @@ pub struct PlotArgs {
 }
 
 /// A run's game, algorithm and evaluations.
-struct Run {
-    game: String,
-    algo: String,
-    history: Vec<EvalPoint>,
+pub struct Run {
+    pub game: String,
+    pub algo: String,
+    pub history: Vec<EvalPoint>,
 }
 
 fn read_json(path: &Path, text: &str) -> Result<Run> {
@@ -72,7 +72,8 @@ fn read_json(path: &Path, text: &str) -> Result<Run> {
     })
 }
 
-fn read_run(path: &Path) -> Result<Run> {
+/// A run from its checkpoint or its `train --json` output.
+pub fn read_run(path: &Path) -> Result<Run> {
     // A missing or unreadable file falls through to the checkpoint reader,
     // whose error names the file and the problem.
     let bytes = std::fs::read(path).ok();

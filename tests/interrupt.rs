@@ -263,6 +263,40 @@ fn every_command_ends_on_sigterm_with_the_interrupted_status() {
     let err = interrupted(&finish(child));
     assert!(err.contains("rerun the same command"), "{err}");
     assert!(d.join("L/results.jsonl").exists());
+    // The browser interface's server, with a page's long job under way
+    // (solving the empty 9x9 Hex board), stops it and ends.
+    let mut child = spawn(d, &["serve", "--port", "0"]);
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stderr.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let port: u16 = line
+        .split("127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    let mut page = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    std::io::Write::write_all(
+        &mut page,
+        b"GET /api/hex/verdict?game=hex(board_size=9) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let sent = Instant::now();
+    signal(&child, "TERM");
+    let err = interrupted(&finish(child));
+    assert!(err.contains("the server stopped"), "{err}");
+    assert!(
+        sent.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        sent.elapsed()
+    );
+    let mut events = String::new();
+    let _ = std::io::Read::read_to_string(&mut page, &mut events);
+    assert!(events.contains("cancelled"), "{events}");
 }
 
 #[test]

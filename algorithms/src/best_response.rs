@@ -73,12 +73,22 @@ fn accumulate(
 }
 
 pub fn best_response(tree: &GameTree, policy: &TreePolicy, responder: usize) -> BestResponse {
+    let (value, actions, _) = sweep(tree, policy, responder);
+    BestResponse { value, actions }
+}
+
+/// The best response's value and choice at each of the responder's
+/// infosets, and the reach-weighted value of each slot: taking its action,
+/// then best responding.
+fn sweep(tree: &GameTree, policy: &TreePolicy, responder: usize) -> (f64, Vec<u32>, Vec<f64>) {
     let table = tree.infosets(responder);
     let mut totals = vec![0.0; table.num_slots() + 1];
     if tree.num_nodes() > 0 {
         accumulate(tree, policy, responder, 0, 1.0, 0, &mut totals);
     }
     let mut actions = vec![0u32; table.len()];
+    // Infosets after `i` in the numbering are its descendants, so a slot's
+    // total is complete when its infoset comes up, and stays so.
     for i in (0..table.len()).rev() {
         let slots = table.slots(i);
         let start = slots.start;
@@ -93,9 +103,96 @@ pub fn best_response(tree: &GameTree, policy: &TreePolicy, responder: usize) -> 
         actions[i] = best_k as u32;
         totals[table.parent[i] as usize] += best;
     }
-    BestResponse {
-        value: totals[0],
-        actions,
+    (totals[0], actions, totals)
+}
+
+/// What a best responder in one seat earns at each of its infosets
+/// against the other seat's policy: the counterfactual values of the best
+/// response (Zinkevich et al. 2007), divided by the probability that
+/// chance and the opponent bring play to the infoset, so that each is an
+/// expected utility given the infoset is reached.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResponseValues {
+    /// The responder's best-response value from the start.
+    pub value: f64,
+    /// Per infoset: the probability that chance and the opponent play to
+    /// it (summed over its histories); 0 where the opponent never goes.
+    pub reach: Vec<f64>,
+    /// Per slot: the expected utility of taking the slot's action at its
+    /// infoset and best responding after, given the infoset is reached
+    /// (`NaN` where the reach is 0).
+    pub action_values: Vec<f64>,
+}
+
+impl ResponseValues {
+    /// The best response's value at `infoset`: its best action's.
+    pub fn infoset_value(&self, tree: &GameTree, responder: usize, infoset: usize) -> f64 {
+        tree.infosets(responder)
+            .slots(infoset)
+            .map(|s| self.action_values[s])
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+}
+
+pub fn response_values(tree: &GameTree, policy: &TreePolicy, responder: usize) -> ResponseValues {
+    let (value, _, totals) = sweep(tree, policy, responder);
+    let table = tree.infosets(responder);
+    let mut reach = vec![0.0; table.len()];
+    if tree.num_nodes() > 0 {
+        add_reach(tree, policy, responder, 0, 1.0, &mut reach);
+    }
+    let action_values = (0..table.len())
+        .flat_map(|i| table.slots(i).map(move |s| (i, s)))
+        .map(|(i, s)| {
+            if reach[i] > 0.0 {
+                totals[s + 1] / reach[i]
+            } else {
+                f64::NAN
+            }
+        })
+        .collect();
+    ResponseValues {
+        value,
+        reach,
+        action_values,
+    }
+}
+
+/// Adds to each of the responder's infosets the chance and opponent
+/// reach of its histories.
+fn add_reach(
+    tree: &GameTree,
+    policy: &TreePolicy,
+    responder: usize,
+    node: usize,
+    reach: f64,
+    out: &mut [f64],
+) {
+    match tree.kind(node) {
+        TERMINAL => {}
+        CHANCE => {
+            for (c, &p) in tree.children(node).zip(tree.chance_probs(node)) {
+                add_reach(tree, policy, responder, c, reach * p, out);
+            }
+        }
+        mover => {
+            let mover = mover as usize;
+            let infoset = tree.infoset(node);
+            if mover == responder {
+                out[infoset] += reach;
+            }
+            let slots = tree.infosets(mover).slots(infoset);
+            for (c, slot) in tree.children(node).zip(slots) {
+                let p = if mover == responder {
+                    1.0
+                } else {
+                    policy.probs[mover][slot]
+                };
+                if p > 0.0 {
+                    add_reach(tree, policy, responder, c, reach * p, out);
+                }
+            }
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Best response, thread-count independence, checkpoints, Monte Carlo CFR and
 //! policy files.
 
+use darkhex_algorithms::best_response::response_values;
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::{
     Algorithm, AlgorithmParams, CfrSolver, CfrVariant, CompileOptions, GameTree, McSolver, McState,
@@ -37,6 +38,81 @@ fn uniform_exploitability_matches_openspiel() {
         checked += 1;
     }
     assert!(checked >= 5);
+}
+
+#[test]
+fn best_response_values_at_kuhn_infosets_are_the_ones_worked_by_hand() {
+    // Player 0 against player 1's uniform policy, at the deal: with J a
+    // bet earns 1/2 * 1 + 1/2 * -2 and a pass -1 (a check loses the
+    // showdown; against a bet, folding loses 1); with Q a bet earns
+    // 1/2 * 1 + 1/2 * 0, a pass 0; with K both earn 1.5.
+    let (_, tree) = compile("kuhn_poker");
+    let policy = TreePolicy::uniform(&tree);
+    let r = response_values(&tree, &policy, 0);
+    let table = tree.infosets(0);
+    let mut first: Vec<(f64, f64, f64)> = (0..table.len())
+        .filter(|&i| table.parent[i] == 0)
+        .map(|i| {
+            let s = table.slots(i);
+            (
+                r.reach[i],
+                r.action_values[s.start],
+                r.action_values[s.start + 1],
+            )
+        })
+        .collect();
+    first.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let want = [
+        (1.0 / 3.0, -1.0, -0.5),
+        (1.0 / 3.0, 0.0, 0.5),
+        (1.0 / 3.0, 1.5, 1.5),
+    ];
+    assert_eq!(first.len(), 3);
+    for (got, want) in first.iter().zip(want) {
+        assert!(
+            (got.0 - want.0).abs() < 1e-12
+                && (got.1 - want.1).abs() < 1e-12
+                && (got.2 - want.2).abs() < 1e-12,
+            "{got:?} vs {want:?}"
+        );
+    }
+    assert!((r.value - 0.5).abs() < 1e-12, "{}", r.value);
+}
+
+#[test]
+fn best_response_values_add_up_to_the_best_response() {
+    // The responder's first infosets, weighted by their reach, hold the
+    // whole best-response value (no game here ends before a player's
+    // first move), against a policy that is not uniform.
+    for name in ["dark_hex(num_rows=2,num_cols=2)", "leduc_poker"] {
+        let (_, tree) = compile(name);
+        // Each infoset's first action three times as likely as each other.
+        let mut policy = TreePolicy::uniform(&tree);
+        for p in 0..2 {
+            let table = tree.infosets(p);
+            for i in 0..table.len() {
+                let s = table.slots(i);
+                let n = s.len() as f64;
+                for (k, x) in policy.probs[p][s].iter_mut().enumerate() {
+                    *x = if k == 0 { 3.0 } else { 1.0 } / (n + 2.0);
+                }
+            }
+        }
+        for responder in 0..2 {
+            let r = response_values(&tree, &policy, responder);
+            let table = tree.infosets(responder);
+            let total: f64 = (0..table.len())
+                .filter(|&i| table.parent[i] == 0 && r.reach[i] > 0.0)
+                .map(|i| r.reach[i] * r.infoset_value(&tree, responder, i))
+                .sum();
+            let br = darkhex_algorithms::best_response(&tree, &policy, responder).value;
+            assert!(
+                (total - br).abs() < 1e-9,
+                "{name} responder {responder}: {total} vs {br}"
+            );
+            assert!((r.value - br).abs() < 1e-15);
+        }
+    }
 }
 
 #[test]

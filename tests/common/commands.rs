@@ -239,6 +239,7 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ),
     ("values build", "seed_regions", Role::Reads),
     ("values query", "file", Role::Reads),
+    ("serve", "folders", Role::Reads),
 ];
 
 /// A region of 64 empty cells, 8 rows of 8 between two terminals: its
@@ -387,4 +388,10 @@ pub const BUILDS: &[(&str, Build)] = &[
         ]]),
     ),
     ("values query", Build::Bounded("reads a database")),
+    (
+        "serve",
+        Build::Bounded(
+            "each request builds what the command it stands for builds, through the same memory guard, one large build at a time (tests/serve.rs)",
+        ),
+    ),
 ];
