@@ -136,8 +136,7 @@ impl VectorEnv {
             + (1 + NUM_PLAYERS) * size_of::<Token>() * game.max_game_length()
             + 4 * ALLOCATION;
         let state = size_of::<AnyState>() + heap;
-        let streams =
-            2 * size_of::<Xoshiro256PlusPlus>() + actions.div_ceil(64) * size_of::<u64>();
+        let streams = 2 * size_of::<Xoshiro256PlusPlus>() + actions.div_ceil(64) * size_of::<u64>();
         let step = game.information_state_tensor_size() * size_of::<f32>()
             + NUM_PLAYERS * size_of::<f32>()
             + 1
