@@ -116,35 +116,57 @@ impl Adam {
         let t = self.state.steps as f64;
         let step_size = (lr / (1.0 - BETA1.powf(t))) as f32;
         let correction2 = (1.0 - BETA2.powf(t)).sqrt() as f32;
-        let (b1, b2, eps) = (BETA1 as f32, BETA2 as f32, EPSILON as f32);
+        let coefficients = Coefficients {
+            factor,
+            step_size,
+            correction2,
+        };
         for (k, var) in self.vars.iter().enumerate() {
             let weights = &mut self.weights[k];
             let (m, v) = (&mut self.state.first[k], &mut self.state.second[k]);
-            let mut update = |g: Option<&[f32]>| {
-                weights
-                    .par_chunks_mut(CHUNK)
-                    .zip(m.par_chunks_mut(CHUNK))
-                    .zip(v.par_chunks_mut(CHUNK))
-                    .enumerate()
-                    .for_each(|(c, ((w, m), v))| {
-                        for i in 0..w.len() {
-                            let g = g.map_or(0.0, |g| g[c * CHUNK + i] * factor);
-                            m[i] = b1 * m[i] + (1.0 - b1) * g;
-                            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-                            let denom = v[i].sqrt() / correction2 + eps;
-                            w[i] -= step_size * m[i] / denom;
-                        }
-                    })
-            };
             match &grads[k] {
-                Some(g) => with_slice(g, |g| update(Some(g)))?,
-                None => update(None),
+                Some(g) => with_slice(g, |g| coefficients.apply(weights, m, v, g))?,
+                None => {
+                    let zeros = vec![0.0; weights.len()];
+                    coefficients.apply(weights, m, v, &zeros)
+                }
             }
             let shaped =
                 Tensor::from_slice(weights, var.shape(), var.device()).map_err(tensor_error)?;
             var.set(&shaped).map_err(tensor_error)?;
         }
         Ok(norm)
+    }
+}
+
+/// One step's numbers, the same for every element.
+struct Coefficients {
+    /// The gradients' clipping factor.
+    factor: f32,
+    /// The learning rate over the first moment's bias correction.
+    step_size: f32,
+    /// The square root of the second moment's bias correction.
+    correction2: f32,
+}
+
+impl Coefficients {
+    /// Updates the moments and the weights of one variable from its
+    /// gradient `g`, element by element, in chunks on rayon's threads.
+    fn apply(&self, weights: &mut [f32], m: &mut [f32], v: &mut [f32], g: &[f32]) {
+        let (b1, b2, eps) = (BETA1 as f32, BETA2 as f32, EPSILON as f32);
+        weights
+            .par_chunks_mut(CHUNK)
+            .zip(m.par_chunks_mut(CHUNK))
+            .zip(v.par_chunks_mut(CHUNK))
+            .zip(g.par_chunks(CHUNK))
+            .for_each(|(((w, m), v), g)| {
+                for (((w, m), v), &g) in w.iter_mut().zip(m).zip(v).zip(g) {
+                    let g = g * self.factor;
+                    *m = b1 * *m + (1.0 - b1) * g;
+                    *v = b2 * *v + (1.0 - b2) * g * g;
+                    *w -= self.step_size * *m / (v.sqrt() / self.correction2 + eps);
+                }
+            });
     }
 }
 
