@@ -14,14 +14,14 @@ use darkhex_algorithms::Exploitability;
 use darkhex_algorithms::fa::mlp::MAX_HIDDEN;
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
-use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator};
-use darkhex_algorithms::rl::mmd::{MmdSettings, Schedule};
+use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exact_method};
+use darkhex_algorithms::rl::mmd::Schedule;
+use darkhex_algorithms::rl::options::PpoOptions;
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer, hidden_text};
-use darkhex_algorithms::rl::presets::{self, preset};
+use darkhex_algorithms::rl::presets;
 use darkhex_algorithms::stream::{AnyStream, PassOptions, StreamError};
-use darkhex_algorithms::tree::estimate_histories;
-use darkhex_games::{AnyGame, Game, with_game};
+use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{interval, number_in, whole};
@@ -31,13 +31,6 @@ use crate::interrupt::{self, Interrupted, Status};
 use crate::output::outln;
 use crate::progress::{compile, histories_bar};
 use crate::train::resumed_checkpoint;
-
-/// Games this large or smaller are evaluated on the compiled tree.
-const EVAL_TREE_HISTORIES: f64 = 3e7;
-
-/// Past the tree, Dark Hex boards are evaluated over their tables up to
-/// this many histories (3x3 is 1.9e10 to 2.9e10).
-const EVAL_TABLES_HISTORIES: f64 = 1e12;
 
 /// The options of `train` that only PPO and MMD take.
 #[derive(Args, Clone, Default)]
@@ -164,44 +157,31 @@ const DEFAULT_STEPS: u64 = 1_000_000;
 /// The settings the options and preset make.
 fn settings(a: &RlArgs) -> Result<PpoSettings> {
     let o = &a.options;
-    let steps = o.steps.unwrap_or(DEFAULT_STEPS);
-    let seed = a.seed.unwrap_or(0);
-    let mut s = match &o.preset {
-        Some(name) => preset(name, &a.game, a.algorithm, steps, seed)?,
-        None => {
-            let mut s = PpoSettings::new(steps, seed);
-            if a.algorithm == "mmd" {
-                s.mmd = Some(MmdSettings::default());
-            }
-            s
-        }
-    };
     if a.algorithm == "ppo" && (o.kl_coef.is_some() || o.mmd_schedule.is_some()) {
         bail!("--kl-coef and --mmd-schedule apply to --algo mmd only");
     }
-    s.num_envs = o.num_envs.unwrap_or(s.num_envs);
-    s.num_steps = o.rollout_steps.unwrap_or(s.num_steps);
-    s.num_minibatches = o.minibatches.unwrap_or(s.num_minibatches);
-    s.update_epochs = o.epochs.unwrap_or(s.update_epochs);
-    s.clip_coef = o.clip.unwrap_or(s.clip_coef);
-    s.ent_coef = o.ent_coef.unwrap_or(s.ent_coef);
-    s.vf_coef = o.vf_coef.unwrap_or(s.vf_coef);
-    s.gamma = o.discount.unwrap_or(s.gamma);
-    s.gae_lambda = o.gae_lambda.unwrap_or(s.gae_lambda);
-    s.max_grad_norm = o.max_grad_norm.unwrap_or(s.max_grad_norm);
-    s.target_kl = o.target_kl.or(s.target_kl);
-    s.anneal_lr &= !o.constant_lr;
-    s.norm_adv &= !o.raw_advantages;
-    s.learning_rate = a.learning_rate.unwrap_or(s.learning_rate);
-    s.hidden = a.hidden.unwrap_or(s.hidden);
-    if let Some(m) = s.mmd.as_mut() {
-        m.kl_coef = o.kl_coef.unwrap_or(m.kl_coef);
-        if let Some(name) = &o.mmd_schedule {
-            m.schedule = Schedule::parse(name).unwrap_or(m.schedule);
-        }
-    }
-    s.check()?;
-    Ok(s)
+    let given = PpoOptions {
+        preset: o.preset.clone(),
+        num_envs: o.num_envs,
+        num_steps: o.rollout_steps,
+        num_minibatches: o.minibatches,
+        update_epochs: o.epochs,
+        learning_rate: a.learning_rate,
+        clip_coef: o.clip,
+        ent_coef: o.ent_coef,
+        vf_coef: o.vf_coef,
+        kl_coef: o.kl_coef,
+        schedule: o.mmd_schedule.as_deref().and_then(Schedule::parse),
+        gamma: o.discount,
+        gae_lambda: o.gae_lambda,
+        max_grad_norm: o.max_grad_norm,
+        target_kl: o.target_kl,
+        hidden: a.hidden,
+        constant_lr: o.constant_lr,
+        raw_advantages: o.raw_advantages,
+    };
+    let steps = o.steps.unwrap_or(DEFAULT_STEPS);
+    Ok(given.settings(&a.game, a.algorithm, steps, a.seed.unwrap_or(0))?)
 }
 
 /// Refuses a resumed run whose command line gives a setting other than
@@ -263,21 +243,18 @@ fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Resu
     Ok(())
 }
 
-/// The exact evaluation a game allows: on the compiled tree when it is
-/// small, over the tables for Dark Hex boards the streaming passes take,
-/// none past them.
+/// The exact evaluation the game allows ([`exact_method`]), built with a
+/// spinner: the compiled tree, or the tables (also when the tree turns out
+/// too large for the memory allowed).
 fn evaluator(game: &AnyGame, limit: MemoryLimit) -> Result<Option<ExactEvaluator>> {
-    let histories = with_game!(game, g => estimate_histories(g, 256, 0));
-    if histories <= EVAL_TREE_HISTORIES {
-        // A tree past the memory guard's limit may still have tables.
-        if let Ok((tree, _)) = compile(game, limit) {
-            return Ok(Some(ExactEvaluator::Tree(Box::new(tree))));
-        }
+    let method = exact_method(game);
+    if method == Some(ExactMethod::Tree)
+        && let Ok((tree, _)) = compile(game, limit)
+    {
+        return Ok(Some(ExactEvaluator::Tree(Box::new(tree))));
     }
-    let streams = matches!(game, AnyGame::DarkHex(_))
-        && histories <= EVAL_TABLES_HISTORIES
-        && AnyStream::new(game).is_ok();
-    if !streams {
+    let tables_too = matches!(game, AnyGame::DarkHex(_)) && AnyStream::new(game).is_ok();
+    if method.is_none() || !tables_too {
         return Ok(None);
     }
     let threads = rayon::current_num_threads();

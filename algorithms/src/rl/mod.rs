@@ -11,6 +11,7 @@
 //! - [`ppo`]: PPO in self-play, as the benchmark of Rudolph et al. runs
 //!   it; [`mmd`]: magnetic mirror descent, PPO with a magnet and a
 //!   proximal term; [`presets`]: the benchmark's best hyper-parameters;
+//!   [`options`]: what a user gives, over the defaults or a preset;
 //!   [`checkpoint`]: a run's file, to resume it bit for bit.
 //! - [`exact`]: the exact exploitability of a trained network as a run
 //!   goes, by the compiled tree or the information-state tables.
@@ -20,6 +21,7 @@ pub mod checkpoint;
 pub mod exact;
 pub mod mmd;
 pub mod network;
+pub mod options;
 pub mod pool;
 pub mod ppo;
 pub mod presets;
