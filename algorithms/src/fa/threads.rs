@@ -13,15 +13,29 @@
 //! run's samples on the shared 2-core machine, 2.5 times its wall time).
 //! Those operations are cheap beside the products, which keep rayon's
 //! threads.
+//!
+//! And it raises glibc's thresholds for mapping and trimming memory: a
+//! network's tensors are megabytes each, allocated and freed at every
+//! operation, and past the default thresholds each is mapped, zeroed by
+//! the kernel page by page and unmapped (a tenth of a PPO run's time went
+//! to page faults); kept in the heap they are reused.
 
 use std::sync::Once;
 
 /// Sets `RAYON_NUM_THREADS` to the available parallelism and
-/// `CANDLE_NUM_THREADS` to 1, each unless it is set.
+/// `CANDLE_NUM_THREADS` to 1, each unless it is set, and keeps freed
+/// memory for reuse.
 pub fn settle() {
     static DONE: Once = Once::new();
     DONE.call_once(|| {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: mallopt only sets the allocator's parameters; these are
+        // in range (the mapping threshold at its maximum, 32 MB).
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+        }
         for (name, value) in [
             ("RAYON_NUM_THREADS", threads.to_string()),
             ("CANDLE_NUM_THREADS", "1".to_string()),
