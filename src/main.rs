@@ -26,6 +26,7 @@ mod solve_hex;
 mod template;
 mod train;
 mod train_deep;
+mod train_rl;
 mod values;
 mod witness;
 
@@ -67,8 +68,9 @@ enum Command {
     Info(info::InfoArgs),
     /// Play against the random player, or replay a list of moves
     Play(play::PlayArgs),
-    /// Train a policy with a CFR-family algorithm
-    Train(train::TrainArgs),
+    /// Train a policy: the CFR family, Deep CFR, or PPO and MMD in self-play
+    // Boxed: its many options make it far larger than the other commands.
+    Train(Box<train::TrainArgs>),
     /// Exact exploitability of a policy file
     Exploit(exploit::ExploitArgs),
     /// Several training runs in one exploitability-against-time SVG chart
@@ -149,7 +151,7 @@ fn main() -> ExitCode {
         None => showcase::run(),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Play(args)) => play::run(args),
-        Some(Command::Train(args)) => train::run(args),
+        Some(Command::Train(args)) => train::run(*args),
         Some(Command::Exploit(args)) => exploit::run(args),
         Some(Command::Plot(args)) => plot_runs::run(args),
         Some(Command::Solve(args)) => solve::run(args),

@@ -69,10 +69,25 @@ fn log_log_chart<'a, 'b>(
 pub fn convergence(path: &Path, game: &str, algo: &str, history: &[EvalPoint]) -> Result<()> {
     let points: Vec<(f64, f64, f64)> = history
         .iter()
-        .filter_map(|p| {
-            let e = p.exploitability?;
-            (p.iteration > 0 && e > 0.0).then_some((p.iteration as f64, p.seconds.max(1e-6), e))
-        })
+        .filter_map(|p| Some((p.iteration as f64, p.seconds, p.exploitability?)))
+        .collect();
+    curve(path, game, algo, "iterations", &points)
+}
+
+/// Exploitability against `unit` (left: iterations, steps) and seconds
+/// (right), both on log scales, from (unit, seconds, exploitability)
+/// points; those at 0 (which a log scale cannot show) are left out.
+pub fn curve(
+    path: &Path,
+    game: &str,
+    algo: &str,
+    unit: &str,
+    points: &[(f64, f64, f64)],
+) -> Result<()> {
+    let points: Vec<(f64, f64, f64)> = points
+        .iter()
+        .filter(|p| p.0 > 0.0 && p.2 > 0.0)
+        .map(|&(x, s, e)| (x, s.max(1e-6), e))
         .collect();
     if points.len() < 2 {
         bail!("--plot needs at least two evaluations: lower --eval-every");
@@ -87,7 +102,7 @@ pub fn convergence(path: &Path, game: &str, algo: &str, history: &[EvalPoint]) -
             (
                 &left,
                 (|p: &(f64, f64, f64)| p.0) as fn(&(f64, f64, f64)) -> f64,
-                "iterations",
+                unit,
             ),
             (&right, |p: &(f64, f64, f64)| p.1, "seconds"),
         ] {

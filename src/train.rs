@@ -14,8 +14,9 @@ use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
 use darkhex_algorithms::fa::features::FeatureKind;
 use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
-use darkhex_algorithms::files::FileKind;
+use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::memory::MemoryLimit;
+use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
 use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
     AnyStream, CfrMemory, InfoStateTables, PRECISION_NAMES, Precision,
@@ -36,6 +37,7 @@ use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
+use crate::train_rl::RlOptions;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
 const EVAL_TREE_HISTORIES: f64 = 3e7;
@@ -48,6 +50,8 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
     "darkhex train leduc_poker --algo f-rcfr --link poly --power 1.5 --iterations 200 --plot leduc-frcfr.svg",
     "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256 --out kuhn.model",
+    "darkhex train kuhn_poker --algo mmd --steps 200000 --hidden 64,64 --eval-every 20000 --plot kuhn-mmd.svg --out kuhn-mmd.model",
+    "darkhex train 'dark_hex(num_rows=3,num_cols=3,gameversion=adh)' --algo ppo --preset rudolph2026 --steps 10000000 --eval-every 500000 --checkpoint adh-ppo.ckpt --resume",
 ], &[help::TRAINING_STOPS, help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
@@ -60,18 +64,22 @@ pub struct TrainArgs {
     /// linear least squares or a network (--regressor), on the compiled
     /// tree or over the streaming tables as the others do;
     /// deep-cfr samples on the game's states with networks and reservoirs
-    /// only and writes a policy model, not a table
-    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR])))]
+    /// only and writes a policy model, not a table; ppo and mmd train an
+    /// actor-critic network in self-play over many games at once (PPO, and
+    /// magnetic mirror descent: PPO with a magnet and a KL term) and write
+    /// a model
+    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR, PPO, MMD])))]
     algo: Option<String>,
-    /// Total iterations to reach (a resumed run continues up to this)
-    #[arg(long, default_value_t = 1000, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
-    iterations: u64,
+    /// Total iterations to reach (a resumed run continues up to this;
+    /// default 1000). ppo and mmd count --steps instead
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
+    iterations: Option<u64>,
     /// Worker threads (default: all cores); full-width results do not depend
     /// on it, Monte Carlo results do (each thread samples its own share)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
-    /// Seed of the Monte Carlo samplers and of --regressor mlp's initial
-    /// weights (default 0)
+    /// Seed of the Monte Carlo samplers, of --regressor mlp's initial
+    /// weights, and of every stream of ppo and mmd (default 0)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: Option<u64>,
     /// Policy file to write: .json, or anything else for compact binary
@@ -91,7 +99,10 @@ pub struct TrainArgs {
     /// Start a new run over an existing --checkpoint, replacing it
     #[arg(long, requires = "checkpoint", conflicts_with = "resume")]
     overwrite: bool,
-    /// Evaluate exploitability every K iterations (default: 10 times a run)
+    /// Evaluate exploitability every K iterations (default: 10 times a
+    /// run); ppo and mmd: every K steps (default 10 times a run where the
+    /// tree compiles, else at the end only: over the tables a pass takes
+    /// minutes)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     eval_every: Option<u64>,
     /// Evaluate at N iterations evenly spaced per decade on a log scale
@@ -169,8 +180,9 @@ pub struct TrainArgs {
     /// to 1e6 (default 4 times --fit-steps)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
     policy_steps: Option<u32>,
-    /// --regressor mlp and deep-cfr: the hidden layers' widths, e.g. 64,64 (the
-    /// default), up to 4 layers of 1 to 4096
+    /// --regressor mlp, deep-cfr, ppo and mmd: the hidden layers' widths,
+    /// e.g. 64,64 (the default; ppo and mmd: 512,512,512, the benchmark's,
+    /// for each of the actor and the critic), up to 4 layers of 1 to 4096
     #[arg(long, value_parser = MlpSettings::parse_hidden)]
     hidden: Option<[u32; MAX_HIDDEN]>,
     /// --regressor mlp and deep-cfr: Adam steps per player and iteration, 1
@@ -182,7 +194,9 @@ pub struct TrainArgs {
     /// 4096, deep-cfr 256; every row when there are fewer)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(u32::MAX.into())))]
     batch_size: Option<u32>,
-    /// --regressor mlp and deep-cfr: Adam's learning rate, more than 0 and at most 1 (default 0.003)
+    /// --regressor mlp, deep-cfr, ppo and mmd: Adam's learning rate, more
+    /// than 0 and at most 1 (default 0.003; ppo and mmd 0.00025, annealed
+    /// to 0 over the run)
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
     learning_rate: Option<f64>,
     /// Train full width over the streaming information-state tables, one
@@ -213,6 +227,8 @@ pub struct TrainArgs {
     /// were reached: evaluation, checkpoint, policy file and plot
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1e9, false))]
     time_limit: Option<f64>,
+    #[command(flatten)]
+    rl: RlOptions,
 }
 
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
@@ -238,8 +254,18 @@ fn policy_is_large(trainer: &Trainer) -> bool {
     trainer.policy_infosets() > JSON_MAX_INFOSETS
 }
 
-/// The algorithm `darkhex train` runs apart from the trainer.
+/// The algorithms `darkhex train` runs apart from the trainer.
 const DEEP_CFR: &str = "deep-cfr";
+const PPO: &str = "ppo";
+const MMD: &str = "mmd";
+
+/// The iterations of the CFR family and Deep CFR when none are given.
+const DEFAULT_ITERATIONS: u64 = 1000;
+
+/// Whether `algo` writes a model (a network) rather than a policy table.
+fn writes_model(algo: Option<&str>) -> bool {
+    matches!(algo, Some(DEEP_CFR | PPO | MMD))
+}
 
 /// What `train` writes, for the output guard: an existing checkpoint only
 /// with --resume (continue it) or --overwrite (replace it). The default
@@ -256,7 +282,7 @@ pub fn files(args: &TrainArgs) -> Result<Files> {
             path.display()
         );
     }
-    let out = if args.algo.as_deref() == Some(DEEP_CFR) {
+    let out = if writes_model(args.algo.as_deref()) {
         FileKind::Model
     } else {
         FileKind::Policy
@@ -287,6 +313,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--policy-steps", args.policy_steps.is_some()),
     ];
+    if matches!(args.algo.as_deref(), Some(PPO | MMD)) {
+        return run_rl(args);
+    }
+    if let Some(name) = args.rl.first_given() {
+        bail!("{name} applies to --algo ppo and mmd only");
+    }
     if args.algo.as_deref() == Some(DEEP_CFR) {
         return run_deep_cfr(args);
     }
@@ -322,7 +354,17 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
     let checkpoint = resumed_checkpoint(&args.checkpoint, args.resume, |path| {
-        Ok(Checkpoint::load(path)?)
+        Checkpoint::load(path).map_err(|e| match files::load::<RlCheckpoint>(path) {
+            // PPO's and MMD's checkpoints share the format name.
+            Ok(c) => {
+                let algo = c.ppo.settings.algorithm();
+                anyhow::anyhow!(
+                    "{} holds a run of {algo}: resume it with --algo {algo}",
+                    path.display()
+                )
+            }
+            Err(_) => e.into(),
+        })
     })?;
     // The checkpoint's generator continues its own stream: another seed
     // would be silently ignored.
@@ -537,7 +579,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     if let Some(order) = sum_order {
         trainer.use_sum_order(order)?;
     }
-    let target = args.iterations;
+    let target = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
     let batch = trainer.batch_size();
     // Without a tree, a sampler's evaluation is a pass over every history,
     // which takes longer than most runs: once at the end unless asked.
@@ -704,7 +746,10 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
         bail!("deep-cfr does not take {name}");
     }
-    let mut s = DeepCfrSettings::new(args.iterations, args.seed.unwrap_or(0));
+    let mut s = DeepCfrSettings::new(
+        args.iterations.unwrap_or(DEFAULT_ITERATIONS),
+        args.seed.unwrap_or(0),
+    );
     s.traversals = args.traversals.unwrap_or(s.traversals);
     s.explored_actions = args.explore.unwrap_or(s.explored_actions);
     s.advantage_capacity = args.advantage_capacity.unwrap_or(s.advantage_capacity);
@@ -755,6 +800,80 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         time_limit: args.time_limit,
         limit: memory_limit(),
         eval_histories: EVAL_TREE_HISTORIES,
+    })
+}
+
+/// PPO and MMD: their settings from the options, refusing those they ignore.
+fn run_rl(args: TrainArgs) -> Result<()> {
+    let unused = [
+        ("--iterations", args.iterations.is_some()),
+        ("--evals-per-decade", args.evals_per_decade.is_some()),
+        ("--alpha", args.alpha.is_some()),
+        ("--beta", args.beta.is_some()),
+        (
+            "--gamma (ppo and mmd's discount is --discount)",
+            args.gamma.is_some(),
+        ),
+        ("--exploration", args.exploration.is_some()),
+        ("--features", args.features.is_some()),
+        ("--link", args.link.is_some()),
+        ("--power", args.power.is_some()),
+        ("--temperature", args.temperature.is_some()),
+        ("--ridge", args.ridge.is_some()),
+        ("--regressor", args.regressor.is_some()),
+        ("--stream", args.stream),
+        ("--precision", args.precision.is_some()),
+        ("--sum-order", args.sum_order.is_some()),
+        ("--keyed", args.keyed),
+        ("--traversals", args.traversals.is_some()),
+        ("--explore", args.explore.is_some()),
+        ("--advantage-capacity", args.advantage_capacity.is_some()),
+        ("--strategy-capacity", args.strategy_capacity.is_some()),
+        ("--policy-steps", args.policy_steps.is_some()),
+        ("--fit-steps", args.fit_steps.is_some()),
+        (
+            "--batch-size (ppo and mmd's is --minibatches)",
+            args.batch_size.is_some(),
+        ),
+    ];
+    let algorithm = if args.algo.as_deref() == Some(MMD) {
+        MMD
+    } else {
+        PPO
+    };
+    if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
+        bail!("{algorithm} does not take {name}");
+    }
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => {
+            let out = default_policy_path(&args.game, algorithm, true);
+            files(&args)?
+                .writes(
+                    "the model's default path",
+                    Some(&out),
+                    Holds::Document(FileKind::Model),
+                )
+                .check()?;
+            out
+        }
+    };
+    crate::train_rl::run(crate::train_rl::RlArgs {
+        game: args.game,
+        algorithm,
+        options: args.rl,
+        hidden: args.hidden,
+        learning_rate: args.learning_rate,
+        seed: args.seed,
+        out,
+        checkpoint: args.checkpoint,
+        resume: args.resume,
+        json: args.json,
+        plot: args.plot,
+        eval_every: args.eval_every,
+        time_limit: args.time_limit,
+        threads: rayon::current_num_threads(),
+        limit: memory_limit(),
     })
 }
 

@@ -31,6 +31,7 @@ pub mod memory;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
+pub mod rl;
 pub mod shard;
 pub mod stream;
 pub mod tree;

@@ -1,7 +1,7 @@
 //! Behaviour policies over a compiled tree: one probability per (infoset, action) slot.
 
 use crate::tree::GameTree;
-use darkhex_games::NUM_PLAYERS;
+use darkhex_games::{Action, NUM_PLAYERS, State};
 use rand::Rng;
 
 /// Draws an index from the distribution `probs`. When rounding leaves the
@@ -20,6 +20,15 @@ pub fn sample_index(probs: impl IntoIterator<Item = f64>, rng: &mut impl Rng) ->
         }
     }
     last_positive
+}
+
+/// Samples an outcome of a chance node.
+pub fn sample_chance<S: State>(state: &S, rng: &mut impl Rng) -> Action {
+    let outcomes = state.chance_outcomes();
+    match sample_index(outcomes.iter().map(|&(_, p)| p), rng) {
+        Some(i) => outcomes[i].0,
+        None => outcomes.last().map(|&(a, _)| a).unwrap_or_default(),
+    }
 }
 
 /// A behaviour strategy profile aligned with a [`GameTree`]'s slots.

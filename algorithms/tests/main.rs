@@ -44,6 +44,10 @@ mod rcfr;
 mod rex_rules;
 #[path = "rex_solver.rs"]
 mod rex_solver;
+#[path = "rl_env.rs"]
+mod rl_env;
+#[path = "rl_ppo.rs"]
+mod rl_ppo;
 #[path = "solvers.rs"]
 mod solvers;
 #[path = "stream.rs"]

@@ -7,7 +7,7 @@ use std::path::Path;
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
 use darkhex_algorithms::fa::features::{FeatureKind, FeatureMap};
 use darkhex_algorithms::fa::mlp::{Mlp, MlpSettings};
-use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
+use darkhex_algorithms::fa::model::{ModelProvenance, PolicyHead, PolicyModel, Training};
 use darkhex_algorithms::stream::{BuildOptions, PassOptions, build_tables, stream_exploitability};
 use darkhex_algorithms::{CompileOptions, GameTree, TreePolicy, exploitability};
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, State, Token, Turn, load_game};
@@ -51,7 +51,7 @@ fn a_saved_model_plays_the_trained_policy_to_the_bit() {
         let (model, file) = PolicyModel::load_for(&path, &game).unwrap();
         assert_eq!(file.exploitability, Some(e));
         assert_eq!(file.iterations, 3);
-        assert_eq!(file.training, solver.settings());
+        assert_eq!(file.training, Training::DeepCfr(solver.settings()));
         assert_eq!(file.features, "obs");
         let loaded = model.tree_policy(&tree).unwrap();
         assert_eq!(bits(&loaded), bits(&trained), "{name}");
@@ -75,6 +75,49 @@ fn a_saved_model_plays_the_trained_policy_to_the_bit() {
     // The learned policy is not the uniform one: the test would not notice
     // a model that forgot its weights otherwise.
     assert_ne!(bits(&trained), bits(&TreePolicy::uniform(&tree)));
+}
+
+/// A model file written before networks had a head and an activation
+/// (neither field present) is read as one of rectified units with clipped
+/// outputs, which is what such files hold: it plays the same policy.
+#[test]
+fn model_files_from_before_heads_and_activations_are_read_as_they_were() {
+    let game = load_game("kuhn_poker").unwrap();
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    let mut solver = DeepCfrSolver::new(game, small_settings(2)).unwrap();
+    solver.run().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.json");
+    solver
+        .model()
+        .unwrap()
+        .save(&path, solver.provenance(None))
+        .unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["head"], "clipped");
+    json.as_object_mut().unwrap().remove("head");
+    for net in json["networks"].as_array_mut().unwrap() {
+        assert_eq!(net["settings"]["activation"], "relu");
+        net["settings"]
+            .as_object_mut()
+            .unwrap()
+            .remove("activation");
+    }
+    for key in ["advantage_network", "policy_network"] {
+        json["training"][key]
+            .as_object_mut()
+            .unwrap()
+            .remove("activation");
+    }
+    std::fs::write(&path, json.to_string()).unwrap();
+    let (old, file) = PolicyModel::load_for(&path, &game).unwrap();
+    assert_eq!(file.head, PolicyHead::Clipped);
+    assert_eq!(file.training, Training::DeepCfr(solver.settings()));
+    assert_eq!(
+        bits(&old.tree_policy(&tree).unwrap()),
+        bits(&solver.tree_policy(&tree).unwrap())
+    );
 }
 
 /// Information states met on random playouts of `game`, with their legal
@@ -126,7 +169,7 @@ fn provenance() -> ModelProvenance {
         algorithm: "deep-cfr".into(),
         iterations: 0,
         exploitability: None,
-        training: DeepCfrSettings::new(0, 11),
+        training: Training::DeepCfr(DeepCfrSettings::new(0, 11)),
     }
 }
 

@@ -619,33 +619,15 @@ impl DarkHexGame {
         let kind = usize::from(t >> 12).min(5);
         base[kind] + usize::from(t & token::CELL_MASK) * names_cell[kind]
     }
-}
 
-impl crate::tensor::Tensors for DarkHexGame {
-    fn information_state_tensor_shape(&self) -> Vec<usize> {
-        vec![3 * self.dims.cells() + self.token_slots() * self.token_columns()]
-    }
-
-    fn observation_tensor_shape(&self) -> Vec<usize> {
-        let n = self.dims.cells();
-        let mut len = 3 * n;
-        if self.obstype == ObsType::RevealNumTurns {
-            len += self.max_game_length() + 1;
-        }
-        match self.disclosure {
-            Disclosure::Flash => len += n,
-            Disclosure::Noise => len += n + 1,
-            Disclosure::None => {}
-        }
-        vec![len]
-    }
-
-    /// The board planes come from the player's own log, not from the board:
-    /// a player sees exactly the cells of their placements and collisions,
-    /// so the empty plane is filled and each such token moves its cell to
-    /// its colour's plane. That is a few writes a token instead of a pass
-    /// over every cell (tests/tensors.rs checks it against the board).
-    fn information_state_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
+    /// The information-state tensor of `player` whose observations are
+    /// `log` (see [`crate::Tensors::information_state_tensor`]). The board
+    /// planes come from the log, not from the board: a player sees
+    /// exactly the cells of their placements and collisions, so the empty
+    /// plane is filled and each such token moves its cell to its colour's
+    /// plane. That is a few writes a token instead of a pass over every
+    /// cell (tests/tensors.rs checks it against the board).
+    fn log_tensor(&self, player: usize, log: &[Token], out: &mut [f32]) {
         let n = self.dims.cells();
         let (board, slots) = out.split_at_mut(3 * n);
         board[..n].fill(1.0);
@@ -656,7 +638,6 @@ impl crate::tensor::Tensors for DarkHexGame {
         // Planes 1 and 2 swap by xor with 3.
         debug_assert_eq!(own_plane ^ 3, collided_plane);
         let width = self.token_columns();
-        let log = &state.logs[player];
         if width == 2 * n {
             // Placements and collisions only: the kind's bit picks the column half.
             for (slot, &t) in log.iter().enumerate() {
@@ -683,6 +664,50 @@ impl crate::tensor::Tensors for DarkHexGame {
             }
             slots[slot * width + self.token_column(t)] = 1.0;
         }
+    }
+}
+
+impl crate::tensor::Tensors for DarkHexGame {
+    fn information_state_tensor_shape(&self) -> Vec<usize> {
+        vec![3 * self.dims.cells() + self.token_slots() * self.token_columns()]
+    }
+
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        let n = self.dims.cells();
+        let mut len = 3 * n;
+        if self.obstype == ObsType::RevealNumTurns {
+            len += self.max_game_length() + 1;
+        }
+        match self.disclosure {
+            Disclosure::Flash => len += n,
+            Disclosure::Noise => len += n + 1,
+            Disclosure::None => {}
+        }
+        vec![len]
+    }
+
+    fn information_state_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {
+        self.log_tensor(player, &state.logs[player], out);
+    }
+
+    /// The key is the player's log: checked as a policy file's keys are,
+    /// then written as a state's log is.
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        self.info_state_actions(player, key)?;
+        if key.len() > self.token_slots() {
+            return Err(format!(
+                "it holds {} observations, more than a game of {} has",
+                key.len(),
+                self.game_string()
+            ));
+        }
+        self.log_tensor(player, key, out);
+        Ok(())
     }
 
     fn observation_tensor(&self, state: &DarkHexState, player: usize, out: &mut [f32]) {

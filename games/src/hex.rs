@@ -16,6 +16,19 @@ pub struct HexGame {
 }
 
 impl HexGame {
+    /// The position after the moves of `key` (both players see every
+    /// move: the key is the history).
+    fn replay(&self, key: &[Token]) -> Result<HexState, String> {
+        let mut state = self.new_initial_state();
+        for (i, &a) in key.iter().enumerate() {
+            state
+                .check_action(a)
+                .map_err(|e| format!("move {} of the key: {e}", i + 1))?;
+            state.apply(a);
+        }
+        Ok(state)
+    }
+
     pub fn new(dims: Dims, misere: bool) -> Self {
         HexGame { dims, misere }
     }
@@ -99,13 +112,7 @@ impl Game for HexGame {
     }
 
     fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
-        let mut state = self.new_initial_state();
-        for (i, &a) in key.iter().enumerate() {
-            state
-                .check_action(a)
-                .map_err(|e| format!("move {} of the key: {e}", i + 1))?;
-            state.apply(a);
-        }
+        let state = self.replay(key)?;
         match state.current_player() {
             Turn::Player(p) if p == player => Ok(state.legal_actions()),
             Turn::Player(p) => Err(format!("player {p} is to move there, not player {player}")),
@@ -248,6 +255,16 @@ impl crate::tensor::Tensors for HexGame {
 
     fn information_state_tensor(&self, state: &HexState, player: usize, out: &mut [f32]) {
         self.observation_tensor(state, player, out);
+    }
+
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        self.observation_tensor(&self.replay(key)?, player, out);
+        Ok(())
     }
 
     fn observation_tensor(&self, state: &HexState, _player: usize, out: &mut [f32]) {

@@ -234,6 +234,17 @@ impl crate::tensor::Tensors for KuhnGame {
         vec![NUM_PLAYERS + CARDS.len() + NUM_PLAYERS]
     }
 
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        let state = replay_info_state(self, player, key, CARDS.len())?;
+        self.information_state_tensor(&state, player, out);
+        Ok(())
+    }
+
     fn information_state_tensor(&self, state: &KuhnState, player: usize, out: &mut [f32]) {
         self.player_and_card(state, player, out);
         let bets = NUM_PLAYERS + CARDS.len();

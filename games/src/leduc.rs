@@ -408,6 +408,17 @@ impl crate::tensor::Tensors for LeducGame {
         vec![NUM_PLAYERS + 2 * DECK + NUM_PLAYERS]
     }
 
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        let state = replay_info_state(self, player, key, DECK)?;
+        self.information_state_tensor(&state, player, out);
+        Ok(())
+    }
+
     fn information_state_tensor(&self, state: &LeducState, player: usize, out: &mut [f32]) {
         self.player_and_cards(state, player, out);
         let bets = NUM_PLAYERS + 2 * DECK;

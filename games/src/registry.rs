@@ -397,6 +397,15 @@ impl crate::tensor::Tensors for AnyGame {
         }
     }
 
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        with_game!(self, g => g.information_state_tensor_of_key(player, key, out))
+    }
+
     fn observation_tensor(&self, state: &AnyState, player: usize, out: &mut [f32]) {
         match (self, state) {
             (AnyGame::Hex(g), AnyState::Hex(s)) => g.observation_tensor(s, player, out),

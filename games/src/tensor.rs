@@ -44,7 +44,7 @@
 //!   bet; Leduc: call, raise, four slots per round); the observation tensor
 //!   replaces the bets by each player's chips in the pot.
 
-use crate::game::Game;
+use crate::game::{Game, Token};
 
 /// The two tensors of a game's states; see the module comment for layouts.
 pub trait Tensors: Game {
@@ -57,6 +57,19 @@ pub trait Tensors: Game {
     /// hold zeros: only the entries that are not zero are written (the
     /// tensors are mostly zeros, and a batch of them is one zeroed buffer).
     fn information_state_tensor(&self, state: &Self::State, player: usize, out: &mut [f32]);
+
+    /// Writes `player`'s information-state tensor at the information state
+    /// `key` (as [`crate::State::info_key`] gives it) into `out`, zeros as
+    /// above: the tensor of every history with that information state,
+    /// worked out from the key alone (a policy network is evaluated on the
+    /// information-state tables, which hold keys, not states). The error
+    /// says why `key` is not one of `player`'s information states.
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String>;
 
     /// Writes `player`'s observation tensor into `out`, zeros of the product
     /// of [`Tensors::observation_tensor_shape`]; as above, only the entries

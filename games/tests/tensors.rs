@@ -93,6 +93,11 @@ fn information_state_tensors_split_histories_as_the_keys_do() {
                 );
             }
             if moves {
+                let mut from_key = vec![0.0; game.information_state_tensor_size()];
+                game.information_state_tensor_of_key(p, key, &mut from_key)
+                    .unwrap_or_else(|e| panic!("{name}: player {p}'s key refused: {e}"));
+                let from_key: Vec<u32> = from_key.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(from_key, tensor, "{name}: player {p}'s tensor from the key");
                 decisions[p].insert(tensor);
             }
         });
@@ -147,4 +152,38 @@ fn dark_hex_observations_show_the_view_and_the_variant_extras() {
     // White sees its b1 and the Black stone it found on a1.
     assert_eq!(&t[..12], &[0., 0., 1., 1., 1., 0., 0., 0., 0., 1., 0., 0.]);
     assert_eq!(t[20], 1.0, "White heard no noise");
+}
+
+#[test]
+fn hex_tensors_from_keys_are_the_positions_and_bad_keys_are_refused() {
+    let game = load_game("hex(num_rows=2,num_cols=3)").unwrap();
+    let mut checked = 0;
+    every_information_state(&game, |p, key, tensor, moves| {
+        if moves {
+            let mut from_key = vec![0.0; game.information_state_tensor_size()];
+            game.information_state_tensor_of_key(p, key, &mut from_key)
+                .unwrap();
+            let from_key: Vec<u32> = from_key.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(from_key, tensor, "{key:?}");
+            checked += 1;
+        }
+    });
+    assert!(checked > 100, "{checked} positions");
+    let mut out = vec![0.0; game.information_state_tensor_size()];
+    assert!(
+        game.information_state_tensor_of_key(0, &[9], &mut out)
+            .is_err()
+    );
+    let dark = load_game("dark_hex(num_rows=2,num_cols=2)").unwrap();
+    let mut out = vec![0.0; dark.information_state_tensor_size()];
+    let e = dark
+        .information_state_tensor_of_key(0, &[7], &mut out)
+        .unwrap_err();
+    assert!(e.contains("outside the 4 cells"), "{e}");
+    let kuhn = load_game("kuhn_poker").unwrap();
+    let mut out = vec![0.0; kuhn.information_state_tensor_size()];
+    assert!(
+        kuhn.information_state_tensor_of_key(0, &[], &mut out)
+            .is_err()
+    );
 }

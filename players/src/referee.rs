@@ -1,8 +1,7 @@
 //! Runs one game between two players, telling each only its own observations.
 
-use darkhex_algorithms::policy::sample_index;
 use darkhex_games::{Action, Game, NUM_PLAYERS, State, Turn};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::player::{Player, PlayerError, PlayerView};
@@ -19,14 +18,7 @@ pub struct GameRecord {
     pub uniform_fallbacks: [u32; NUM_PLAYERS],
 }
 
-/// Samples an outcome of a chance node.
-pub fn sample_chance<S: State>(state: &S, rng: &mut impl Rng) -> Action {
-    let outcomes = state.chance_outcomes();
-    match sample_index(outcomes.iter().map(|&(_, p)| p), rng) {
-        Some(i) => outcomes[i].0,
-        None => outcomes.last().map(|&(a, _)| a).unwrap_or_default(),
-    }
-}
+pub use darkhex_algorithms::policy::sample_chance;
 
 /// Plays `game` to the end. Chance nodes are sampled from `seed`; `on_move`
 /// sees the real state after each action (for referees' displays, not players).

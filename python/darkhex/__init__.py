@@ -1,8 +1,8 @@
 """darkhex: Hex, Rex and Dark Hex from Python.
 
 Games with OpenSpiel's names (`load_game`, `Game`, `State`), the solvers
-(`train`, `train_deep_cfr`, `exploitability`, `solve_lp`, `pone`,
-`solve_hex`), leagues
+(`train`, with PPO and MMD among its algorithms, `train_deep_cfr`,
+`exploitability`, `solve_lp`, `pone`, `solve_hex`), leagues
 (`league`), a vector environment for learning code (`VectorEnv`), and two
 optional layers: `darkhex.openspiel` (darkhex games as `pyspiel` games) and
 `darkhex.ray` (leagues and solves as Ray tasks). Every algorithm runs in the
@@ -25,6 +25,7 @@ from darkhex._darkhex import (
     Model,
     Policy,
     PoneResult,
+    RlResult,
     State,
     TrainResult,
     VectorEnv,
@@ -52,6 +53,7 @@ __all__ = [
     "Model",
     "Policy",
     "PoneResult",
+    "RlResult",
     "State",
     "TrainResult",
     "VectorEnv",

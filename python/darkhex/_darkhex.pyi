@@ -79,6 +79,15 @@ class DeepCfrResult:
     seconds: float
     model: Model
 
+class RlResult:
+    exploitability: float | None
+    value_p0: float | None
+    steps: int
+    seconds: float
+    steps_per_second: float
+    history: list[dict[str, Any]]
+    model: Model
+
 class TrainResult:
     exploitability: float | None
     value_p0: float | None
@@ -135,12 +144,32 @@ def load_game(text: str) -> Game: ...
 def train(
     game: Game,
     algo: str = "cfr+",
-    iterations: int = 1000,
+    iterations: int | None = None,
     threads: int | None = None,
     seed: int = 0,
     checkpoint: str | os.PathLike[str] | None = None,
     eval_every: int | None = None,
-) -> TrainResult: ...
+    *,
+    steps: int | None = None,
+    preset: str | None = None,
+    num_envs: int | None = None,
+    rollout_steps: int | None = None,
+    minibatches: int | None = None,
+    epochs: int | None = None,
+    learning_rate: float | None = None,
+    clip: float | None = None,
+    ent_coef: float | None = None,
+    vf_coef: float | None = None,
+    kl_coef: float | None = None,
+    mmd_schedule: str | None = None,
+    discount: float | None = None,
+    gae_lambda: float | None = None,
+    max_grad_norm: float | None = None,
+    target_kl: float | None = None,
+    hidden: list[int] | None = None,
+    constant_lr: bool = False,
+    raw_advantages: bool = False,
+) -> TrainResult | RlResult: ...
 def train_deep_cfr(
     game: Game,
     iterations: int = 1000,

@@ -10,8 +10,7 @@ use std::time::Instant;
 
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
 use darkhex_algorithms::exploitability as exact_exploitability;
-use darkhex_algorithms::fa::mlp::MlpSettings;
-use darkhex_algorithms::fa::model::{ModelFile, ModelProvenance, PolicyModel};
+use darkhex_algorithms::fa::model::{ModelFile, ModelProvenance, PolicyModel, Training};
 use darkhex_algorithms::files;
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::tree::estimate_histories;
@@ -30,9 +29,10 @@ use crate::solvers::{EVAL_TREE_HISTORIES, Failure, compile, deciding_player, fai
 /// The algorithm's name, as `darkhex train --algo` spells it.
 pub const DEEP_CFR: &str = "deep-cfr";
 
-/// A policy network: the policy a Deep CFR run learned, at every
-/// information state of its game (the legal actions' outputs clipped at
-/// zero and normalised; uniform where none is positive).
+/// A policy network: the policy a Deep CFR, PPO or MMD run learned, at
+/// every information state of its game (Deep CFR's: the legal actions'
+/// outputs clipped at zero and normalised, uniform where none is
+/// positive; PPO's and MMD's: a softmax over the legal actions' logits).
 ///
 /// >>> import darkhex
 /// >>> kuhn = darkhex.load_game("kuhn_poker")
@@ -47,6 +47,16 @@ pub struct PyModel {
     pub game: AnyGame,
     pub model: Arc<PolicyModel>,
     provenance: ModelProvenance,
+}
+
+impl PyModel {
+    pub fn new(game: AnyGame, model: Arc<PolicyModel>, provenance: ModelProvenance) -> Self {
+        PyModel {
+            game,
+            model,
+            provenance,
+        }
+    }
 }
 
 #[pymethods]
@@ -118,8 +128,13 @@ impl PyModel {
     }
 
     fn __repr__(&self) -> String {
+        // PPO and MMD count steps where Deep CFR counts iterations.
+        let unit = match self.provenance.training {
+            Training::DeepCfr(_) => "iterations",
+            Training::PolicyGradient(_) => "steps",
+        };
         format!(
-            "<darkhex.Model of {} by {}, {} iterations>",
+            "<darkhex.Model of {} by {}, {} {unit}>",
             self.game, self.provenance.algorithm, self.provenance.iterations
         )
     }
@@ -241,13 +256,7 @@ pub fn train_deep_cfr(
         .unwrap_or(s.advantage_capacity);
     s.strategy_capacity = whole_opt("strategy_capacity", strategy_capacity, 1, capacity)?
         .unwrap_or(s.strategy_capacity);
-    let hidden = hidden
-        .map(|widths| {
-            let text: Vec<String> = widths.iter().map(i128::to_string).collect();
-            MlpSettings::parse_hidden(&text.join(","))
-                .map_err(|e| value_error(format!("hidden: {e}")))
-        })
-        .transpose()?;
+    let hidden = crate::solvers::hidden_widths(hidden)?;
     let batch: Option<u32> = whole_opt("batch_size", batch_size, 1, Some(u32::MAX.into()))?;
     let learning_rate = learning_rate
         .map(|r| number("learning_rate", r, (0.0, true), (1.0, false)))

@@ -10,6 +10,7 @@ mod games;
 mod interrupt;
 mod league;
 mod repr;
+mod rl;
 mod solvers;
 mod vector_env;
 
@@ -70,6 +71,7 @@ fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<solvers::TrainResult>()?;
     m.add_class::<deep::PyModel>()?;
     m.add_class::<deep::DeepCfrResult>()?;
+    m.add_class::<rl::RlResult>()?;
     m.add_class::<solvers::LpResult>()?;
     m.add_class::<solvers::PoneResult>()?;
     m.add_class::<solvers::HexResult>()?;

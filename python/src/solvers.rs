@@ -27,6 +27,14 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::args::{self, number, whole, whole_opt};
 use crate::deep::{DEEP_CFR, PyModel, load_model};
+use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
+use darkhex_algorithms::rl::mmd::Schedule;
+use darkhex_algorithms::rl::options::PpoOptions;
+use darkhex_algorithms::rl::presets;
+
+/// The trainers `train` runs on networks.
+const PPO: &str = "ppo";
+const MMD: &str = "mmd";
 use crate::errors::{IntoPy, message, value_error};
 use crate::games::{PyGame, PyState, action_of, player_index};
 use crate::interrupt::{on_threads, run_blocking};
@@ -262,29 +270,152 @@ struct Trained {
 /// `checkpoint`, an existing file is resumed and the state is saved at
 /// every evaluation; Ctrl-C saves it and raises `KeyboardInterrupt`.
 ///
+/// `algo="ppo"` and `algo="mmd"` train an actor-critic network in
+/// self-play instead (PPO, and magnetic mirror descent: PPO with a magnet
+/// and a KL term), as `darkhex train --algo ppo|mmd` does: `steps`
+/// (default 1e6) instead of `iterations`, the keywords of the CLI's
+/// options (`preset="rudolph2026"` for the benchmark's best settings,
+/// `num_envs`, `rollout_steps`, `minibatches`, `epochs`, `learning_rate`,
+/// `clip`, `ent_coef`, `vf_coef`, `kl_coef`, `mmd_schedule`, `discount`,
+/// `gae_lambda`, `max_grad_norm`, `target_kl`, `hidden`, `constant_lr`,
+/// `raw_advantages`), `eval_every` in steps; the result's `model` is a
+/// `Model` (its `save` writes the CLI's model file, bit for bit).
+///
 /// >>> import darkhex
 /// >>> result = darkhex.train(darkhex.load_game("kuhn_poker"), algo="cfr+", iterations=1000)
 /// >>> f"{result.exploitability:.6e}"   # OpenSpiel's CFRPlusSolver: 8.736532e-05
 /// '8.736532e-05'
 /// >>> [point["iteration"] for point in result.history][:3]
 /// [0, 100, 200]
+/// >>> ppo = darkhex.train(darkhex.load_game("kuhn_poker"), algo="ppo", steps=4096, hidden=[16], eval_every=2048)
+/// >>> ppo.steps, [point["steps"] for point in ppo.history], 0 < ppo.exploitability < 0.5
+/// (4096, [2048, 4096], True)
 #[pyfunction]
-#[pyo3(signature = (game, algo = "cfr+", iterations = 1000, threads = None, seed = 0, checkpoint = None, eval_every = None))]
+#[pyo3(signature = (
+    game, algo = "cfr+", iterations = None, threads = None, seed = 0, checkpoint = None,
+    eval_every = None, *, steps = None, preset = None, num_envs = None, rollout_steps = None,
+    minibatches = None, epochs = None, learning_rate = None, clip = None, ent_coef = None,
+    vf_coef = None, kl_coef = None, mmd_schedule = None, discount = None, gae_lambda = None,
+    max_grad_norm = None, target_kl = None, hidden = None, constant_lr = false,
+    raw_advantages = false,
+))]
 #[allow(clippy::too_many_arguments)]
 pub fn train(
     py: Python<'_>,
     game: &PyGame,
     algo: &str,
-    iterations: i128,
+    iterations: Option<i128>,
     threads: Option<i128>,
     seed: i128,
     checkpoint: Option<PathBuf>,
     eval_every: Option<i128>,
-) -> PyResult<TrainResult> {
-    let iterations: u64 = whole("iterations", iterations, 1, None)?;
+    steps: Option<i128>,
+    preset: Option<String>,
+    num_envs: Option<i128>,
+    rollout_steps: Option<i128>,
+    minibatches: Option<i128>,
+    epochs: Option<i128>,
+    learning_rate: Option<f64>,
+    clip: Option<f64>,
+    ent_coef: Option<f64>,
+    vf_coef: Option<f64>,
+    kl_coef: Option<f64>,
+    mmd_schedule: Option<String>,
+    discount: Option<f64>,
+    gae_lambda: Option<f64>,
+    max_grad_norm: Option<f64>,
+    target_kl: Option<f64>,
+    hidden: Option<Vec<i128>>,
+    constant_lr: bool,
+    raw_advantages: bool,
+) -> PyResult<TrainResultOf> {
     let threads = args::threads(py, threads)?;
     let seed = args::seed(seed)?;
     let eval_every: Option<u64> = whole_opt("eval_every", eval_every, 1, None)?;
+    if let Some(rl_algo) = [PPO, MMD].into_iter().find(|a| *a == algo) {
+        if iterations.is_some() {
+            return Err(value_error(format!("{algo} takes steps, not iterations")));
+        }
+        let steps = whole_opt("steps", steps, 1, Some(100_000_000_000))?.unwrap_or(1_000_000);
+        let u32_opt = |name, x| whole_opt::<u32>(name, x, 1, Some(65_536));
+        let unit = |name, x: Option<f64>, high| {
+            x.map(|x| number(name, x, (0.0, false), (high, false)))
+                .transpose()
+        };
+        let positive = |name, x: Option<f64>, high| {
+            x.map(|x| number(name, x, (0.0, true), (high, false)))
+                .transpose()
+        };
+        let schedule = mmd_schedule
+            .map(|name| {
+                Schedule::parse(&name).ok_or_else(|| {
+                    value_error(format!(
+                        "mmd_schedule: '{name}' is not one of {}",
+                        Schedule::NAMES.join(", ")
+                    ))
+                })
+            })
+            .transpose()?;
+        if let Some(name) = &preset
+            && !presets::NAMES.contains(&name.as_str())
+        {
+            return Err(value_error(format!(
+                "preset: '{name}' is not one of {}",
+                presets::NAMES.join(", ")
+            )));
+        }
+        let options = PpoOptions {
+            preset,
+            num_envs: u32_opt("num_envs", num_envs)?,
+            num_steps: u32_opt("rollout_steps", rollout_steps)?,
+            num_minibatches: u32_opt("minibatches", minibatches)?,
+            update_epochs: whole_opt("epochs", epochs, 1, Some(1000))?,
+            learning_rate: positive("learning_rate", learning_rate, 1.0)?,
+            clip_coef: unit("clip", clip, 10.0)?,
+            ent_coef: unit("ent_coef", ent_coef, 100.0)?,
+            vf_coef: unit("vf_coef", vf_coef, 100.0)?,
+            kl_coef: unit("kl_coef", kl_coef, 100.0)?,
+            schedule,
+            gamma: unit("discount", discount, 1.0)?,
+            gae_lambda: unit("gae_lambda", gae_lambda, 1.0)?,
+            max_grad_norm: positive("max_grad_norm", max_grad_norm, 1e6)?,
+            target_kl: positive("target_kl", target_kl, 1e6)?,
+            hidden: hidden_widths(hidden)?,
+            constant_lr,
+            raw_advantages,
+        };
+        let result = crate::rl::train_rl(
+            py, game.game, rl_algo, steps, seed, threads, checkpoint, eval_every, options,
+        )?;
+        return Ok(TrainResultOf::Rl(result));
+    }
+    let given = [
+        ("steps", steps.is_some()),
+        ("preset", preset.is_some()),
+        ("num_envs", num_envs.is_some()),
+        ("rollout_steps", rollout_steps.is_some()),
+        ("minibatches", minibatches.is_some()),
+        ("epochs", epochs.is_some()),
+        ("learning_rate", learning_rate.is_some()),
+        ("clip", clip.is_some()),
+        ("ent_coef", ent_coef.is_some()),
+        ("vf_coef", vf_coef.is_some()),
+        ("kl_coef", kl_coef.is_some()),
+        ("mmd_schedule", mmd_schedule.is_some()),
+        ("discount", discount.is_some()),
+        ("gae_lambda", gae_lambda.is_some()),
+        ("max_grad_norm", max_grad_norm.is_some()),
+        ("target_kl", target_kl.is_some()),
+        ("hidden", hidden.is_some()),
+        ("constant_lr", constant_lr),
+        ("raw_advantages", raw_advantages),
+    ];
+    if let Some((name, _)) = given.iter().find(|g| g.1) {
+        return Err(value_error(format!(
+            "{name} applies to algo=\"ppo\" and algo=\"mmd\" only"
+        )));
+    }
+    let iterations: u64 = whole("iterations", iterations.unwrap_or(1000), 1, None)?;
     if algo == DEEP_CFR {
         return Err(value_error(
             "deep-cfr trains networks, not a table: darkhex.train_deep_cfr runs it",
@@ -322,14 +453,32 @@ pub fn train(
         .history
         .last()
         .filter(|p| p.iteration == trained.iterations);
-    Ok(TrainResult {
+    Ok(TrainResultOf::Table(TrainResult {
         exploitability: last.and_then(|p| p.exploitability),
         value_p0: last.and_then(|p| p.value_p0),
         iterations: trained.iterations,
         seconds: trained.seconds,
         history: history.unbind(),
         policy: Py::new(py, PyPolicy::new(game, trained.policy))?,
-    })
+    }))
+}
+
+/// `train`'s result: a table's (the CFR family) or a network's (PPO, MMD).
+#[derive(IntoPyObject)]
+pub enum TrainResultOf {
+    Table(TrainResult),
+    Rl(crate::rl::RlResult),
+}
+
+/// Hidden widths from a list of ints, as `--hidden` takes them.
+pub fn hidden_widths(hidden: Option<Vec<i128>>) -> PyResult<Option<[u32; MAX_HIDDEN]>> {
+    hidden
+        .map(|widths| {
+            let text: Vec<String> = widths.iter().map(i128::to_string).collect();
+            MlpSettings::parse_hidden(&text.join(","))
+                .map_err(|e| value_error(format!("hidden: {e}")))
+        })
+        .transpose()
 }
 
 fn train_run(

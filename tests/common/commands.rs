@@ -53,7 +53,8 @@ pub enum Role {
 
 /// (subcommand, the option's id as clap names it, what is done there).
 /// An option written more than one way (train's --out: a policy, or a
-/// Deep CFR model) is listed once for each.
+/// Deep CFR or PPO model) is listed once for each; the first writer of a
+/// kind makes the sample the guards' tests use.
 pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     (
         "train",
@@ -82,6 +83,25 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ),
     (
         "train",
+        "out",
+        Role::Writes(
+            Kind::Model,
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "ppo",
+                "--hidden",
+                "8",
+                "--steps",
+                "64",
+                "--out",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "train",
         "checkpoint",
         Role::Writes(
             Kind::Checkpoint,
@@ -90,6 +110,26 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
                 "kuhn_poker",
                 "--iterations",
                 "5",
+                "--checkpoint",
+                "{}",
+                "--overwrite",
+            ],
+        ),
+    ),
+    (
+        "train",
+        "checkpoint",
+        Role::Writes(
+            Kind::Checkpoint,
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "mmd",
+                "--hidden",
+                "8",
+                "--steps",
+                "64",
                 "--checkpoint",
                 "{}",
                 "--overwrite",
@@ -292,6 +332,16 @@ pub const BUILDS: &[(&str, Build)] = &[
                 "1000000000",
                 "--strategy-capacity",
                 "1000000000",
+            ],
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "ppo",
+                "--num-envs",
+                "65536",
+                "--rollout-steps",
+                "65536",
             ],
         ]),
     ),

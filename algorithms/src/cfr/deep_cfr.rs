@@ -65,7 +65,7 @@ use crate::cfr::mccfr::sample_index;
 use crate::cfr::training::{CHECKPOINT_VERSION, Checkpoint};
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
-use crate::fa::model::{ModelProvenance, PolicyModel};
+use crate::fa::model::{ModelProvenance, PolicyModel, Training};
 use crate::fa::regress::{Design, RegressError};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::memory::{MemoryLimit, TooLarge};
@@ -508,7 +508,7 @@ impl DeepCfrSolver {
             algorithm: "deep-cfr".to_string(),
             iterations: self.iteration,
             exploitability,
-            training: self.settings,
+            training: Training::DeepCfr(self.settings),
         }
     }
 

@@ -1,4 +1,5 @@
-//! A multilayer perceptron regressor: rectified hidden layers, linear
+//! A multilayer perceptron regressor: rectified hidden layers (tanh ones
+//! for the reinforcement-learning networks, [`Activation`]), linear
 //! outputs (one as a [`Regressor`]; one per action for Deep CFR, which
 //! fits only the legal actions' outputs of each row), trained by Adam on
 //! the mean squared error with candle's CPU tensors and autodiff.
@@ -28,6 +29,18 @@ use crate::fa::regress::{Design, RegressError, Regressor, check_targets};
 /// The most hidden layers a network has.
 pub const MAX_HIDDEN: usize = 4;
 
+/// The hidden layers' nonlinearity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Activation {
+    /// Rectified linear units: the regressors' and Deep CFR's.
+    #[default]
+    Relu,
+    /// Hyperbolic tangent: the actor-critic networks of PPO and MMD, as
+    /// the benchmark of Rudolph et al. builds them.
+    Tanh,
+}
+
 /// The shape and training of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MlpSettings {
@@ -39,6 +52,9 @@ pub struct MlpSettings {
     pub batch: u32,
     pub learning_rate: f64,
     pub seed: u64,
+    /// Files written before networks had a choice have rectified units.
+    #[serde(default)]
+    pub activation: Activation,
 }
 
 impl MlpSettings {
@@ -54,6 +70,7 @@ impl MlpSettings {
             batch: Self::DEFAULT_BATCH,
             learning_rate: Self::DEFAULT_LEARNING_RATE,
             seed,
+            activation: Activation::Relu,
         }
     }
 
@@ -242,6 +259,19 @@ impl Mlp {
         &self.saved
     }
 
+    /// Each layer's weight `[inputs, outputs]` and bias, first layer
+    /// first: what a trainer with its own loss differentiates.
+    pub(crate) fn vars(&self) -> impl Iterator<Item = &Var> {
+        self.layers.iter().flat_map(|(w, b)| [w, b])
+    }
+
+    /// Records the weights as they are now (a trainer of its own changed
+    /// them) as the ones [`Mlp::params`] gives.
+    pub(crate) fn keep_params(&mut self) -> Result<(), RegressError> {
+        self.saved = self.read_params()?;
+        Ok(())
+    }
+
     fn read_params(&self) -> Result<MlpParams, RegressError> {
         let mut weights =
             Vec::with_capacity(self.settings.parameters_with(self.inputs, self.outputs));
@@ -294,13 +324,17 @@ impl Mlp {
         Ok(x)
     }
 
-    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+    /// The outputs for the rows of `x`, `[rows, outputs]`.
+    pub(crate) fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         let mut h = x.clone();
         let last = self.layers.len() - 1;
         for (i, (w, b)) in self.layers.iter().enumerate() {
             h = h.matmul(w.as_tensor())?.broadcast_add(b.as_tensor())?;
             if i < last {
-                h = h.relu()?;
+                h = match self.settings.activation {
+                    Activation::Relu => h.relu()?,
+                    Activation::Tanh => super::tanh::tanh(&h)?,
+                };
             }
         }
         Ok(h)

@@ -3,13 +3,17 @@
 //! its file (`darkhex-model`), which `exploit`, `play` and the league read
 //! where they read a policy file.
 //!
-//! A network takes what the player observed (the observation features of
-//! [`FeatureKind::Observation`]) and has one output per action of the
-//! game; the policy at an information state is its legal actions' outputs,
-//! clipped at zero and normalised (uniform when none is positive, and for
-//! a player without a network).
+//! A network has one output per action of the game, and takes one of two
+//! inputs ([`ModelInput`]): what the player observed (the observation
+//! features of [`FeatureKind::Observation`], Deep CFR's) or the game's
+//! information-state tensor (the reinforcement-learning trainers'). Its
+//! policy at an information state comes from its legal actions' outputs
+//! by one of two heads ([`PolicyHead`]): clipped at zero and normalised
+//! (Deep CFR's networks regress probabilities; uniform when none is
+//! positive), or a softmax (PPO's and MMD's are logits). A player without
+//! a network plays uniformly.
 //!
-//! The file holds the game string, the feature map's name and each
+//! The file holds the game string, the input's name, the head, each
 //! network's input width, shape and weights, and the training's settings;
 //! its binary form is checksummed (see [`crate::files`]). Loading checks
 //! the game, and that the game has the feature map and gives it the width
@@ -21,7 +25,7 @@
 
 use std::path::Path;
 
-use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Token};
+use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
 
 use crate::cfr::deep_cfr::DeepCfrSettings;
@@ -31,6 +35,7 @@ use crate::fa::regress::RegressError;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy::{TreePolicy, normalise};
 use crate::policy_file::{PolicyError, game_differences, same_game};
+use crate::rl::ppo::PpoSettings;
 use crate::stream::{InfoStateTables, RowPolicy};
 use crate::tree::GameTree;
 
@@ -47,22 +52,49 @@ pub struct NetworkFile {
     pub params: MlpParams,
 }
 
+/// How a network's legal outputs become a policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHead {
+    /// Clipped at zero and normalised, uniform when none is positive:
+    /// Deep CFR's policy network regresses probabilities (files written
+    /// before there was a choice hold such networks).
+    #[default]
+    Clipped,
+    /// A softmax over the legal actions' outputs: PPO's and MMD's actor
+    /// gives logits.
+    Softmax,
+}
+
+/// How the training that made a model was set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Training {
+    DeepCfr(DeepCfrSettings),
+    /// PPO or MMD (the settings say which).
+    PolicyGradient(PpoSettings),
+}
+
 /// A policy model file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelFile {
     pub format: String,
     pub version: u32,
     pub game: String,
-    /// The algorithm that trained it (`deep-cfr`).
+    /// The algorithm that trained it (`deep-cfr`, `ppo`, `mmd`).
     pub algorithm: String,
-    /// The feature map's name ([`FeatureKind::name`]).
+    /// The networks' input ([`ModelInput::name`]).
     pub features: String,
+    /// Deep CFR's iterations; the steps of PPO and MMD.
     pub iterations: u64,
     /// Exact exploitability when the training could compute it.
     pub exploitability: Option<f64>,
-    pub training: DeepCfrSettings,
+    pub training: Training,
     /// Each player's network; none for a player who never moved in training.
     pub networks: [Option<NetworkFile>; NUM_PLAYERS],
+    /// Files written before there was a choice have clipped outputs.
+    #[serde(default)]
+    pub head: PolicyHead,
 }
 
 impl Document for ModelFile {
@@ -79,24 +111,71 @@ pub struct ModelProvenance {
     pub algorithm: String,
     pub iterations: u64,
     pub exploitability: Option<f64>,
-    pub training: DeepCfrSettings,
+    pub training: Training,
 }
 
-/// A feature map and each player's network: a policy at every information
-/// state of the game.
+/// What a model's networks take.
+#[derive(Clone, Debug)]
+pub enum ModelInput {
+    /// A feature map's observation features.
+    Features(FeatureMap),
+    /// The game's information-state tensor.
+    Tensor,
+}
+
+impl ModelInput {
+    /// The information-state tensor's name in a file.
+    pub const TENSOR: &'static str = "info-state-tensor";
+
+    /// The name a file gives it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ModelInput::Features(map) => map.kind().name(),
+            ModelInput::Tensor => Self::TENSOR,
+        }
+    }
+
+    /// Its width on `game`.
+    pub fn width(&self, game: &AnyGame) -> usize {
+        match self {
+            ModelInput::Features(map) => map.observation_width(),
+            ModelInput::Tensor => game.information_state_tensor_size(),
+        }
+    }
+}
+
+/// What a model's networks take, its head, and each player's network: a
+/// policy at every information state of the game.
 pub struct PolicyModel {
     game: AnyGame,
-    map: FeatureMap,
+    input: ModelInput,
+    head: PolicyHead,
     networks: [Option<Mlp>; NUM_PLAYERS],
 }
 
 impl PolicyModel {
-    /// `networks[p]` takes `map.observation_width()` inputs and has one
-    /// output per action of `game`.
+    /// Deep CFR's: `networks[p]` takes `map.observation_width()` inputs and
+    /// has one output per action of `game`; clipped outputs.
     pub fn new(game: AnyGame, map: FeatureMap, networks: [Option<Mlp>; NUM_PLAYERS]) -> Self {
         PolicyModel {
             game,
-            map,
+            input: ModelInput::Features(map),
+            head: PolicyHead::Clipped,
+            networks,
+        }
+    }
+
+    /// Networks on the game's information-state tensor, one output per
+    /// action of `game`, read by `head`.
+    pub fn on_tensors(
+        game: AnyGame,
+        networks: [Option<Mlp>; NUM_PLAYERS],
+        head: PolicyHead,
+    ) -> Self {
+        PolicyModel {
+            game,
+            input: ModelInput::Tensor,
+            head,
             networks,
         }
     }
@@ -105,8 +184,12 @@ impl PolicyModel {
         &self.game
     }
 
-    pub fn features(&self) -> FeatureKind {
-        self.map.kind()
+    pub fn input(&self) -> &ModelInput {
+        &self.input
+    }
+
+    pub fn head(&self) -> PolicyHead {
+        self.head
     }
 
     /// Writes `player`'s policy at each of `states` (a key and its legal
@@ -133,26 +216,40 @@ impl PolicyModel {
             }
             return Ok(());
         };
-        let width = self.map.observation_width();
+        let width = self.input.width(&self.game);
         let outputs = self.game.num_distinct_actions();
         let mut x = vec![0.0f32; states.len() * width];
-        let mut row = vec![0.0f64; width];
-        for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
-            self.map.write_observation(player, key, &mut row);
-            chunk.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
+        match &self.input {
+            ModelInput::Features(map) => {
+                let mut row = vec![0.0f64; width];
+                for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
+                    map.write_observation(player, key, &mut row);
+                    chunk.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
+                }
+            }
+            ModelInput::Tensor => {
+                for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
+                    self.game
+                        .information_state_tensor_of_key(player, key, chunk)
+                        .map_err(RegressError::BadKey)?;
+                }
+            }
         }
         let mut y = vec![0.0; states.len() * outputs];
         net.predict_rows(x, &mut y)?;
         let mut at = 0;
         let mut legal = Vec::new();
         for (i, (_, actions)) in states.iter().enumerate() {
-            legal.clear();
-            legal.extend(
-                actions
-                    .iter()
-                    .map(|&a| y[i * outputs + a as usize].max(0.0)),
-            );
-            normalise(&legal, &mut out[at..at + actions.len()]);
+            let outputs = actions.iter().map(|&a| y[i * outputs + a as usize]);
+            let probs = &mut out[at..at + actions.len()];
+            match self.head {
+                PolicyHead::Clipped => {
+                    legal.clear();
+                    legal.extend(outputs.map(|v| v.max(0.0)));
+                    normalise(&legal, probs);
+                }
+                PolicyHead::Softmax => softmax(outputs, probs),
+            }
             at += actions.len();
         }
         Ok(())
@@ -227,17 +324,18 @@ impl PolicyModel {
             version: MODEL_VERSION,
             game: self.game.game_string(),
             algorithm: provenance.algorithm,
-            features: self.map.kind().name().to_string(),
+            features: self.input.name().to_string(),
             iterations: provenance.iterations,
             exploitability: provenance.exploitability,
             training: provenance.training,
             networks: std::array::from_fn(|p| {
                 self.networks[p].as_ref().map(|net| NetworkFile {
-                    inputs: self.map.observation_width(),
+                    inputs: self.input.width(&self.game),
                     settings: net.settings(),
                     params: net.params().clone(),
                 })
             }),
+            head: self.head,
         }
     }
 
@@ -274,27 +372,32 @@ impl PolicyModel {
             game: ours.clone(),
             reason,
         };
-        let kind = match FeatureKind::parse(&file.features) {
-            Some(FeatureKind::Observation) => FeatureKind::Observation,
+        let input = match FeatureKind::parse(&file.features) {
+            Some(FeatureKind::Observation) => ModelInput::Features(FeatureMap::new(
+                FeatureKind::Observation,
+                game,
+                [0; NUM_PLAYERS],
+            )),
+            _ if file.features == ModelInput::TENSOR => ModelInput::Tensor,
             _ => {
                 return Err(mismatch(format!(
-                    "the model's feature map is '{}'; a model runs on the feature map obs",
-                    file.features
+                    "the model's input is '{}'; a model runs on the feature map obs or on the {}",
+                    file.features,
+                    ModelInput::TENSOR
                 )));
             }
         };
-        let map = FeatureMap::new(kind, game, [0; NUM_PLAYERS]);
+        let width = input.width(game);
         let mut networks: [Option<Mlp>; NUM_PLAYERS] = Default::default();
         for (p, slot) in networks.iter_mut().enumerate() {
             let Some(net) = file.networks[p].take() else {
                 continue;
             };
-            if net.inputs != map.observation_width() {
+            if net.inputs != width {
                 return Err(mismatch(format!(
-                    "player {p}'s network takes {} features, and the game's {} features are {} wide",
+                    "player {p}'s network takes {} features, and the game's {} is {width} wide",
                     net.inputs,
-                    kind.name(),
-                    map.observation_width()
+                    input.name(),
                 )));
             }
             if net.params.outputs != game.num_distinct_actions() {
@@ -311,7 +414,12 @@ impl PolicyModel {
                 .map_err(|e| malformed(path, p, e.to_string()))?;
             *slot = Some(mlp);
         }
-        Ok(PolicyModel::new(*game, map, networks))
+        Ok(PolicyModel {
+            game: *game,
+            input,
+            head: file.head,
+            networks,
+        })
     }
 }
 
@@ -321,4 +429,15 @@ fn malformed(path: &Path, player: usize, reason: String) -> PolicyError {
         what: FileKind::Model.what(),
         reason: format!("player {player}'s network: {reason}"),
     })
+}
+
+/// The softmax of `logits` into `out`, in f64 (the largest subtracted
+/// first).
+fn softmax(logits: impl Iterator<Item = f64> + Clone, out: &mut [f64]) {
+    let max = logits.clone().fold(f64::NEG_INFINITY, f64::max);
+    for (o, l) in out.iter_mut().zip(logits) {
+        *o = (l - max).exp();
+    }
+    let total: f64 = out.iter().sum();
+    out.iter_mut().for_each(|o| *o /= total);
 }

@@ -51,6 +51,8 @@ pub enum RegressError {
     WrongWeights { expected: usize, found: usize },
     #[error("the tensor library failed: {0}")]
     Tensor(String),
+    #[error("not an information state of the game: {0}")]
+    BadKey(String),
 }
 
 /// Feature rows that are fitted to again and again: the contiguous matrix,

@@ -1,0 +1,225 @@
+//! PPO and MMD from Python: `darkhex.train(game, algo="ppo"|"mmd", ...)`
+//! runs the library's trainer as `darkhex train --algo ppo|mmd` does (the
+//! same settings, defaults and ranges: the same seed writes the same model
+//! file), with the exact exploitability of the network every `eval_every`
+//! steps where the game allows it, and returns the network as a `Model`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
+use darkhex_algorithms::memory::MemoryLimit;
+use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
+use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exact_method};
+use darkhex_algorithms::rl::options::PpoOptions;
+use darkhex_algorithms::rl::pool::with_threads;
+use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer};
+use darkhex_algorithms::stream::{BuildOptions, PassOptions, build_tables};
+use darkhex_games::AnyGame;
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::deep::PyModel;
+use crate::interrupt::run_blocking;
+use crate::repr::fields_repr;
+use crate::solvers::{Failure, compile, failure};
+
+/// What `train` returns for `ppo` and `mmd`.
+#[pyclass(module = "darkhex", name = "RlResult", frozen, get_all)]
+pub struct RlResult {
+    /// Exact exploitability of the network at the end (None when the game
+    /// is too large to evaluate).
+    exploitability: Option<f64>,
+    /// Player 0's expected return when the network plays both seats.
+    value_p0: Option<f64>,
+    /// Steps taken: actions in all games, as the benchmark counts them.
+    steps: u64,
+    /// Training seconds (evaluations excluded), across resumed runs.
+    seconds: f64,
+    /// This call's steps a second of training.
+    steps_per_second: f64,
+    /// One dict per evaluation: steps, seconds, exploitability, value_p0.
+    history: Py<PyList>,
+    model: Py<PyModel>,
+}
+
+#[pymethods]
+impl RlResult {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            &["steps", "exploitability", "value_p0", "seconds"],
+        )
+    }
+}
+
+struct Trained {
+    model: PolicyModel,
+    provenance: ModelProvenance,
+    curve: Vec<CurvePoint>,
+    steps: u64,
+    seconds: f64,
+    rate: f64,
+    stopped: bool,
+}
+
+/// A PPO or MMD run of `steps` steps (see `darkhex.train`).
+#[allow(clippy::too_many_arguments)]
+pub fn train_rl(
+    py: Python<'_>,
+    game: AnyGame,
+    algo: &'static str,
+    steps: u64,
+    seed: u64,
+    threads: Option<usize>,
+    checkpoint: Option<PathBuf>,
+    eval_every: Option<u64>,
+    options: PpoOptions,
+) -> PyResult<RlResult> {
+    let settings = options
+        .settings(&game, algo, steps, seed)
+        .map_err(|e| failure(e.into()))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let threads = threads.unwrap_or_else(rayon::current_num_threads);
+    let trained = run_blocking(py, Some(stop), move || {
+        with_threads(threads, || {
+            run(game, settings, checkpoint.as_deref(), eval_every, &flag)
+        })
+    })?
+    .map_err(failure)?;
+    if trained.stopped {
+        return Err(PyKeyboardInterrupt::new_err(format!(
+            "interrupted at step {}{}",
+            trained.steps, ", the checkpoint saved"
+        )));
+    }
+    let history = PyList::empty(py);
+    for p in &trained.curve {
+        let d = PyDict::new(py);
+        d.set_item("steps", p.steps)?;
+        d.set_item("seconds", p.seconds)?;
+        d.set_item("exploitability", p.exploitability)?;
+        d.set_item("value_p0", p.value_p0)?;
+        history.append(d)?;
+    }
+    let last = trained.curve.last().filter(|p| p.steps == trained.steps);
+    Ok(RlResult {
+        exploitability: last.map(|p| p.exploitability),
+        value_p0: last.map(|p| p.value_p0),
+        steps: trained.steps,
+        seconds: trained.seconds,
+        steps_per_second: trained.rate,
+        history: history.unbind(),
+        model: Py::new(
+            py,
+            PyModel::new(game, Arc::new(trained.model), trained.provenance),
+        )?,
+    })
+}
+
+/// The exact evaluation `game` allows: the compiled tree, or the tables.
+fn evaluator(game: &AnyGame) -> Result<Option<ExactEvaluator>, Failure> {
+    Ok(match exact_method(game) {
+        Some(ExactMethod::Tree) => Some(ExactEvaluator::Tree(Box::new(compile(game)?))),
+        Some(ExactMethod::Tables) => Some(ExactEvaluator::Tables(Box::new(build_tables(
+            game,
+            &BuildOptions::default(),
+        )?))),
+        None => None,
+    })
+}
+
+fn run(
+    game: AnyGame,
+    asked: PpoSettings,
+    checkpoint: Option<&std::path::Path>,
+    eval_every: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<Trained, Failure> {
+    asked.check_memory(&game, MemoryLimit::new(None))?;
+    let (mut trainer, earlier, mut curve) = match checkpoint {
+        Some(path) if path.exists() => {
+            let c = RlCheckpoint::load_for(path, &game)?;
+            if c.ppo.settings.with_steps(0) != asked.with_steps(0) {
+                return Err(format!(
+                    "the checkpoint {} was made with other settings than these",
+                    path.display()
+                )
+                .into());
+            }
+            (
+                PpoTrainer::resume(game, c.ppo, asked.steps)?,
+                c.seconds,
+                c.curve,
+            )
+        }
+        _ => (PpoTrainer::new(game, asked)?, 0.0, Vec::new()),
+    };
+    let evaluator = evaluator(&game)?;
+    let every = eval_every.or(match &evaluator {
+        Some(ExactEvaluator::Tree(_)) => Some((asked.steps / 10).max(1)),
+        _ => None,
+    });
+    let mut next = every.map(|k| (trainer.steps() / k + 1) * k);
+    let (mut training, before) = (0.0f64, trainer.steps());
+    let options = PassOptions {
+        stop: Some(stop),
+        ..PassOptions::default()
+    };
+    let evaluate = |trainer: &mut PpoTrainer, seconds: f64| -> Result<CurvePoint, Failure> {
+        let start = Instant::now();
+        let ev = evaluator.as_ref().ok_or("no exact evaluation")?;
+        let e = ev.evaluate(&trainer.model()?, &options)?;
+        Ok(CurvePoint {
+            steps: trainer.steps(),
+            seconds,
+            exploitability: e.exploitability,
+            value_p0: e.value_p0,
+            eval_seconds: start.elapsed().as_secs_f64(),
+        })
+    };
+    let save =
+        |trainer: &mut PpoTrainer, curve: &[CurvePoint], seconds: f64| -> Result<(), Failure> {
+            if let Some(path) = checkpoint {
+                RlCheckpoint::new(&game, trainer.state()?, seconds, curve.to_vec()).save(path)?;
+            }
+            Ok(())
+        };
+    while !trainer.done() && !stop.load(Ordering::SeqCst) {
+        let t = Instant::now();
+        trainer.update()?;
+        training += t.elapsed().as_secs_f64();
+        if evaluator.is_some() && next.is_some_and(|n| trainer.steps() >= n) && !trainer.done() {
+            next = every.map(|k| (trainer.steps() / k + 1) * k);
+            match evaluate(&mut trainer, earlier + training) {
+                Ok(p) => curve.push(p),
+                // Ctrl-C stopped the pass over the tables.
+                Err(_) if stop.load(Ordering::SeqCst) => break,
+                Err(e) => return Err(e),
+            }
+            save(&mut trainer, &curve, earlier + training)?;
+        }
+    }
+    let stopped = !trainer.done();
+    if !stopped && evaluator.is_some() && curve.last().map(|p| p.steps) != Some(trainer.steps()) {
+        curve.push(evaluate(&mut trainer, earlier + training)?);
+    }
+    save(&mut trainer, &curve, earlier + training)?;
+    let last = curve
+        .last()
+        .filter(|p| p.steps == trainer.steps())
+        .map(|p| p.exploitability);
+    Ok(Trained {
+        model: trainer.model()?,
+        provenance: trainer.provenance(last),
+        steps: trainer.steps(),
+        seconds: earlier + training,
+        rate: (trainer.steps() - before) as f64 / training.max(1e-9),
+        curve,
+        stopped,
+    })
+}

@@ -1,0 +1,52 @@
+"""PPO and MMD from Python: darkhex.train(game, algo="ppo"|"mmd") writes the
+CLI's model file byte for byte, the model is a darkhex.Model every reader
+takes, and arguments the CLI refuses are refused with its words."""
+
+import json
+
+import pytest
+
+import darkhex
+
+KUHN = darkhex.load_game("kuhn_poker")
+SMALL = dict(steps=2048, hidden=[16], num_envs=8, rollout_steps=32, seed=3, threads=1)
+CLI_SMALL = ["--steps", "2048", "--hidden", "16", "--num-envs", "8", "--rollout-steps", "32", "--seed", "3", "--threads", "1"]
+
+
+@pytest.mark.parametrize("algo", ["ppo", "mmd"])
+def test_python_writes_the_clis_model_byte_for_byte(tmp_path, darkhex_cli, algo):
+    cli = json.loads(darkhex_cli("train", "kuhn_poker", "--algo", algo, *CLI_SMALL, "--out", "cli.model", "--json", cwd=tmp_path))
+    result = darkhex.train(KUHN, algo=algo, **SMALL)
+    assert result.steps == cli["steps"] == 2048
+    assert result.exploitability == cli["exploitability"]
+    assert [p["steps"] for p in result.history] == [p["steps"] for p in cli["curve"]]
+    result.model.save(tmp_path / "py.model")
+    assert (tmp_path / "py.model").read_bytes() == (tmp_path / "cli.model").read_bytes()
+    model = darkhex.load_policy(tmp_path / "cli.model")
+    assert isinstance(model, darkhex.Model)
+    assert darkhex.exploitability(KUHN, model) == result.exploitability
+    assert model.provenance["algorithm"] == algo and model.provenance["iterations"] == 2048
+    assert model.provenance["parameters"]["num_envs"] == 8
+    state = KUHN.new_initial_state()
+    state.apply_action(2)
+    state.apply_action(0)
+    probs = model.action_probabilities(state)
+    assert sorted(probs) == [0, 1] and abs(sum(probs.values()) - 1) < 1e-12
+    assert all(0 < p < 1 for p in probs.values())
+
+
+def test_what_the_cli_refuses_python_refuses_in_its_words():
+    with pytest.raises(ValueError, match="steps applies to algo=\"ppo\" and algo=\"mmd\" only"):
+        darkhex.train(KUHN, algo="cfr+", steps=10)
+    with pytest.raises(ValueError, match="ppo takes steps, not iterations"):
+        darkhex.train(KUHN, algo="ppo", iterations=10)
+    with pytest.raises(ValueError, match="the preset rudolph2026 has no ppo settings for kuhn_poker; it covers classical_dark_hex"):
+        darkhex.train(KUHN, algo="ppo", preset="rudolph2026")
+    with pytest.raises(ValueError, match="preset: 'x' is not one of rudolph2026"):
+        darkhex.train(KUHN, algo="mmd", preset="x")
+    with pytest.raises(ValueError, match="the KL coefficient and the schedule apply to mmd only"):
+        darkhex.train(KUHN, algo="ppo", kl_coef=0.1, steps=10)
+    with pytest.raises(ValueError, match="clip: -1 is out of range; accepted: 0 to 10"):
+        darkhex.train(KUHN, algo="ppo", clip=-1.0)
+    with pytest.raises(ValueError, match="3 minibatches of a rollout of 2 steps"):
+        darkhex.train(KUHN, algo="ppo", num_envs=1, rollout_steps=2, minibatches=3)

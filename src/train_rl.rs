@@ -1,0 +1,608 @@
+//! `darkhex train --algo ppo|mmd`: a PPO or MMD run in self-play with a
+//! progress bar over its steps, the exact exploitability of its network
+//! every `--eval-every` steps (on the compiled tree, or by a streaming pass
+//! over the information-state tables past it), checkpoints that resume bit
+//! for bit, and the network saved as a model file (`darkhex-model`).
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use clap::Args;
+use darkhex_algorithms::Exploitability;
+use darkhex_algorithms::fa::mlp::MAX_HIDDEN;
+use darkhex_algorithms::memory::MemoryLimit;
+use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
+use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exact_method};
+use darkhex_algorithms::rl::mmd::Schedule;
+use darkhex_algorithms::rl::options::PpoOptions;
+use darkhex_algorithms::rl::pool::with_threads;
+use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer, hidden_text};
+use darkhex_algorithms::rl::presets;
+use darkhex_algorithms::stream::{AnyStream, PassOptions, StreamError};
+use darkhex_games::{AnyGame, Game};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::args::{interval, number_in, whole};
+use crate::checkpoint_clock::CheckpointClock;
+use crate::info::build_tables_with_spinner;
+use crate::interrupt::{self, Interrupted, Status};
+use crate::output::outln;
+use crate::progress::{compile, histories_bar};
+use crate::train::resumed_checkpoint;
+
+/// The options of `train` that only PPO and MMD take.
+#[derive(Args, Clone, Default)]
+pub struct RlOptions {
+    /// ppo and mmd: steps to train for, an action in one game each (the
+    /// benchmark's max_steps; the last update may pass it); default 1e6
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, Some(100_000_000_000)))]
+    pub steps: Option<u64>,
+    /// ppo and mmd: take the settings of a named preset, then any option
+    /// given: rudolph2026 is Rudolph et al.'s best hyper-parameters for the
+    /// game and method (ICLR 2026; classic and abrupt 3x3 Dark Hex), with
+    /// their network (3 layers of 512)
+    #[arg(long, value_parser = presets::NAMES)]
+    pub preset: Option<String>,
+    /// ppo and mmd: games played at once, 1 to 65536 (default 8)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(65_536)))]
+    pub num_envs: Option<u32>,
+    /// ppo and mmd: steps of each game between updates, 1 to 65536 (default 128)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(65_536)))]
+    pub rollout_steps: Option<u32>,
+    /// ppo and mmd: minibatches an update's rollout is cut into, 1 to
+    /// 65536 (default 4)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(65_536)))]
+    pub minibatches: Option<u32>,
+    /// ppo and mmd: passes over the rollout per update, 1 to 1000 (default 4)
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1000)))]
+    pub epochs: Option<u32>,
+    /// ppo and mmd: the clip coefficient of the surrogate objective and the
+    /// value loss, 0 to 10 (default 0.1)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 10.0, false))]
+    pub clip: Option<f64>,
+    /// ppo and mmd: the entropy bonus's weight (MMD: the uniform magnet's),
+    /// 0 to 100 (default 0.05)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 100.0, false))]
+    pub ent_coef: Option<f64>,
+    /// ppo and mmd: the value loss's weight, 0 to 100 (default 0.5)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 100.0, false))]
+    pub vf_coef: Option<f64>,
+    /// mmd: the weight of the reverse KL from the policy that collected the
+    /// rollout, 0 to 100 (default 0.05)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 100.0, false))]
+    pub kl_coef: Option<f64>,
+    /// mmd: the magnet and KL weights' schedule: constant (default, the
+    /// benchmark's) or annealed (times sqrt(steps / (t + 1000)) at step t)
+    #[arg(long, value_parser = Schedule::NAMES)]
+    pub mmd_schedule: Option<String>,
+    /// ppo and mmd: the discount of GAE, 0 to 1 (default 0.99)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1.0, false))]
+    pub discount: Option<f64>,
+    /// ppo and mmd: GAE's lambda, 0 to 1 (default 0.95)
+    #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1.0, false))]
+    pub gae_lambda: Option<f64>,
+    /// ppo and mmd: the gradient's norm is clipped to this, more than 0
+    /// and at most 1e6 (default 0.5)
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1e6, false))]
+    pub max_grad_norm: Option<f64>,
+    /// ppo and mmd: stop an update's epochs once the approximate KL from
+    /// the rollout's policy passes this, more than 0 (default: never)
+    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1e6, false))]
+    pub target_kl: Option<f64>,
+    /// ppo and mmd: keep the learning rate constant instead of annealing it
+    /// linearly to 0 over the run
+    #[arg(long)]
+    pub constant_lr: bool,
+    /// ppo and mmd: leave each minibatch's advantages as they are instead
+    /// of normalising them
+    #[arg(long)]
+    pub raw_advantages: bool,
+}
+
+impl RlOptions {
+    /// The options given, by name (a resumed run refuses those that differ).
+    fn given(&self) -> Vec<&'static str> {
+        let given = [
+            ("--steps", self.steps.is_some()),
+            ("--preset", self.preset.is_some()),
+            ("--num-envs", self.num_envs.is_some()),
+            ("--rollout-steps", self.rollout_steps.is_some()),
+            ("--minibatches", self.minibatches.is_some()),
+            ("--epochs", self.epochs.is_some()),
+            ("--clip", self.clip.is_some()),
+            ("--ent-coef", self.ent_coef.is_some()),
+            ("--vf-coef", self.vf_coef.is_some()),
+            ("--kl-coef", self.kl_coef.is_some()),
+            ("--mmd-schedule", self.mmd_schedule.is_some()),
+            ("--discount", self.discount.is_some()),
+            ("--gae-lambda", self.gae_lambda.is_some()),
+            ("--max-grad-norm", self.max_grad_norm.is_some()),
+            ("--target-kl", self.target_kl.is_some()),
+            ("--constant-lr", self.constant_lr),
+            ("--raw-advantages", self.raw_advantages),
+        ];
+        given.iter().filter(|g| g.1).map(|g| g.0).collect()
+    }
+
+    /// The first option given, for algorithms that take none of them.
+    pub fn first_given(&self) -> Option<&'static str> {
+        self.given().first().copied()
+    }
+}
+
+/// What a PPO or MMD run takes from the command line.
+pub struct RlArgs {
+    pub game: AnyGame,
+    pub algorithm: &'static str,
+    pub options: RlOptions,
+    pub hidden: Option<[u32; MAX_HIDDEN]>,
+    pub learning_rate: Option<f64>,
+    pub seed: Option<u64>,
+    pub out: PathBuf,
+    pub checkpoint: Option<PathBuf>,
+    pub resume: bool,
+    pub json: bool,
+    pub plot: Option<PathBuf>,
+    pub eval_every: Option<u64>,
+    pub time_limit: Option<f64>,
+    pub threads: usize,
+    pub limit: MemoryLimit,
+}
+
+/// The default run length.
+const DEFAULT_STEPS: u64 = 1_000_000;
+
+/// The settings the options and preset make.
+fn settings(a: &RlArgs) -> Result<PpoSettings> {
+    let o = &a.options;
+    if a.algorithm == "ppo" && (o.kl_coef.is_some() || o.mmd_schedule.is_some()) {
+        bail!("--kl-coef and --mmd-schedule apply to --algo mmd only");
+    }
+    let given = PpoOptions {
+        preset: o.preset.clone(),
+        num_envs: o.num_envs,
+        num_steps: o.rollout_steps,
+        num_minibatches: o.minibatches,
+        update_epochs: o.epochs,
+        learning_rate: a.learning_rate,
+        clip_coef: o.clip,
+        ent_coef: o.ent_coef,
+        vf_coef: o.vf_coef,
+        kl_coef: o.kl_coef,
+        schedule: o.mmd_schedule.as_deref().and_then(Schedule::parse),
+        gamma: o.discount,
+        gae_lambda: o.gae_lambda,
+        max_grad_norm: o.max_grad_norm,
+        target_kl: o.target_kl,
+        hidden: a.hidden,
+        constant_lr: o.constant_lr,
+        raw_advantages: o.raw_advantages,
+    };
+    let steps = o.steps.unwrap_or(DEFAULT_STEPS);
+    Ok(given.settings(&a.game, a.algorithm, steps, a.seed.unwrap_or(0))?)
+}
+
+/// Refuses a resumed run whose command line gives a setting other than
+/// the checkpoint's (the run would go on with the checkpoint's).
+fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Result<()> {
+    let mut given = a.options.given();
+    given.extend(
+        [
+            ("--hidden", a.hidden.is_some()),
+            ("--learning-rate", a.learning_rate.is_some()),
+            ("--seed", a.seed.is_some()),
+        ]
+        .iter()
+        .filter(|g| g.1)
+        .map(|g| g.0),
+    );
+    for name in given {
+        if name == "--steps" {
+            continue;
+        }
+        if name == "--preset" {
+            // The preset's values are compared one by one below.
+            if asked.with_steps(0) != held.with_steps(0) {
+                bail!(
+                    "the checkpoint's settings are not --preset {}'s; resume it without --preset",
+                    a.options.preset.as_deref().unwrap_or_default()
+                );
+            }
+            continue;
+        }
+        let value = |s: &PpoSettings| match name {
+            "--num-envs" => s.num_envs.to_string(),
+            "--rollout-steps" => s.num_steps.to_string(),
+            "--minibatches" => s.num_minibatches.to_string(),
+            "--epochs" => s.update_epochs.to_string(),
+            "--clip" => s.clip_coef.to_string(),
+            "--ent-coef" => s.ent_coef.to_string(),
+            "--vf-coef" => s.vf_coef.to_string(),
+            "--kl-coef" => s.mmd.map(|m| m.kl_coef).unwrap_or(0.0).to_string(),
+            "--mmd-schedule" => s.mmd.map(|m| m.schedule.name()).unwrap_or("").to_string(),
+            "--discount" => s.gamma.to_string(),
+            "--gae-lambda" => s.gae_lambda.to_string(),
+            "--max-grad-norm" => s.max_grad_norm.to_string(),
+            "--target-kl" => format!("{:?}", s.target_kl),
+            "--constant-lr" => (!s.anneal_lr).to_string(),
+            "--raw-advantages" => (!s.norm_adv).to_string(),
+            "--hidden" => hidden_text(&s.hidden),
+            "--learning-rate" => s.learning_rate.to_string(),
+            "--seed" => s.seed.to_string(),
+            _ => String::new(),
+        };
+        let (want, have) = (value(asked), value(held));
+        if want != have {
+            bail!(
+                "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The exact evaluation the game allows ([`exact_method`]), built with a
+/// spinner: the compiled tree, or the tables (also when the tree turns out
+/// too large for the memory allowed).
+fn evaluator(game: &AnyGame, limit: MemoryLimit) -> Result<Option<ExactEvaluator>> {
+    let method = exact_method(game);
+    if method == Some(ExactMethod::Tree)
+        && let Ok((tree, _)) = compile(game, limit)
+    {
+        return Ok(Some(ExactEvaluator::Tree(Box::new(tree))));
+    }
+    let tables_too = matches!(game, AnyGame::DarkHex(_)) && AnyStream::new(game).is_ok();
+    if method.is_none() || !tables_too {
+        return Ok(None);
+    }
+    let threads = rayon::current_num_threads();
+    // Beside the tables: the policy (8 bytes a slot) and each worker's
+    // exact sums (16), as `exploit` counts them.
+    let slot_bytes = 8.0 + 16.0 * (threads + 1) as f64;
+    let what = format!("the exact evaluations over {game}'s tables with {threads} threads");
+    let tables = build_tables_with_spinner(game, limit, &what, |e| {
+        (e.slots[0] + e.slots[1]) * slot_bytes
+    })?;
+    Ok(Some(ExactEvaluator::Tables(Box::new(tables))))
+}
+
+fn steps_bar(target: u64) -> ProgressBar {
+    let bar = ProgressBar::new(target);
+    let style = ProgressStyle::with_template(
+        "{bar:32.cyan/blue} {human_pos}/{human_len} steps, {per_sec}  {msg}  [{elapsed_precise} < {eta}]",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// What an evaluation gave.
+enum Evaluation {
+    Done(Exploitability, f64),
+    Stopped,
+}
+
+fn evaluate(
+    evaluator: &ExactEvaluator,
+    trainer: &mut PpoTrainer,
+    status: &Status,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Evaluation> {
+    let start = Instant::now();
+    status.set(format!(
+        "during the exact evaluation at step {} ({})",
+        trainer.steps(),
+        evaluator.method()
+    ));
+    let model = trainer.model()?;
+    let bar = match evaluator {
+        ExactEvaluator::Tables(t) => Some(histories_bar(t.histories())),
+        ExactEvaluator::Tree(_) => None,
+    };
+    let progress = |n: u64| {
+        if let Some(b) = &bar {
+            b.set_position(n);
+        }
+    };
+    let options = PassOptions {
+        progress: Some(&progress),
+        stop: Some(stop),
+        ..PassOptions::default()
+    };
+    let result = evaluator.evaluate(&model, &options);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    match result {
+        Ok(e) => Ok(Evaluation::Done(e, start.elapsed().as_secs_f64())),
+        Err(darkhex_algorithms::rl::exact::ExactError::Stream(StreamError::Stopped)) => {
+            Ok(Evaluation::Stopped)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub fn run(a: RlArgs) -> Result<()> {
+    with_threads(a.threads, || run_on_pool(a))
+}
+
+fn run_on_pool(a: RlArgs) -> Result<()> {
+    let asked = settings(&a)?;
+    asked.check_memory(&a.game, a.limit)?;
+    let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
+        Ok(RlCheckpoint::load_for(path, &a.game)?)
+    })?;
+    let resuming = resumed.is_some();
+    let (mut trainer, earlier, mut curve) = match resumed {
+        Some(c) => {
+            if c.ppo.settings.algorithm() != a.algorithm {
+                bail!(
+                    "the checkpoint holds a run of {}; resume it with --algo {}",
+                    c.ppo.settings.algorithm(),
+                    c.ppo.settings.algorithm()
+                );
+            }
+            refuse_conflicts(&a, &asked, &c.ppo.settings)?;
+            c.ppo.settings.check_memory(&a.game, a.limit)?;
+            eprintln!(
+                "resuming at step {} with the checkpoint's settings",
+                c.ppo.steps
+            );
+            (
+                PpoTrainer::resume(a.game, c.ppo, asked.steps)?,
+                c.seconds,
+                c.curve,
+            )
+        }
+        None => (PpoTrainer::new(a.game, asked)?, 0.0, Vec::new()),
+    };
+    let settings = *trainer.settings();
+    let evaluator = evaluator(&a.game, a.limit)?;
+    if a.plot.is_some() && evaluator.is_none() {
+        bail!(
+            "--plot draws exact exploitability, which {} is too large to compute; train without --plot",
+            a.game
+        );
+    }
+    // Every `every` steps; by default ten times a run on the compiled
+    // tree, and only at the end over the tables (a pass takes minutes).
+    let every = a.eval_every.or(match &evaluator {
+        Some(ExactEvaluator::Tree(_)) => Some((settings.steps / 10).max(1)),
+        _ => None,
+    });
+    let target = settings.steps;
+    let interrupted = interrupt::flag();
+    let status = Status::default();
+    let progress = steps_bar(target);
+    progress.set_position(trainer.steps().min(target));
+    let start = Instant::now();
+    let before_steps = trainer.steps();
+    let out_of_time = || {
+        a.time_limit
+            .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
+    };
+    // Training seconds of this session, evaluations excluded.
+    let mut training = 0.0f64;
+    let seconds = |training: f64| earlier + training;
+    let save = |trainer: &mut PpoTrainer, curve: &[CurvePoint], training: f64| -> Result<()> {
+        if let Some(path) = &a.checkpoint {
+            status.set("while writing the checkpoint");
+            let state = trainer.state()?;
+            RlCheckpoint::new(&a.game, state, seconds(training), curve.to_vec()).save(path)?;
+        }
+        Ok(())
+    };
+    let saved = |at: u64| match &a.checkpoint {
+        Some(p) => format!("the checkpoint {} holds step {at}", p.display()),
+        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
+    };
+    let mut next_eval = every.map(|k| (trainer.steps() / k + 1) * k);
+    let mut clock = CheckpointClock::start();
+    let mut last_saved = trainer.steps();
+    let stop = || interrupted.load(Ordering::SeqCst);
+    let mut stopped_in_eval = false;
+    while !trainer.done() && !out_of_time() && !stop() {
+        status.set(format!(
+            "at step {} of {} ({})",
+            trainer.steps(),
+            settings.algorithm(),
+            saved(last_saved)
+        ));
+        let t = Instant::now();
+        trainer.update()?;
+        training += t.elapsed().as_secs_f64();
+        progress.set_position(trainer.steps().min(target));
+        let due = next_eval.is_some_and(|n| trainer.steps() >= n) && !trainer.done();
+        if let (true, Some(ev)) = (due, &evaluator) {
+            next_eval = every.map(|k| (trainer.steps() / k + 1) * k);
+            match evaluate(ev, &mut trainer, &status, &interrupted)? {
+                Evaluation::Done(e, took) => {
+                    progress.set_message(format!("exploitability {:.4}", e.exploitability));
+                    curve.push(point(&trainer, seconds(training), &e, took));
+                }
+                Evaluation::Stopped => {
+                    stopped_in_eval = true;
+                    break;
+                }
+            }
+            if a.checkpoint.is_some() {
+                clock.save(|| save(&mut trainer, &curve, training))?;
+                last_saved = trainer.steps();
+            }
+        } else if a.checkpoint.is_some() && clock.due() {
+            clock.save(|| save(&mut trainer, &curve, training))?;
+            last_saved = trainer.steps();
+        }
+    }
+    progress.finish_and_clear();
+    if stop() {
+        save(&mut trainer, &curve, training)?;
+        let model = trainer.model()?;
+        model.save(&a.out, trainer.provenance(None))?;
+        let during = if stopped_in_eval {
+            " during an exact evaluation"
+        } else {
+            ""
+        };
+        return Err(Interrupted(format!(
+            "interrupted at step {}{during}: {}; the network so far is in {}\n{}",
+            trainer.steps(),
+            saved(trainer.steps()),
+            a.out.display(),
+            match &a.checkpoint {
+                Some(p) => format!("rerun with --resume to continue from {}", p.display()),
+                None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
+            }
+        ))
+        .into());
+    }
+    if !trainer.done() {
+        eprintln!(
+            "time limit reached: stopped at step {} of {target}",
+            trainer.steps()
+        );
+    }
+    // The checkpoint is written before the last evaluation, which may take
+    // minutes and be interrupted.
+    save(&mut trainer, &curve, training)?;
+    let model = trainer.model()?;
+    model.save(&a.out, trainer.provenance(None))?;
+    let last = match (&evaluator, curve.last()) {
+        (_, Some(p)) if p.steps == trainer.steps() => Some(*p),
+        (Some(ev), _) => match evaluate(ev, &mut trainer, &status, &interrupted)? {
+            Evaluation::Done(e, took) => {
+                let p = point(&trainer, seconds(training), &e, took);
+                curve.push(p);
+                save(&mut trainer, &curve, training)?;
+                Some(p)
+            }
+            Evaluation::Stopped => {
+                return Err(Interrupted(format!(
+                    "interrupted during the final evaluation, at step {}: the network is in {}, its exploitability was not computed (`darkhex exploit GAME {}` computes it)",
+                    trainer.steps(),
+                    a.out.display(),
+                    a.out.display()
+                ))
+                .into());
+            }
+        },
+        (None, _) => None,
+    };
+    // A signal from here on ends the process at once: everything is saved.
+    interrupt::exit_saying(&status);
+    status.set("while writing the model");
+    model.save(&a.out, trainer.provenance(last.map(|p| p.exploitability)))?;
+    if let Some(plot) = &a.plot {
+        let points: Vec<(f64, f64, f64)> = curve
+            .iter()
+            .map(|p| (p.steps as f64, p.seconds, p.exploitability))
+            .collect();
+        crate::plot::curve(
+            plot,
+            &a.game.game_string(),
+            settings.algorithm(),
+            "steps",
+            &points,
+        )?;
+    }
+    report(
+        &a,
+        &trainer,
+        &curve,
+        last,
+        seconds(training),
+        training,
+        before_steps,
+        resuming,
+    )
+}
+
+fn point(trainer: &PpoTrainer, seconds: f64, e: &Exploitability, took: f64) -> CurvePoint {
+    CurvePoint {
+        steps: trainer.steps(),
+        seconds,
+        exploitability: e.exploitability,
+        value_p0: e.value_p0,
+        eval_seconds: took,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    a: &RlArgs,
+    trainer: &PpoTrainer,
+    curve: &[CurvePoint],
+    last: Option<CurvePoint>,
+    seconds: f64,
+    session: f64,
+    before_steps: u64,
+    resuming: bool,
+) -> Result<()> {
+    let s = trainer.settings();
+    let game = a.game.game_string();
+    let session_steps = trainer.steps() - before_steps;
+    let rate = session_steps as f64 / session.max(1e-9);
+    let times = trainer.times();
+    if a.json {
+        let json = serde_json::json!({
+            "game": game,
+            "algo": s.algorithm(),
+            "steps": trainer.steps(),
+            "updates": trainer.updates(),
+            "exploitability": last.map(|p| p.exploitability),
+            "value_p0": last.map(|p| p.value_p0),
+            "seconds": seconds,
+            "session": {
+                "steps": session_steps,
+                "seconds": session,
+                "steps_per_second": rate,
+                "rollout_seconds": times.rollout.as_secs_f64(),
+                "learning_seconds": times.learning.as_secs_f64(),
+            },
+            "threads": rayon::current_num_threads(),
+            "settings": s,
+            "curve": curve,
+            "policy": a.out.display().to_string(),
+        });
+        outln!("{json}");
+        return Ok(());
+    }
+    outln!("game             {game}");
+    outln!("algorithm        {}", s.algorithm());
+    outln!(
+        "steps            {} ({} updates)",
+        trainer.steps(),
+        trainer.updates()
+    );
+    match last {
+        Some(p) => {
+            outln!("exploitability   {:.6e}", p.exploitability);
+            outln!("value for p0     {:.6}", p.value_p0);
+        }
+        None => outln!(
+            "exploitability   not computed: the game is too large for the exact best response"
+        ),
+    }
+    let whole = if resuming {
+        format!(" in the whole run; this session {session:.3}")
+    } else {
+        String::new()
+    };
+    outln!(
+        "seconds          {seconds:.3}{whole} ({rate:.0} steps a second: {:.3} playing, {:.3} learning)",
+        times.rollout.as_secs_f64(),
+        times.learning.as_secs_f64()
+    );
+    outln!(
+        "network          towers of {} on the information-state tensor, {} games at once",
+        hidden_text(&s.hidden),
+        s.num_envs
+    );
+    outln!("policy           {} (a model)", a.out.display());
+    if let Some(plot) = &a.plot {
+        outln!("plot             {}", plot.display());
+    }
+    Ok(())
+}
