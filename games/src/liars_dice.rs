@@ -493,6 +493,24 @@ impl crate::tensor::Tensors for LiarsDiceGame {
         self.write_tensor(state, player, state.bids.len(), out);
     }
 
+    /// The key is the player's dice, then every bid: checked as a policy
+    /// file's keys are, then written as a state's tensor is.
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        self.info_state_actions(player, key)?;
+        let dice = key
+            .first()
+            .and_then(|&t| self.dice_of_token(t))
+            .ok_or("an information state starts with the player's dice")?;
+        let bids: Vec<usize> = key[1..].iter().map(|&b| b as usize).collect();
+        self.write_parts(player, &dice, &bids, out);
+        Ok(())
+    }
+
     fn observation_tensor(&self, state: &LiarsDiceState, player: usize, out: &mut [f32]) {
         self.write_tensor(state, player, NUM_PLAYERS, out);
     }
@@ -501,15 +519,21 @@ impl crate::tensor::Tensors for LiarsDiceGame {
 impl LiarsDiceGame {
     /// The tensor with the last `shown` bids.
     fn write_tensor(&self, state: &LiarsDiceState, player: usize, shown: usize, out: &mut [f32]) {
+        let skip = state.bids.len().saturating_sub(shown);
+        let bids: Vec<usize> = state.bids[skip..].iter().map(|&b| b as usize).collect();
+        self.write_parts(player, state.seen_dice(player), &bids, out);
+    }
+
+    /// The player one-hot, the dice the player saw, the bids given.
+    fn write_parts(&self, player: usize, dice: &[u8], bids: &[usize], out: &mut [f32]) {
         out[player] = 1.0;
         let sides = self.dice_sides();
-        for (d, &face) in state.seen_dice(player).iter().enumerate() {
+        for (d, &face) in dice.iter().enumerate() {
             out[NUM_PLAYERS + d * sides + face as usize - 1] = 1.0;
         }
-        let bids = NUM_PLAYERS + self.num_dice() * sides;
-        let skip = state.bids.len().saturating_sub(shown);
-        for &b in &state.bids[skip..] {
-            out[bids + b as usize] = 1.0;
+        let at = NUM_PLAYERS + self.num_dice() * sides;
+        for &b in bids {
+            out[at + b] = 1.0;
         }
     }
 }

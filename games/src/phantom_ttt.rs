@@ -364,10 +364,58 @@ impl crate::tensor::Tensors for PhantomTttGame {
     }
 
     fn information_state_tensor(&self, state: &PhantomTttState, player: usize, out: &mut [f32]) {
+        self.log_tensor(player, &state.logs[player], out);
+    }
+
+    /// The key is the player's log, which holds their view too (their own
+    /// marks placed, the opponent's found by collisions): checked as a
+    /// policy file's keys are, then written as a state's log is.
+    fn information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        self.info_state_actions(player, key)?;
+        let (slots, _) = self.sequence_layout();
+        if key.len() > slots {
+            return Err(format!(
+                "it holds {} observations, more than a game of {} has",
+                key.len(),
+                self.game_string()
+            ));
+        }
+        self.log_tensor(player, key, out);
+        Ok(())
+    }
+
+    fn observation_tensor(&self, state: &PhantomTttState, player: usize, out: &mut [f32]) {
         self.view_planes(state, player, out);
+        let turns = state.history.len();
+        if self.obstype == ObsType::RevealNumTurns && turns < self.max_game_length() {
+            out[3 * CELLS + turns] = 1.0;
+        }
+    }
+}
+
+impl PhantomTttGame {
+    /// The information-state tensor of `player`'s log.
+    fn log_tensor(&self, player: usize, log: &[Token], out: &mut [f32]) {
+        let mut view = [None; CELLS];
+        for &t in log {
+            let cell = usize::from(t & token::CELL_MASK);
+            match t & token::KIND_MASK {
+                token::PLACED => view[cell] = Some(player),
+                token::COLLIDED => view[cell] = Some(1 - player),
+                _ => {}
+            }
+        }
+        for (c, &mark) in view.iter().enumerate() {
+            out[openspiel_plane(mark) * CELLS + c] = 1.0;
+        }
         let (_, width) = self.sequence_layout();
         let mut at = 3 * CELLS;
-        for &t in &state.logs[player] {
+        for &t in log {
             let cell = usize::from(t & token::CELL_MASK);
             match (self.obstype, t & token::KIND_MASK) {
                 (ObsType::RevealNothing, _) => out[at + cell] = 1.0,
@@ -384,16 +432,6 @@ impl crate::tensor::Tensors for PhantomTttGame {
         }
     }
 
-    fn observation_tensor(&self, state: &PhantomTttState, player: usize, out: &mut [f32]) {
-        self.view_planes(state, player, out);
-        let turns = state.history.len();
-        if self.obstype == ObsType::RevealNumTurns && turns < self.max_game_length() {
-            out[3 * CELLS + turns] = 1.0;
-        }
-    }
-}
-
-impl PhantomTttGame {
     /// Slots and columns a slot of the information-state tensor's sequence.
     fn sequence_layout(&self) -> (usize, usize) {
         match self.obstype {
