@@ -35,7 +35,12 @@ pub fn real_board(state: &AnyState) -> Option<Board> {
             let revealed = (0..n).map(|c| b.is_revealed(c)).collect();
             Some(board(b.dims(), cells, revealed))
         }
-        AnyState::Kuhn(_) | AnyState::Leduc(_) => None,
+        // Their boards are not hex boards (tic-tac-toe) or not boards at
+        // all: the pages show their moves and observations in words.
+        AnyState::Kuhn(_)
+        | AnyState::Leduc(_)
+        | AnyState::PhantomTtt(_)
+        | AnyState::LiarsDice(_) => None,
     }
 }
 
