@@ -233,12 +233,7 @@ fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Resu
             "--seed" => s.seed.to_string(),
             _ => String::new(),
         };
-        let (want, have) = (value(asked), value(held));
-        if want != have {
-            bail!(
-                "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
-            );
-        }
+        crate::train::refuse_conflict(name, &value(asked), &value(held))?;
     }
     Ok(())
 }
