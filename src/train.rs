@@ -50,7 +50,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train 'dark_hex(num_rows=3,num_cols=3)' --algo pcfr+ --iterations 20 --eval-every 5 --precision f32 --checkpoint dh3.ckpt --resume",
     "darkhex train leduc_poker --algo f-rcfr --link poly --power 1.5 --iterations 200 --plot leduc-frcfr.svg",
     "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256 --out kuhn.model",
-    "darkhex train kuhn_poker --algo mmd --steps 200000 --hidden 64,64 --eval-every 20000 --plot kuhn-mmd.svg --out kuhn-mmd.model",
+    "darkhex train kuhn_poker --algo mmd --steps 100000 --hidden 32,32 --num-envs 32 --rollout-steps 32 --learning-rate 0.002 --ent-coef 0.2 --raw-advantages --kl-coef 1 --eval-every 20000 --plot kuhn-mmd.svg --out kuhn-mmd.model",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3,gameversion=adh)' --algo ppo --preset rudolph2026 --steps 10000000 --eval-every 500000 --checkpoint adh-ppo.ckpt --resume",
 ], &[help::TRAINING_STOPS, help::GAMES]))]
 pub struct TrainArgs {
@@ -763,20 +763,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     s.policy_network.steps = args
         .policy_steps
         .unwrap_or(s.advantage_network.steps.saturating_mul(4));
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => {
-            let out = default_policy_path(&args.game, DEEP_CFR, true);
-            files(&args)?
-                .writes(
-                    "the model's default path",
-                    Some(&out),
-                    Holds::Document(FileKind::Model),
-                )
-                .check()?;
-            out
-        }
-    };
+    let out = model_path(&args, DEEP_CFR)?;
     let given = [
         ("--traversals", args.traversals.is_some()),
         ("--explore", args.explore.is_some()),
@@ -844,20 +831,7 @@ fn run_rl(args: TrainArgs) -> Result<()> {
     if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
         bail!("{algorithm} does not take {name}");
     }
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => {
-            let out = default_policy_path(&args.game, algorithm, true);
-            files(&args)?
-                .writes(
-                    "the model's default path",
-                    Some(&out),
-                    Holds::Document(FileKind::Model),
-                )
-                .check()?;
-            out
-        }
-    };
+    let out = model_path(&args, algorithm)?;
     crate::train_rl::run(crate::train_rl::RlArgs {
         game: args.game,
         algorithm,
@@ -875,6 +849,35 @@ fn run_rl(args: TrainArgs) -> Result<()> {
         threads: rayon::current_num_threads(),
         limit: memory_limit(),
     })
+}
+
+/// Where a network's model goes: `--out`, or the default path of `algo`
+/// (checked by the output guard here, as `main` checked `--out`).
+fn model_path(args: &TrainArgs, algo: &str) -> Result<PathBuf> {
+    if let Some(out) = &args.out {
+        return Ok(out.clone());
+    }
+    let out = default_policy_path(&args.game, algo, true);
+    files(args)?
+        .writes(
+            "the model's default path",
+            Some(&out),
+            Holds::Document(FileKind::Model),
+        )
+        .check()?;
+    Ok(out)
+}
+
+/// Refuses a resumed run whose command line gives option `name` the value
+/// `want` where its checkpoint holds `have`: the run would go on with the
+/// checkpoint's, and the option would be silently ignored.
+pub(crate) fn refuse_conflict(name: &str, want: &str, have: &str) -> Result<()> {
+    if want != have {
+        bail!(
+            "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
+        );
+    }
+    Ok(())
 }
 
 /// Where a run writes its policy and checkpoint.

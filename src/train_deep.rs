@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
 use darkhex_algorithms::exploitability;
 use darkhex_algorithms::memory::MemoryLimit;
@@ -237,12 +237,7 @@ fn refuse_conflicts(given: &[&str], asked: &DeepCfrSettings, held: &DeepCfrSetti
             "--seed" => s.seed.to_string(),
             _ => String::new(),
         };
-        let (want, have) = (value(asked), value(held));
-        if want != have {
-            bail!(
-                "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
-            );
-        }
+        crate::train::refuse_conflict(name, &value(asked), &value(held))?;
     }
     Ok(())
 }

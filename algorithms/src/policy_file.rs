@@ -69,6 +69,20 @@ pub fn same_game(file_game: &str, game: &AnyGame) -> bool {
     darkhex_games::load_game(file_game).is_ok_and(|g| g == *game)
 }
 
+/// Fails, naming the differences, unless a file of `file_game` (its game
+/// string) is for `game`.
+pub fn require_game(file_game: &str, game: &AnyGame) -> Result<(), PolicyError> {
+    if same_game(file_game, game) {
+        return Ok(());
+    }
+    let ours = game.game_string();
+    Err(PolicyError::WrongGame {
+        file_game: file_game.to_string(),
+        differences: game_differences(file_game, &ours),
+        game: ours,
+    })
+}
+
 /// What differs between two game strings, parameter by parameter, with
 /// `board_size` read as the rows and columns it sets.
 pub fn game_differences(a: &str, b: &str) -> String {
@@ -214,15 +228,7 @@ impl PolicyFile {
 
     /// Fails, naming the differences, unless the file is for `game`.
     pub fn check_game(&self, game: &AnyGame) -> Result<(), PolicyError> {
-        let ours = game.game_string();
-        if same_game(&self.game, game) {
-            return Ok(());
-        }
-        Err(PolicyError::WrongGame {
-            file_game: self.game.clone(),
-            game: ours.clone(),
-            differences: game_differences(&self.game, &ours),
-        })
+        require_game(&self.game, game)
     }
 
     /// Fails unless every information state is one of its player's decision

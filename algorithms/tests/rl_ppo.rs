@@ -296,3 +296,46 @@ fn the_benchmark_preset_is_its_yamls_values() {
     );
     assert!(preset("rudolph2025", &kuhn, "ppo", 1, 0).is_err());
 }
+
+/// The rollouts' own forward pass (no graph, few rows, one thread or
+/// several) gives the bits of the network's candle forward pass.
+#[test]
+fn the_rollouts_forward_pass_is_the_networks_to_the_bit() {
+    use candle_core::{Device, Tensor};
+    use darkhex_algorithms::rl::network::{ActorCritic, tower_settings};
+    let settings = tower_settings([64, 32, 0, 0], 7);
+    let net = ActorCritic::new(settings, 27, 9).unwrap();
+    let rows = 70;
+    let x: Vec<f32> = (0..rows * 27)
+        .map(|i| ((i * 37 % 101) as f32 / 50.0) - 1.0)
+        .collect();
+    let t = Tensor::from_slice(&x, (rows, 27), &Device::Cpu).unwrap();
+    let (logits, values) = net.forward(&t).unwrap();
+    let logits: Vec<u32> = logits
+        .flatten_all()
+        .unwrap()
+        .to_vec1::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    let values: Vec<u32> = values
+        .to_vec1::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    for threads in [1, 2] {
+        let (l, v) = net.forward_rows(&x, rows, threads).unwrap();
+        assert_eq!(
+            l.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            logits,
+            "{threads}"
+        );
+        assert_eq!(
+            v.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            values,
+            "{threads}"
+        );
+    }
+}

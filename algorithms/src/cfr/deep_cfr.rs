@@ -70,7 +70,7 @@ use crate::fa::regress::{Design, RegressError};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::memory::{MemoryLimit, TooLarge};
 use crate::policy::{TreePolicy, regret_matching};
-use crate::policy_file::{PolicyError, game_differences, same_game};
+use crate::policy_file::{PolicyError, require_game};
 use crate::tree::GameTree;
 
 /// What a Deep CFR run is.
@@ -721,14 +721,7 @@ impl DeepCheckpoint {
             }
             e => PolicyError::File(e),
         })?;
-        if !same_game(&c.game, game) {
-            let ours = game.game_string();
-            return Err(PolicyError::WrongGame {
-                differences: game_differences(&c.game, &ours),
-                file_game: c.game,
-                game: ours,
-            });
-        }
+        require_game(&c.game, game)?;
         Ok(c)
     }
 }

@@ -174,6 +174,25 @@ fn tensor_error(e: candle_core::Error) -> RegressError {
     RegressError::Tensor(e.to_string())
 }
 
+/// Runs `f` on a contiguous f32 tensor's elements where they lie (a copy
+/// for any other layout).
+pub(crate) fn with_values<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R, RegressError> {
+    let (storage, layout) = t.storage_and_layout();
+    match (&*storage, layout.contiguous_offsets()) {
+        (candle_core::Storage::Cpu(candle_core::CpuStorage::F32(data)), Some((start, end))) => {
+            Ok(f(&data[start..end]))
+        }
+        _ => {
+            drop(storage);
+            let copy = t
+                .flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .map_err(tensor_error)?;
+            Ok(f(&copy))
+        }
+    }
+}
+
 impl Mlp {
     /// A network on `inputs` features, its weights drawn from the
     /// settings' seed on stream `stream` (one per player).
@@ -336,6 +355,79 @@ impl Mlp {
                     Activation::Tanh => super::tanh::tanh(&h)?,
                 };
             }
+        }
+        Ok(h)
+    }
+
+    /// The outputs for `rows` rows of `x` (row-major), as
+    /// [`Mlp::forward`] computes them (the same products, then the biases
+    /// added, then the activation), without candle's graph and on
+    /// `threads` threads (1: the caller's alone): a rollout's batches are
+    /// a few rows, too small to share, and on a busy machine a product
+    /// split between threads waits for whichever one is descheduled.
+    pub(crate) fn forward_rows(
+        &self,
+        x: &[f32],
+        rows: usize,
+        threads: usize,
+    ) -> Result<Vec<f32>, RegressError> {
+        if x.len() != rows * self.inputs {
+            return Err(RegressError::WrongWidth {
+                expected: self.inputs,
+                found: x.len().checked_div(rows).unwrap_or(0),
+            });
+        }
+        let parallelism = if threads > 1 {
+            gemm::Parallelism::Rayon(threads)
+        } else {
+            gemm::Parallelism::None
+        };
+        let last = self.layers.len() - 1;
+        let mut h = x.to_vec();
+        let mut fan_in = self.inputs;
+        for (i, (w, b)) in self.layers.iter().enumerate() {
+            let width = b.as_tensor().dim(0).map_err(tensor_error)?;
+            let mut out = vec![0.0f32; rows * width];
+            with_values(w.as_tensor(), |w| {
+                // SAFETY: `h` is rows x fan_in, `w` fan_in x width and
+                // `out` rows x width, all row-major and of those lengths.
+                unsafe {
+                    gemm::gemm(
+                        rows,
+                        width,
+                        fan_in,
+                        out.as_mut_ptr(),
+                        1,
+                        width as isize,
+                        false,
+                        h.as_ptr(),
+                        1,
+                        fan_in as isize,
+                        w.as_ptr(),
+                        1,
+                        width as isize,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        parallelism,
+                    )
+                }
+            })?;
+            with_values(b.as_tensor(), |b| {
+                for row in out.chunks_exact_mut(width) {
+                    row.iter_mut().zip(b).for_each(|(o, &bias)| *o += bias);
+                }
+            })?;
+            if i < last {
+                match self.settings.activation {
+                    Activation::Relu => out.iter_mut().for_each(|o| *o = o.max(0.0)),
+                    Activation::Tanh => super::tanh::tanh_in_place(&mut out),
+                }
+            }
+            h = out;
+            fan_in = width;
         }
         Ok(h)
     }

@@ -34,7 +34,7 @@ use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::regress::RegressError;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy::{TreePolicy, normalise};
-use crate::policy_file::{PolicyError, game_differences, same_game};
+use crate::policy_file::{PolicyError, require_game};
 use crate::rl::ppo::PpoSettings;
 use crate::stream::{InfoStateTables, RowPolicy};
 use crate::tree::GameTree;
@@ -360,14 +360,8 @@ impl PolicyModel {
         game: &AnyGame,
         path: &Path,
     ) -> Result<PolicyModel, PolicyError> {
+        require_game(&file.game, game)?;
         let ours = game.game_string();
-        if !same_game(&file.game, game) {
-            return Err(PolicyError::WrongGame {
-                file_game: file.game.clone(),
-                game: ours.clone(),
-                differences: game_differences(&file.game, &ours),
-            });
-        }
         let mismatch = |reason: String| PolicyError::Mismatch {
             game: ours.clone(),
             reason,

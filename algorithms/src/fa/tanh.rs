@@ -34,13 +34,21 @@ impl CustomOp1 for Tanh {
         let Some((start, end)) = layout.contiguous_offsets() else {
             candle_core::bail!("{} takes contiguous tensors", self.name());
         };
-        let out: Vec<f32> = data[start..end].iter().map(|&x| tanh_f32(x)).collect();
+        let mut out = data[start..end].to_vec();
+        tanh_in_place(&mut out);
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 
     fn bwd(&self, _arg: &Tensor, res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
         let slope = res.sqr()?.affine(-1.0, 1.0)?;
         Ok(Some(grad_res.mul(&slope)?))
+    }
+}
+
+/// `tanh` of every element, in place (the rollouts' own forward pass).
+pub(crate) fn tanh_in_place(values: &mut [f32]) {
+    for x in values {
+        *x = tanh_f32(*x);
     }
 }
 

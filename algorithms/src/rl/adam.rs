@@ -12,10 +12,11 @@
 //! thread count.
 
 use candle_core::backprop::GradStore;
-use candle_core::{CpuStorage, Storage, Tensor, Var};
+use candle_core::{Tensor, Var};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::fa::mlp::with_values;
 use crate::fa::regress::RegressError;
 
 /// PyTorch's defaults, and the benchmark's epsilon.
@@ -100,7 +101,7 @@ impl Adam {
             .map_err(tensor_error)?;
         let mut squares = 0.0f64;
         for g in grads.iter().flatten() {
-            squares += with_slice(g, |g| {
+            squares += with_values(g, |g| {
                 let partial: Vec<f64> = g
                     .par_chunks(CHUNK)
                     .map(|c| c.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>())
@@ -125,7 +126,7 @@ impl Adam {
             let weights = &mut self.weights[k];
             let (m, v) = (&mut self.state.first[k], &mut self.state.second[k]);
             match &grads[k] {
-                Some(g) => with_slice(g, |g| coefficients.apply(weights, m, v, g))?,
+                Some(g) => with_values(g, |g| coefficients.apply(weights, m, v, g))?,
                 None => {
                     let zeros = vec![0.0; weights.len()];
                     coefficients.apply(weights, m, v, &zeros)
@@ -167,17 +168,5 @@ impl Coefficients {
                     *w -= self.step_size * *m / (v.sqrt() / self.correction2 + eps);
                 }
             });
-    }
-}
-
-/// Runs `f` on a contiguous f32 CPU tensor's elements, in place.
-fn with_slice<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R, RegressError> {
-    let (storage, layout) = t.storage_and_layout();
-    match (&*storage, layout.contiguous_offsets()) {
-        (Storage::Cpu(CpuStorage::F32(data)), Some((start, end))) => Ok(f(&data[start..end])),
-        _ => {
-            drop(storage);
-            Ok(f(&values(t)?))
-        }
     }
 }

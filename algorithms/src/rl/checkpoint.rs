@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::cfr::deep_cfr::DeepCheckpoint;
 use crate::cfr::training::{CHECKPOINT_VERSION, Checkpoint};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
-use crate::policy_file::{PolicyError, game_differences, same_game};
+use crate::policy_file::{PolicyError, require_game};
 use crate::rl::exact::CurvePoint;
 use crate::rl::ppo::PpoState;
 
@@ -71,14 +71,7 @@ impl RlCheckpoint {
             }
             e => PolicyError::File(e),
         })?;
-        if !same_game(&c.game, game) {
-            let ours = game.game_string();
-            return Err(PolicyError::WrongGame {
-                differences: game_differences(&c.game, &ours),
-                file_game: c.game,
-                game: ours,
-            });
-        }
+        require_game(&c.game, game)?;
         Ok(c)
     }
 }

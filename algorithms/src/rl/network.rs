@@ -80,9 +80,19 @@ impl ActorCritic {
         Ok((logits, values))
     }
 
-    /// The values alone.
-    pub fn values(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        self.critic.forward(x)?.squeeze(1)
+    /// The logits (`rows` rows of one per action) and values of `rows`
+    /// rows of `x`, as [`ActorCritic::forward`] computes them, without
+    /// candle's graph, on `threads` threads (see [`Mlp::forward_rows`]).
+    pub fn forward_rows(
+        &self,
+        x: &[f32],
+        rows: usize,
+        threads: usize,
+    ) -> Result<(Vec<f32>, Vec<f32>), RegressError> {
+        Ok((
+            self.actor.forward_rows(x, rows, threads)?,
+            self.critic.forward_rows(x, rows, threads)?,
+        ))
     }
 
     /// Records the current weights as each tower's saved ones.

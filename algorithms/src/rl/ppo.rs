@@ -536,16 +536,6 @@ impl PpoTrainer {
         Ok(&self.last)
     }
 
-    /// The rows of `observations` (`rows` of them) as a tensor.
-    fn batch(&self, observations: &[f32], rows: usize) -> Result<Tensor, PpoError> {
-        Tensor::from_slice(
-            observations,
-            (rows, self.env.observation_size()),
-            &Device::Cpu,
-        )
-        .map_err(tensor_error)
-    }
-
     /// Fills the rollout; returns the games that ended in it.
     fn collect(&mut self) -> Result<u64, PpoError> {
         let n = self.env.num_envs();
@@ -560,13 +550,15 @@ impl PpoTrainer {
                     *x = f32::from(u8::from(has_action(bits, a)));
                 }
             }
-            let x = self.batch(&self.observations, n)?;
-            let (logits, values) = self.net.forward(&x).map_err(tensor_error)?;
-            let log_probs = masked_log_softmax(&logits, &illegal_bias(&legal, n, actions)?)
-                .and_then(|t| t.flatten_all())
-                .and_then(|t| t.to_vec1::<f32>())
-                .map_err(tensor_error)?;
-            let values = values.to_vec1::<f32>().map_err(tensor_error)?;
+            let (mut log_probs, values) =
+                self.net
+                    .forward_rows(&self.observations, n, rollout_threads(n))?;
+            for (row, legal) in log_probs
+                .chunks_exact_mut(actions)
+                .zip(legal.chunks_exact(actions))
+            {
+                masked_log_softmax_row(row, legal);
+            }
             let players = self.env.current_players();
             let mut chosen = Vec::with_capacity(n);
             for (i, rng) in self.action_streams.iter_mut().enumerate() {
@@ -608,9 +600,8 @@ impl PpoTrainer {
         let actions = self.env.num_actions();
         let next = self
             .net
-            .values(&self.batch(&self.observations, n)?)
-            .and_then(|v| v.to_vec1::<f32>())
-            .map_err(tensor_error)?;
+            .critic
+            .forward_rows(&self.observations, n, rollout_threads(n))?;
         let (advantages, returns) =
             self.rollout
                 .advantages(&next, s.gamma as f32, s.gae_lambda as f32);
@@ -765,6 +756,28 @@ pub(crate) fn masked_log_softmax(logits: &Tensor, bias: &Tensor) -> candle_core:
     let shifted = masked.broadcast_sub(&max)?;
     let log_sum = shifted.exp()?.sum_keepdim(D::Minus1)?.log()?;
     shifted.broadcast_sub(&log_sum)
+}
+
+/// Rows of a rollout's batch below which its products stay on one
+/// thread: a product of a few rows is over before a second thread would
+/// start on it, and on a busy machine waits for a descheduled one.
+const ROWS_PER_THREAD: usize = 64;
+
+fn rollout_threads(rows: usize) -> usize {
+    (rows / ROWS_PER_THREAD).clamp(1, rayon::current_num_threads())
+}
+
+/// A row of logits made the log-probabilities of the softmax over its
+/// legal actions (`legal`: 1 legal, 0 not), in place, by the arithmetic
+/// of [`masked_log_softmax`].
+fn masked_log_softmax_row(row: &mut [f32], legal: &[f32]) {
+    for (x, &l) in row.iter_mut().zip(legal) {
+        *x += (1.0 - l) * ILLEGAL_LOGIT;
+    }
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    row.iter_mut().for_each(|x| *x -= max);
+    let log_sum = row.iter().map(|x| x.exp()).sum::<f32>().ln();
+    row.iter_mut().for_each(|x| *x -= log_sum);
 }
 
 /// A minibatch's advantages, normalised (mean 0, unbiased standard
