@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use darkhex_algorithms::analyst::{NetworkReport, analyst_for};
-use darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS;
-use darkhex_algorithms::eval::{Exact, PathLimits, PathSets, Weight};
 use darkhex_games::board::{BLACK, Dims, WHITE, stone_glyph};
 use darkhex_games::{AnyGame, Game, State};
+use darkhex_hexengine::analyst::{NetworkReport, analyst_for};
+use darkhex_hexengine::eval::paths::DEFAULT_MAX_PATHS;
+use darkhex_hexengine::eval::{Exact, PathLimits, PathSets, Weight};
 use darkhex_players::hex_players::stones_after;
 use darkhex_players::registry::MAX_K;
 use num_traits::ToPrimitive;

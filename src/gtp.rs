@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
-use darkhex_algorithms::analyst::{
-    Budget, CellLists, ConnectionEnd, Considered, HexAnalyst, analyst_for,
-};
-use darkhex_algorithms::hexsolve::Stats;
 use darkhex_games::board::{BLACK, Dims, MAX_SIDE, WHITE, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{AnyGame, Game};
+use darkhex_hexengine::analyst::{
+    Budget, CellLists, ConnectionEnd, Considered, HexAnalyst, analyst_for,
+};
+use darkhex_hexengine::hexsolve::Stats;
 use darkhex_players::hex_players::candidate_moves;
 use darkhex_players::network_player::NetworkEval;
 use darkhex_players::registry::network_eval;

@@ -3,7 +3,9 @@
 //! that do the work:
 //!
 //! - [`games`]: the Game/State traits, every game, game strings;
-//! - [`algorithms`]: CFR family, best response, LP, PONE, Hex solvers;
+//! - [`base`]: files written atomically, shards, the memory guard;
+//! - [`hexengine`]: the Hex and Rex solver, evaluations and the analyst;
+//! - [`algorithms`]: CFR family, best response, LP, PONE;
 //! - [`players`]: the Player trait and every player;
 //! - [`league`]: tournaments and ratings.
 //!
@@ -17,7 +19,9 @@
 //! ```
 
 pub use darkhex_algorithms as algorithms;
+pub use darkhex_base as base;
 pub use darkhex_games as games;
+pub use darkhex_hexengine as hexengine;
 pub use darkhex_league as league;
 pub use darkhex_players as players;
 

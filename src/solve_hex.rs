@@ -11,18 +11,18 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::files::{FileKind, write_atomically};
-use darkhex_algorithms::hexsolve::edge_patterns::LEARNT_HEADER;
-use darkhex_algorithms::hexsolve::openings::{
-    OpeningValue, OpeningsLog, merge_openings, opening_cells,
-};
-use darkhex_algorithms::hexsolve::tt::BUCKET;
-use darkhex_algorithms::hexsolve::{
-    DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
-};
 use darkhex_algorithms::shard::Shard;
 use darkhex_games::board::{Dims, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
+use darkhex_hexengine::hexsolve::edge_patterns::LEARNT_HEADER;
+use darkhex_hexengine::hexsolve::openings::{
+    OpeningValue, OpeningsLog, merge_openings, opening_cells,
+};
+use darkhex_hexengine::hexsolve::tt::BUCKET;
+use darkhex_hexengine::hexsolve::{
+    DfpnParams, HexSolver, Outcome, Position, Progress, Rules, Stats,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::number_in;

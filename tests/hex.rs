@@ -4,9 +4,9 @@
 mod common;
 
 use common::{darkhex, darkhex_with_input, json, ok, stderr, stdout};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -165,7 +165,7 @@ fn learning_edge_patterns_keeps_them_in_a_file() {
         "{out}"
     );
     let text = std::fs::read_to_string(dir.path().join("edges.txt")).unwrap();
-    let table = darkhex_algorithms::hexsolve::edge_patterns::EdgePatterns::new();
+    let table = darkhex_hexengine::hexsolve::edge_patterns::EdgePatterns::new();
     let first = table.learn_text(&text).unwrap();
     assert!(first > 0, "{text}");
     // A second run starts from the file: it searches less and keeps them.

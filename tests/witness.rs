@@ -8,9 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{darkhex, darkhex_with_input, ok, stderr, stdout};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,7 +1,8 @@
 //! darkhex-algorithms: solvers over the games of `darkhex-games`: game-tree
 //! compilation, the CFR family and Monte Carlo CFR, exact best response and
 //! exploitability, sequence-form and normal-form LP, PONE (probability-one
-//! wins in Dark Hex), and perfect-information Hex/Rex solvers.
+//! wins in Dark Hex). The perfect-information Hex/Rex engine is
+//! darkhex-hexengine.
 //!
 //! ```
 //! use darkhex_algorithms::{CfrSolver, CfrVariant, CompileOptions, GameTree, exploitability};
@@ -16,25 +17,23 @@
 //! assert!((e.value_p0 + 1.0 / 18.0).abs() < 1e-3);
 //! ```
 
-pub mod analyst;
 pub mod approximate_br;
 pub mod best_response;
-pub mod bytes;
 pub mod cfr;
-pub mod eval;
 pub mod fa;
-pub mod files;
-pub mod hexsolve;
 pub mod huge_pages;
 pub mod lp;
-pub mod memory;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
 pub mod rl;
-pub mod shard;
 pub mod stream;
 pub mod tree;
+
+// Moved to darkhex-base and darkhex-hexengine; importable from here for
+// one release.
+pub use darkhex_base::{bytes, files, memory, shard};
+pub use darkhex_hexengine::{analyst, eval, hexsolve};
 
 pub use best_response::{
     BestResponse, Exploitability, best_response, expected_value, exploitability,

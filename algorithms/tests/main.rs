@@ -22,28 +22,16 @@ mod cfr_exact;
 mod cfr_reference;
 #[path = "deep_cfr.rs"]
 mod deep_cfr;
-#[path = "hex_edge_patterns.rs"]
-mod hex_edge_patterns;
-#[path = "hex_inferior.rs"]
-mod hex_inferior;
-#[path = "hex_ladder_patterns.rs"]
-mod hex_ladder_patterns;
-#[path = "hex_solver.rs"]
-mod hex_solver;
-#[path = "hex_vc.rs"]
-mod hex_vc;
 #[path = "lp.rs"]
 mod lp;
+#[path = "moved_paths.rs"]
+mod moved_paths;
 #[path = "policy_model.rs"]
 mod policy_model;
 #[path = "pone.rs"]
 mod pone;
 #[path = "rcfr.rs"]
 mod rcfr;
-#[path = "rex_rules.rs"]
-mod rex_rules;
-#[path = "rex_solver.rs"]
-mod rex_solver;
 #[path = "rl_env.rs"]
 mod rl_env;
 #[path = "rl_ppo.rs"]

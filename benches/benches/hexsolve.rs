@@ -10,15 +10,15 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use darkhex_algorithms::eval::evaluate;
-use darkhex_algorithms::hexsolve::edge_patterns::{EdgePatterns, PlacedEdges};
-use darkhex_algorithms::hexsolve::inferior::analyse;
-use darkhex_algorithms::hexsolve::node::{RuleStats, Workspace, examine};
-use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_benches::{MID_11, position};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::eval::evaluate;
+use darkhex_hexengine::hexsolve::edge_patterns::{EdgePatterns, PlacedEdges};
+use darkhex_hexengine::hexsolve::inferior::analyse;
+use darkhex_hexengine::hexsolve::node::{RuleStats, Workspace, examine};
+use darkhex_hexengine::hexsolve::vc::{VcParams, VcSet};
+use darkhex_hexengine::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 
 /// A 7x7 position after a few opening moves.
 const MID_7: &str = "d4,c5,e3,c3,b6";

@@ -10,13 +10,13 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
-use darkhex_algorithms::eval::{Network, NetworkValue, PathLimits, Weight, path_sets};
-use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
 use darkhex_benches::{MID_11, position};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{Action, AnyGame, Geometry};
+use darkhex_hexengine::analyst::{HexAnalyst, analyst_for};
+use darkhex_hexengine::eval::{Network, NetworkValue, PathLimits, Weight, path_sets};
+use darkhex_hexengine::hexsolve::vc::{VcParams, VcSet};
 use darkhex_players::network_player::{NetworkEval, NetworkPlayer};
 use darkhex_players::{Player, PlayerView, play_game, prepare};
 

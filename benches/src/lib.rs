@@ -1,8 +1,8 @@
 //! darkhex-benches: criterion benchmarks (`cargo bench -p darkhex-benches`)
 //! and the helpers they share.
 
-use darkhex_algorithms::hexsolve::Position;
 use darkhex_games::Geometry;
+use darkhex_hexengine::hexsolve::Position;
 
 /// This process's peak resident memory in MB (VmHWM; Linux only).
 pub fn peak_rss_mb() -> Option<f64> {

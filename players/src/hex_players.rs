@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use darkhex_algorithms::analyst::{Budget, CellLists, Considered, HexAnalyst};
 use darkhex_games::Action;
+use darkhex_hexengine::analyst::{Budget, CellLists, Considered, HexAnalyst};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;

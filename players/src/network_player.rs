@@ -9,10 +9,10 @@
 
 use std::sync::Arc;
 
-use darkhex_algorithms::analyst::HexAnalyst;
-use darkhex_algorithms::eval::{NetworkValue, PathLimits, Weight};
 use darkhex_games::Action;
 use darkhex_games::board::BLACK;
+use darkhex_hexengine::analyst::HexAnalyst;
+use darkhex_hexengine::eval::{NetworkValue, PathLimits, Weight};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -139,10 +139,10 @@ impl Player for NetworkPlayer {
 mod tests {
     use super::*;
     use crate::registry::{network_eval, prepare};
-    use darkhex_algorithms::analyst::analyst_for;
     use darkhex_games::board::{Dims, WHITE};
     use darkhex_games::hex::HexGame;
     use darkhex_games::{AnyGame, load_game};
+    use darkhex_hexengine::analyst::analyst_for;
 
     fn analyst(size: usize) -> Arc<dyn HexAnalyst> {
         Arc::from(analyst_for(&HexGame::new(
@@ -234,7 +234,7 @@ mod tests {
     fn specs_are_checked() {
         let (e, paths) = network_eval("network(eval=ek)").unwrap();
         assert_eq!(e.spec(), "network(eval=ek,k=2,x=0.00001)");
-        assert_eq!(paths, darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS);
+        assert_eq!(paths, darkhex_hexengine::eval::paths::DEFAULT_MAX_PATHS);
         assert_eq!(network_eval("network(eval=e)").unwrap().0, NetworkEval::E);
         for (bad, says) in [
             ("network(eval=q)", "e, ek"),

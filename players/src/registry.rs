@@ -10,9 +10,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use darkhex_algorithms::analyst::{HexAnalyst, analyst_for};
-use darkhex_algorithms::eval::Weight;
-use darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS;
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::lp::{LpBackend, LpOptions, solve_sequence_form};
@@ -23,6 +20,9 @@ use darkhex_algorithms::{
 };
 use darkhex_games::spec::Spec;
 use darkhex_games::{AnyGame, GameError, with_game};
+use darkhex_hexengine::analyst::{HexAnalyst, analyst_for};
+use darkhex_hexengine::eval::Weight;
+use darkhex_hexengine::eval::paths::DEFAULT_MAX_PATHS;
 use thiserror::Error;
 
 use crate::hex_players::{ResistancePlayer, SolverPlayer};

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use darkhex_algorithms::analyst::{Budget, CellLists, Considered, HexAnalyst, analyst_for};
 use darkhex_games::board::{BLACK, Dims};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{Action, load_game};
+use darkhex_hexengine::analyst::{Budget, CellLists, Considered, HexAnalyst, analyst_for};
 use darkhex_players::{Player, PlayerView, prepare};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

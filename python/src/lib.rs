@@ -14,8 +14,8 @@ mod rl;
 mod solvers;
 mod vector_env;
 
-use darkhex_algorithms::hexsolve::openings::opening_cells as board_openings;
 use darkhex_games::AnyGame;
+use darkhex_hexengine::hexsolve::openings::opening_cells as board_openings;
 use pyo3::prelude::*;
 
 use crate::errors::value_error;

@@ -8,10 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use darkhex_algorithms::analyst::Budget;
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, FileKind};
-use darkhex_algorithms::hexsolve::openings::{PositionValue, solve_positions};
 use darkhex_algorithms::lp::{LpOptions, solve_sequence_form};
 use darkhex_algorithms::memory::total_memory;
 use darkhex_algorithms::pone as pone_search;
@@ -21,6 +19,8 @@ use darkhex_algorithms::{
     Provenance, Trainer, exploitability as exact_exploitability,
 };
 use darkhex_games::{AnyGame, Game, State, Turn, with_game};
+use darkhex_hexengine::analyst::Budget;
+use darkhex_hexengine::hexsolve::openings::{PositionValue, solve_positions};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};

@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use axum::extract::{Query, State};
 use axum::response::IntoResponse;
-use darkhex_algorithms::analyst::{Budget, analyst_for};
-use darkhex_algorithms::eval::paths::DEFAULT_MAX_PATHS;
-use darkhex_algorithms::eval::{PathLimits, Weight};
-use darkhex_algorithms::hexsolve::openings::solve_positions;
 use darkhex_games::hex::HexGame;
 use darkhex_games::{AnyGame, Game, State as _, Turn};
+use darkhex_hexengine::analyst::{Budget, analyst_for};
+use darkhex_hexengine::eval::paths::DEFAULT_MAX_PATHS;
+use darkhex_hexengine::eval::{PathLimits, Weight};
+use darkhex_hexengine::hexsolve::openings::solve_positions;
 use darkhex_players::hex_players::stones_after;
 use darkhex_players::registry::MAX_K;
 use serde::Deserialize;

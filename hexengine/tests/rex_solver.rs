@@ -9,10 +9,10 @@
 mod common;
 
 use common::{check_board, geom};
-use darkhex_algorithms::hexsolve::rex::RexRules;
-use darkhex_algorithms::hexsolve::vc::VcParams;
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::CellSet;
+use darkhex_hexengine::hexsolve::rex::RexRules;
+use darkhex_hexengine::hexsolve::vc::VcParams;
+use darkhex_hexengine::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 
 const BOARDS: [(usize, usize); 5] = [(3, 3), (3, 4), (4, 4), (4, 5), (5, 5)];
 
@@ -225,7 +225,7 @@ fn the_acute_corner_opening_of_5x5_as_solrex_answers_it() {
 }
 
 /// Solrex's answers on random 5x5 positions (the first 40 of Solrex's
-/// own regression file, algorithms/tests/data/solrex-random5x5.txt names
+/// own regression file, hexengine/tests/data/solrex-random5x5.txt names
 /// it): five stones, White first, then Black to move; every winning move
 /// of Black is the set Solrex lists.
 #[test]

@@ -6,11 +6,11 @@
 mod common;
 
 use common::{assert_winners_match_minimax, check_board, fill_around, geom, positions};
-use darkhex_algorithms::hexsolve::edge_patterns::{EdgeFrame, EdgePattern, EdgePatterns};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::board::Dims;
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::edge_patterns::{EdgeFrame, EdgePattern, EdgePatterns};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
+use darkhex_hexengine::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -4,15 +4,15 @@
 mod common;
 
 use common::{assert_winners_match_minimax, fill_around, geom, positions};
-use darkhex_algorithms::hexsolve::check::ladder_holds;
-use darkhex_algorithms::hexsolve::edge_patterns::EdgeFrame;
-use darkhex_algorithms::hexsolve::ladder_patterns::{
-    LadderPattern, PlacedLadders, find_ladder_patterns, ladder_patterns, parse_ladders,
-};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Rules};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::check::ladder_holds;
+use darkhex_hexengine::hexsolve::edge_patterns::EdgeFrame;
+use darkhex_hexengine::hexsolve::ladder_patterns::{
+    LadderPattern, PlacedLadders, find_ladder_patterns, ladder_patterns, parse_ladders,
+};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
+use darkhex_hexengine::hexsolve::{DfpnParams, HexSolver, Rules};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;

@@ -15,7 +15,7 @@
 //! opponent's in the proof, which is never better for the player), on
 //! either side of either player, and mirrored along the side.
 //!
-//! The built-in table (`algorithms/data/edge-patterns.txt`) was learnt by
+//! The built-in table (`hexengine/data/edge-patterns.txt`) was learnt by
 //! solving the openings of small boards (see the file's header); `darkhex
 //! solve --learn-edges FILE` learns more.
 

@@ -5,16 +5,16 @@
 mod common;
 
 use common::{geom, positions};
-use darkhex_algorithms::hexsolve::captured_search::{CaptureCache, is_captured, template_carriers};
-use darkhex_algorithms::hexsolve::decompose::sealed_regions;
-use darkhex_algorithms::hexsolve::inferior::{
-    analyse, dead_cells, neighbour_dominated, path_dominated,
-};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::position::joined;
-use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
 use darkhex_games::CellSet;
 use darkhex_games::board::{BLACK, WHITE};
+use darkhex_hexengine::hexsolve::captured_search::{CaptureCache, is_captured, template_carriers};
+use darkhex_hexengine::hexsolve::decompose::sealed_regions;
+use darkhex_hexengine::hexsolve::inferior::{
+    analyse, dead_cells, neighbour_dominated, path_dominated,
+};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
+use darkhex_hexengine::hexsolve::position::joined;
+use darkhex_hexengine::hexsolve::vc::{VcParams, VcSet};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

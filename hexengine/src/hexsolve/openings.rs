@@ -18,9 +18,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::analyst::Budget;
-use crate::files::{FileError, FileKind, write_atomically};
 use crate::hexsolve::{DfpnParams, HexSolver, Outcome, Position, Progress, Rules};
-use crate::shard::{Shard, ShardError, check_complete};
+use darkhex_base::files::{FileError, FileKind, write_atomically};
+use darkhex_base::shard::{Shard, ShardError, check_complete};
 
 pub const OPENINGS_LOG_VERSION: u32 = 1;
 
@@ -86,7 +86,7 @@ pub struct OpeningsLog {
 /// Reads a log: the header, then every whole line (a torn last line, a
 /// write cut short, is not a solved opening and is dropped).
 fn read(path: &Path) -> Result<(OpeningsContents, bool), OpeningsError> {
-    let text = crate::files::read_text(path)?;
+    let text = darkhex_base::files::read_text(path)?;
     let foreign = |reason: &str| OpeningsError::Foreign {
         path: path.to_path_buf(),
         reason: reason.to_string(),
@@ -225,7 +225,7 @@ pub fn merge_openings(
     let mut first: Option<(String, PathBuf)> = None;
     for path in paths {
         let (held, _) = read(path)?;
-        let name = crate::files::shown(path);
+        let name = darkhex_base::files::shown(path);
         let Some(shard) = held.shard else {
             return Err(OpeningsError::Merge(format!(
                 "{name} is the log of a whole run, not of a shard: `darkhex solve merge` joins the logs of `--shard I/N` runs"
@@ -237,7 +237,7 @@ pub fn merge_openings(
                 return Err(OpeningsError::Merge(format!(
                     "{name} holds openings of {}, and {} of {game}: shards of one run solve one game",
                     held.game,
-                    crate::files::shown(path0)
+                    darkhex_base::files::shown(path0)
                 )));
             }
             Some(_) => {}

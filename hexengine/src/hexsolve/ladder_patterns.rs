@@ -11,7 +11,7 @@
 //! Y from above. Benzene adds the same ladders from hand-drawn start and
 //! end shapes (its "non-edge" VC patterns); here each is proved.
 //!
-//! The built-in table (`algorithms/data/ladder-patterns.txt`) was found by
+//! The built-in table (`hexengine/data/ladder-patterns.txt`) was found by
 //! [`find_ladder_patterns`]: for each row of X and each distance to Y, the
 //! band between them holds the connection by exhaustive play
 //! ([`super::check::ladder_holds`], the opponent first), and is cut down to
@@ -155,7 +155,7 @@ impl Band {
 /// Every ladder pattern with Y at most `max_reach` cells along from X,
 /// found and proved (slow: the bands' games grow about fivefold a cell;
 /// the built-in table is made by `cargo run --release -p
-/// darkhex-algorithms --example ladder_patterns`).
+/// darkhex-hexengine --example ladder_patterns`).
 pub fn find_ladder_patterns(max_reach: i8, mut progress: impl FnMut(&str)) -> Vec<LadderPattern> {
     let Some(band) = Band::new() else {
         return Vec::new();
@@ -185,7 +185,7 @@ pub fn find_ladder_patterns(max_reach: i8, mut progress: impl FnMut(&str)) -> Ve
     all
 }
 
-/// The built-in table (`algorithms/data/ladder-patterns.txt`), parsed once.
+/// The built-in table (`hexengine/data/ladder-patterns.txt`), parsed once.
 pub fn ladder_patterns() -> &'static [LadderPattern] {
     static TABLE: OnceLock<Vec<LadderPattern>> = OnceLock::new();
     TABLE.get_or_init(|| {

@@ -1,12 +1,12 @@
 //! Virtual connections: the edge templates are found, and every claimed
 //! connection holds when checked by exhaustive play inside its carrier.
 
-use darkhex_algorithms::hexsolve::check::{Terminal, connection_holds};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::position::joined;
-use darkhex_algorithms::hexsolve::vc::{End, VcParams, VcSet};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::check::{Terminal, connection_holds};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
+use darkhex_hexengine::hexsolve::position::joined;
+use darkhex_hexengine::hexsolve::vc::{End, VcParams, VcSet};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -4,15 +4,15 @@
 mod common;
 
 use common::{geom, scatter};
-use darkhex_algorithms::hexsolve::check::{Terminal, connection_holds, connection_holds_pruned};
-use darkhex_algorithms::hexsolve::edge_patterns::{
-    EdgeFrame, EdgePattern, EdgePatterns, PlacedEdges,
-};
-use darkhex_algorithms::hexsolve::edge_search::EdgeLearner;
-use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
-use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::check::{Terminal, connection_holds, connection_holds_pruned};
+use darkhex_hexengine::hexsolve::edge_patterns::{
+    EdgeFrame, EdgePattern, EdgePatterns, PlacedEdges,
+};
+use darkhex_hexengine::hexsolve::edge_search::EdgeLearner;
+use darkhex_hexengine::hexsolve::vc::{VcParams, VcSet};
+use darkhex_hexengine::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;

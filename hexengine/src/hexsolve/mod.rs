@@ -5,7 +5,7 @@
 //! ([`rex`]); the search, the table and the geometry are shared.
 //!
 //! ```
-//! use darkhex_algorithms::hexsolve::{DfpnParams, HexSolver, Position, Rules};
+//! use darkhex_hexengine::hexsolve::{DfpnParams, HexSolver, Position, Rules};
 //! use darkhex_games::Geometry;
 //! use darkhex_games::board::Dims;
 //!

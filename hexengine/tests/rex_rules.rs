@@ -7,25 +7,25 @@
 mod common;
 
 use common::{geom, positions};
-use darkhex_algorithms::hexsolve::decompose::each_sealed_region;
-use darkhex_algorithms::hexsolve::inferior::{clique_cutset_dead, dead_cells, killed_by};
-use darkhex_algorithms::hexsolve::minimax::Minimax;
-use darkhex_algorithms::hexsolve::node::{Node, RuleStats, Workspace, examine};
-use darkhex_algorithms::hexsolve::position::{Stones, joined};
-use darkhex_algorithms::hexsolve::rex::RexRules;
-use darkhex_algorithms::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
-use darkhex_algorithms::hexsolve::rex::decomposition::sealed_even_regions;
-use darkhex_algorithms::hexsolve::rex::fill_in::{
+use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::decompose::each_sealed_region;
+use darkhex_hexengine::hexsolve::inferior::{clique_cutset_dead, dead_cells, killed_by};
+use darkhex_hexengine::hexsolve::minimax::Minimax;
+use darkhex_hexengine::hexsolve::node::{Node, RuleStats, Workspace, examine};
+use darkhex_hexengine::hexsolve::position::{Stones, joined};
+use darkhex_hexengine::hexsolve::rex::RexRules;
+use darkhex_hexengine::hexsolve::rex::colour_symmetry::{is_colour_symmetric, symmetric_moves};
+use darkhex_hexengine::hexsolve::rex::decomposition::sealed_even_regions;
+use darkhex_hexengine::hexsolve::rex::fill_in::{
     captured_pair_fill, even_dead_fill, fill_in, mutual_fill,
 };
-use darkhex_algorithms::hexsolve::rex::mover_is_last;
-use darkhex_algorithms::hexsolve::rex::pairing::{find_join_pairing, is_join_pairing};
-use darkhex_algorithms::hexsolve::rex::preferences::{
+use darkhex_hexengine::hexsolve::rex::mover_is_last;
+use darkhex_hexengine::hexsolve::rex::pairing::{find_join_pairing, is_join_pairing};
+use darkhex_hexengine::hexsolve::rex::preferences::{
     capturee_over_capturer, victim_over_killer, vulnerable_over_opponent_killer,
 };
-use darkhex_algorithms::hexsolve::vc::{VcParams, VcSet};
-use darkhex_algorithms::hexsolve::{Position, Rules};
-use darkhex_games::{CellSet, Geometry};
+use darkhex_hexengine::hexsolve::vc::{VcParams, VcSet};
+use darkhex_hexengine::hexsolve::{Position, Rules};
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
