@@ -28,7 +28,6 @@ mod train;
 mod train_deep;
 mod train_rl;
 mod values;
-mod witness;
 
 use std::process::ExitCode;
 

@@ -128,7 +128,7 @@ fn is_league_log(path: &Path) -> bool {
 fn why_not(path: &Path, holds: Holds) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     match holds {
-        Holds::EdgePatterns => darkhex_algorithms::hexsolve::edge_patterns::EdgePatterns::new()
+        Holds::EdgePatterns => darkhex_hexengine::hexsolve::edge_patterns::EdgePatterns::new()
             .learn_text(&text)
             .err()
             .map(|e| e.to_string()),
@@ -146,7 +146,7 @@ fn text_kind(head: &str, cut: bool) -> Option<Holds> {
     if head.lines().next() == Some(darkhex_local::database::HEADER) {
         return Some(Holds::ValueDatabase);
     }
-    if crate::witness::is_witness_text(head) {
+    if darkhex_local::witness::is_witness_text(head) {
         return Some(Holds::Witness);
     }
     // The last line of a cut head may be cut too.
@@ -154,7 +154,7 @@ fn text_kind(head: &str, cut: bool) -> Option<Holds> {
         (true, Some(end)) => &head[..end],
         _ => head,
     };
-    darkhex_algorithms::hexsolve::edge_patterns::is_pattern_text(whole)
+    darkhex_hexengine::hexsolve::edge_patterns::is_pattern_text(whole)
         .then_some(Holds::EdgePatterns)
 }
 
@@ -408,7 +408,7 @@ mod tests {
     fn text_kinds_are_told_from_their_first_lines() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let read = |p: &str| std::fs::read_to_string(repo.join(p)).unwrap();
-        let patterns = read("algorithms/data/edge-patterns.txt");
+        let patterns = read("hexengine/data/edge-patterns.txt");
         assert_eq!(text_kind(&patterns, false), Some(Holds::EdgePatterns));
         // A head cut inside a line still reads as patterns.
         let cut = &patterns[..patterns.len() - 3];

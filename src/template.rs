@@ -3,14 +3,16 @@
 //! probes into its carrier are provably inferior (the rules:
 //! docs/guide/regions.md).
 
+use std::cell::RefCell;
 use std::path::PathBuf;
-
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use darkhex_local::region::Region;
 use darkhex_local::template::{Probe, Template, TemplateReport};
+use darkhex_local::witness::{SearchLimits, SearchProgress, find_all};
+use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::args::number_in;
@@ -18,7 +20,6 @@ use crate::help;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::region::{REGION_FORMAT, expand_guarded};
-use crate::witness::{SearchLimits, find_all};
 
 #[derive(Args)]
 #[command(after_help = help::after(&[
@@ -166,12 +167,49 @@ pub fn run(args: TemplateArgs) -> Result<()> {
             probes: args.probes.clone(),
         };
         outln!("witnesses:");
-        for (cell, found) in find_all(&args.file, template.region(), &report.probes, dir, &limits)?
-        {
+        let bar = ProbeBar::default();
+        let found = find_all(
+            &args.file,
+            template.region(),
+            &report.probes,
+            dir,
+            &limits,
+            &bar,
+        )?;
+        for (cell, found) in found {
             outln!("  {cell:<3} {}", found.describe());
         }
     }
     Ok(())
+}
+
+/// A bar of attempts for the probe being searched.
+#[derive(Default)]
+struct ProbeBar(RefCell<Option<ProgressBar>>);
+
+impl SearchProgress for ProbeBar {
+    fn probe(&self, cell: &str, attempts: u64) {
+        let bar = ProgressBar::new(attempts);
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{bar:32.cyan/blue}} probe {cell}: {{human_pos}}/{{human_len}} attempts [{{elapsed_precise}}]"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        *self.0.borrow_mut() = Some(bar);
+    }
+
+    fn attempt(&self, i: u64) {
+        if let Some(bar) = &*self.0.borrow() {
+            bar.set_position(i);
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = self.0.borrow_mut().take() {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 fn status(probe: &Probe) -> String {

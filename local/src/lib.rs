@@ -12,7 +12,9 @@
 //! - [`template`]: templates, and which probes into them are inferior;
 //! - [`database`]: a database of Hex-realizable 3-terminal values;
 //! - [`expansion`]: how large an expansion grows, estimated before it
-//!   starts and counted while it runs.
+//!   starts and counted while it runs;
+//! - [`witness`]: positions on a small board where a probe is White's only
+//!   winning move, found by the Hex solver (darkhex-hexengine).
 
 pub mod canonical;
 pub mod database;
@@ -22,6 +24,7 @@ pub mod poset;
 pub mod region;
 pub mod sum;
 pub mod template;
+pub mod witness;
 
 pub use form::{Arena, GameId};
 pub use poset::{Atom, Connection, Poset};

@@ -41,17 +41,18 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
-use darkhex_algorithms::analyst::{Budget, CellLists, HexAnalyst, analyst_for};
-use darkhex_algorithms::files::write_atomically;
+use darkhex_base::files::{FileError, write_atomically};
+use darkhex_games::GameError;
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::hex::HexGame;
-use darkhex_local::region::{Cell, Region};
-use darkhex_local::template::Probe;
-use indicatif::{ProgressBar, ProgressStyle};
+use darkhex_hexengine::analyst::{Budget, CellLists, HexAnalyst, analyst_for};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use thiserror::Error;
+
+use crate::region::{Cell, Region};
+use crate::template::Probe;
 
 #[cfg(test)]
 mod committed;
@@ -64,6 +65,38 @@ const CARRIER_WEIGHT: usize = 1000;
 
 /// The smallest board tried.
 const MIN_SIDE: usize = 3;
+
+/// Why a witness search could not run or keep what it found.
+#[derive(Debug, Error)]
+pub enum WitnessError {
+    #[error(
+        "the template fits on no board up to {0}x{0} (its carrier and stones must lie on the board; a terminal on one row may be Black's edge)"
+    )]
+    FitsNowhere(usize),
+    #[error(transparent)]
+    Board(#[from] GameError),
+    #[error("cannot create {}", .path.display())]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+/// What a witness search reports as it goes (the CLI draws a bar per
+/// probe); `()` reports nothing.
+pub trait SearchProgress {
+    /// The search for probe `cell` starts, with at most `attempts` attempts.
+    fn probe(&self, _cell: &str, _attempts: u64) {}
+    /// The current probe's attempt `i` (from 1).
+    fn attempt(&self, _i: u64) {}
+    /// The current probe's search ended.
+    fn done(&self) {}
+}
+
+impl SearchProgress for () {}
 
 /// What the search may spend, per probe.
 #[derive(Clone, Debug)]
@@ -110,7 +143,7 @@ impl Placement {
 }
 
 /// Every placement of `region` on boards of side 3 up to `max_side`.
-fn placements(region: &Region, max_side: usize) -> Result<Vec<Placement>> {
+fn placements(region: &Region, max_side: usize) -> Result<Vec<Placement>, WitnessError> {
     let cells = region.cells();
     let max_r = cells.iter().map(|c| c.0.0).max().unwrap_or(0) as isize;
     let max_c = cells.iter().map(|c| c.0.1).max().unwrap_or(0) as isize;
@@ -127,9 +160,7 @@ fn placements(region: &Region, max_side: usize) -> Result<Vec<Placement>> {
         }
     }
     if out.is_empty() {
-        bail!(
-            "the template fits on no board up to {max_side}x{max_side} (its carrier and stones must lie on the board; a terminal on one row may be Black's edge)"
-        );
+        return Err(WitnessError::FitsNowhere(max_side));
     }
     Ok(out)
 }
@@ -563,7 +594,7 @@ fn search(
     x: usize,
     limits: &SearchLimits,
     analysts: &mut Analysts,
-    bar: &ProgressBar,
+    progress: &dyn SearchProgress,
 ) -> Result<Witness, (u64, Option<usize>)> {
     let start = Instant::now();
     let (edge, inside): (Vec<&Placement>, Vec<&Placement>) =
@@ -588,7 +619,7 @@ fn search(
         };
         let p = kind[rng.random_range(0..kind.len())];
         let analyst = analysts.get(p.dims);
-        bar.set_position(i);
+        progress.attempt(i);
         let stones = match attempt(p, x, analyst, &mut rng, limits, &mut viability) {
             Ok(stones) => stones,
             Err(score) => {
@@ -731,8 +762,12 @@ pub fn find_all(
     probes: &[Probe],
     dir: &Path,
     limits: &SearchLimits,
-) -> Result<Vec<(String, Found)>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    progress: &dyn SearchProgress,
+) -> Result<Vec<(String, Found)>, WitnessError> {
+    std::fs::create_dir_all(dir).map_err(|source| WitnessError::Folder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let stem = file
         .file_stem()
         .map_or("template".into(), |s| s.to_string_lossy().into_owned());
@@ -757,16 +792,10 @@ pub fn find_all(
         } else if sgf.exists() {
             Found::Kept(sgf)
         } else {
-            let bar = ProgressBar::new(limits.attempts);
-            bar.set_style(
-                ProgressStyle::with_template(&format!(
-                    "{{bar:32.cyan/blue}} probe {cell}: {{human_pos}}/{{human_len}} attempts [{{elapsed_precise}}]"
-                ))
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
+            progress.probe(&cell, limits.attempts);
             let start = Instant::now();
-            let w = search(region, &places, x, limits, &mut analysts, &bar);
-            bar.finish_and_clear();
+            let w = search(region, &places, x, limits, &mut analysts, progress);
+            progress.done();
             match w {
                 Ok(w) => {
                     write_atomically(&txt, w.diagram(&name, &cell).as_bytes())?;

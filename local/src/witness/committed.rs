@@ -3,20 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use darkhex_algorithms::analyst::CellLists;
+use crate::region::Region;
 use darkhex_games::board::{BLACK, Dims, WHITE};
-use darkhex_local::region::Region;
+use darkhex_hexengine::analyst::CellLists;
 
 use super::{Placement, placements};
 
-fn repo() -> PathBuf {
+/// This crate's folder, which holds templates/ and witnesses/.
+fn local() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
 pub(super) fn region(stem: &str) -> Region {
-    let path = repo()
-        .join("local/templates")
-        .join(format!("{stem}.region"));
+    let path = local().join("templates").join(format!("{stem}.region"));
     Region::parse(&std::fs::read_to_string(path).expect("template file")).expect("region")
 }
 
@@ -43,7 +42,7 @@ fn board_tokens(text: &str) -> Vec<Vec<String>> {
 
 /// Every witness diagram in `local/witnesses/`.
 pub(super) fn committed() -> Vec<Committed> {
-    let dir = repo().join("local/witnesses");
+    let dir = local().join("witnesses");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("witness folder") {
         let path = entry.expect("entry").path();

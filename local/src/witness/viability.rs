@@ -17,10 +17,10 @@
 //! move, so no filling of the empty cells outside the carrier is a
 //! witness, and the search need not solve it.
 
-use darkhex_algorithms::analyst::CellLists;
+use crate::region::{Region, hex_neighbours};
+use crate::template::Template;
 use darkhex_games::board::{BLACK, WHITE};
-use darkhex_local::region::{Region, hex_neighbours};
-use darkhex_local::template::Template;
+use darkhex_hexengine::analyst::CellLists;
 use rustc_hash::FxHashMap;
 
 use super::Placement;
@@ -193,8 +193,8 @@ fn diagram(p: &Placement, stones: &CellLists, x: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use darkhex_algorithms::analyst::analyst_for;
     use darkhex_games::hex::HexGame;
+    use darkhex_hexengine::analyst::analyst_for;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
