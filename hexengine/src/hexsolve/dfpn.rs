@@ -32,9 +32,12 @@ use std::time::{Duration, Instant};
 use darkhex_games::{CellSet, Geometry};
 
 use super::edge_patterns::EdgePatterns;
-use super::node::{Node, RuleStats, Rules, Workspace, examine_with_grounds};
+use super::node::examine_with_grounds;
 use super::position::Position;
+use super::rules::{RuleStats, Rules};
 use super::tt::{Bounds, Entry, Expansion, INF, TransTable};
+use super::verdict::Node;
+use super::workspace::{NewLearner, Workspace};
 
 /// Search settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -144,6 +147,8 @@ pub struct Outcome {
 }
 
 /// A Hex (or Rex) solver for one board; its table persists across solves.
+/// `HexSolver::new` is in [`super::edge_search`], which gives the solver
+/// its edge learner.
 pub struct HexSolver<'g, const W: usize> {
     geom: &'g Geometry<W>,
     pub rules: Rules,
@@ -153,6 +158,8 @@ pub struct HexSolver<'g, const W: usize> {
     /// Edge patterns learnt by local searches (when the rules learn),
     /// kept across solves.
     learnt: Arc<EdgePatterns>,
+    /// Each thread's edge learner, when the rules learn.
+    new_learner: NewLearner<W>,
 }
 
 /// Slots of the virtual-loss counters (positions hash into them).
@@ -188,7 +195,14 @@ struct Local<const W: usize> {
 }
 
 impl<'g, const W: usize> HexSolver<'g, W> {
-    pub fn new(geom: &'g Geometry<W>, rules: Rules, params: DfpnParams) -> Self {
+    /// A solver whose threads learn edge patterns with learners of
+    /// `new_learner` when the rules learn.
+    pub fn with_learner(
+        geom: &'g Geometry<W>,
+        rules: Rules,
+        params: DfpnParams,
+        new_learner: NewLearner<W>,
+    ) -> Self {
         HexSolver {
             geom,
             rules,
@@ -196,6 +210,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             tt: TransTable::new(params.tt_mb, geom.cells() / 2 + 1),
             stop: Arc::new(AtomicBool::new(false)),
             learnt: Arc::default(),
+            new_learner,
         }
     }
 
@@ -373,7 +388,12 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             visits: 0,
             rules: RuleStats::default(),
             reporter,
-            workspace: Workspace::sharing(self.geom, &self.rules, self.learnt.clone()),
+            workspace: Workspace::with_learner(
+                self.geom,
+                &self.rules,
+                self.learnt.clone(),
+                self.new_learner,
+            ),
         };
         let root_th = Bounds {
             phi: INF,

@@ -15,15 +15,17 @@
 //! does without. What is left is a pattern that holds wherever it fits.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
 use rustc_hash::FxHashSet;
 
 use super::dfpn::{DfpnParams, HexSolver};
-use super::edge_patterns::{EdgeFrame, EdgePattern};
-use super::node::Rules;
+use super::edge_patterns::{EdgeFrame, EdgePattern, EdgePatterns};
 use super::position::{Position, Stones};
+use super::rules::Rules;
+use super::workspace::{EdgeSearch, Workspace};
 
 /// Local boards have at most this many 64-cell words.
 const LOCAL_WORDS: usize = 2;
@@ -38,6 +40,54 @@ pub const LEARN_DEPTH: usize = 4;
 pub struct LearnStats {
     pub searched: u64,
     pub learnt: u64,
+}
+
+/// A thread's edge learner, for [`HexSolver::with_learner`] and
+/// [`Workspace::with_learner`].
+fn new_learner<const W: usize>() -> Box<dyn EdgeSearch<W>> {
+    Box::new(EdgeLearner::<W>::default())
+}
+
+// The solver and the workspaces that learn are built here, above both
+// the search and the learner: the search runs the examination, which
+// runs the learner, which runs a search of its own.
+impl<'g, const W: usize> HexSolver<'g, W> {
+    pub fn new(geom: &'g Geometry<W>, rules: Rules, params: DfpnParams) -> Self {
+        HexSolver::with_learner(geom, rules, params, new_learner::<W>)
+    }
+}
+
+impl<const W: usize> Workspace<W> {
+    pub fn new(geom: &Geometry<W>, rules: &Rules) -> Self {
+        Workspace::sharing(geom, rules, Arc::default())
+    }
+
+    /// A workspace that learns into `learnt` (when the rules learn),
+    /// shared with other threads and solves.
+    pub fn sharing(geom: &Geometry<W>, rules: &Rules, learnt: Arc<EdgePatterns>) -> Self {
+        Workspace::with_learner(geom, rules, learnt, new_learner::<W>)
+    }
+}
+
+impl<const W: usize> EdgeSearch<W> for EdgeLearner<W> {
+    fn search(
+        &mut self,
+        geom: &Geometry<W>,
+        stones: &Stones<W>,
+        player: usize,
+        side: usize,
+        cell: usize,
+    ) -> Option<EdgePattern> {
+        EdgeLearner::search(self, geom, stones, player, side, cell)
+    }
+
+    fn searched(&self) -> u64 {
+        self.stats.searched
+    }
+
+    fn max_depth(&self) -> usize {
+        LEARN_DEPTH
+    }
 }
 
 /// One thread's local solvers, and the searches that failed.

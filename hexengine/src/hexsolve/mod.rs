@@ -38,9 +38,12 @@ pub mod node;
 pub mod openings;
 pub mod position;
 pub mod rex;
+pub mod rules;
 pub mod tt;
 pub mod vc;
+pub mod verdict;
+pub mod workspace;
 
 pub use dfpn::{DfpnParams, HexSolver, Outcome, Progress, Stats};
-pub use node::Rules;
 pub use position::{Position, Stones};
+pub use rules::Rules;

@@ -3,279 +3,23 @@
 //! or no move that stops the opponent's), and otherwise which moves to
 //! search, in which order, with which cells filled in.
 
-use std::sync::Arc;
-
 use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
-use super::captured_search::CaptureCache;
 use super::decompose::sealed_regions;
-use super::edge_patterns::{EdgeFrame, EdgePatterns, PlacedEdges};
-use super::edge_search::{EdgeLearner, LEARN_DEPTH};
+use super::edge_patterns::EdgeFrame;
 use super::inferior::{Dominations, analyse_cached};
-use super::ladder_patterns::PlacedLadders;
 use super::position::{Position, Stones, joined};
-use super::rex::RexRules;
-use super::vc::{End, VcParams, VcSet};
+use super::rex;
+use super::vc::End;
 use crate::eval::network::Network;
 use crate::eval::paths::{PathLimits, path_sets};
 use crate::eval::resistance::evaluate;
 
-/// Which rules the solver applies; each can be switched off to measure
-/// what it saves (all on by default). The Hex rules are theorems about Hex
-/// and Rex uses none of them; Rex has its own ([`RexRules`]), with the
-/// 180-degree symmetry and the resistance order shared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Rules {
-    /// Rex: the player who joins their sides loses.
-    pub misere: bool,
-    /// Virtual connections: a side-to-side full or semi decides the
-    /// position; the opponent's semis restrict the moves (mustplay).
-    pub connections: bool,
-    /// Dead and captured cells filled in.
-    pub fill_in: bool,
-    /// Among them, 4-3-2 carriers proved captured by search
-    /// ([`super::captured_search`]).
-    pub template_captures: bool,
-    /// Regions sealed off by a connection filled in for their owner.
-    pub decompositions: bool,
-    /// Vulnerable cells pruned.
-    pub vulnerable: bool,
-    /// Capture-dominated cells pruned (and the acute-corner 4-3-2 arcs).
-    pub dominated: bool,
-    /// Path-dominated cells pruned (Henderson and Hayward, Lemma 1); off
-    /// by default.
-    pub path_domination: bool,
-    /// Neighbourhood-dominated cells pruned (Henderson and Hayward); off
-    /// by default.
-    pub neighbour_domination: bool,
-    /// A position equal to its 180-degree rotation searches one of each
-    /// pair of symmetric moves.
-    pub symmetry: bool,
-    /// Moves ordered by the current through them in the resistance circuits
-    /// (otherwise by cell id).
-    pub resistance_order: bool,
-    /// Moves ordered instead by their k-contribution (Honjo et al.) summed
-    /// over both players' position networks, for this k.
-    pub network_order: Option<usize>,
-    /// Proof sets: a move found losing also refutes every sibling outside
-    /// the cells the opponent's win needed (Hex only: it rests on
-    /// monotonicity, extra stones never hurt their owner).
-    pub proof_sets: bool,
-    /// Edge connections by the built-in patterns (ladders, templates of the
-    /// fourth and fifth rows, templates leaning on stones), added to
-    /// H-search's ([`super::edge_patterns`]).
-    pub edge_patterns: bool,
-    /// Edge connections no pattern covers searched locally, and learnt as
-    /// new patterns ([`super::edge_search`]).
-    pub learn_edges: bool,
-    /// Ladders along a side as full connections between two cells
-    /// ([`super::ladder_patterns`]), added to H-search's.
-    pub ladder_patterns: bool,
-    pub vc: VcParams,
-    /// Rex's rules, applied when `misere` (and only then).
-    pub rex: RexRules,
-}
-
-impl Rules {
-    /// Everything on, for Hex.
-    pub fn hex() -> Self {
-        Rules {
-            misere: false,
-            connections: true,
-            fill_in: true,
-            template_captures: true,
-            decompositions: true,
-            vulnerable: true,
-            dominated: true,
-            // Henderson and Hayward's two rules prune nothing the others
-            // do not on 6x6 and 7x7 and cost time a position
-            // (docs/results/hex-solver.md): opt-in, `--with`.
-            path_domination: false,
-            neighbour_domination: false,
-            symmetry: true,
-            resistance_order: true,
-            network_order: None,
-            proof_sets: true,
-            edge_patterns: true,
-            learn_edges: false,
-            ladder_patterns: true,
-            vc: VcParams::default(),
-            rex: RexRules::all(),
-        }
-    }
-
-    /// The rules of Hex, or of Rex when `misere`.
-    pub fn for_game(misere: bool) -> Self {
-        if misere { Rules::rex() } else { Rules::hex() }
-    }
-
-    /// Rex: the Solrex rules ([`super::rex`]), the 180-degree symmetry and
-    /// the resistance order; none of the Hex theorems, which do not hold
-    /// for Rex.
-    pub fn rex() -> Self {
-        Rules {
-            misere: true,
-            connections: false,
-            fill_in: false,
-            template_captures: false,
-            decompositions: false,
-            vulnerable: false,
-            dominated: false,
-            path_domination: false,
-            neighbour_domination: false,
-            symmetry: true,
-            resistance_order: true,
-            network_order: None,
-            proof_sets: false,
-            edge_patterns: false,
-            learn_edges: false,
-            ladder_patterns: false,
-            // Solrex's augmented H-search costs more than it saves here
-            // (docs/results/rex.md): opt-in, `--with captured-overlap`.
-            vc: VcParams {
-                captured_overlap: false,
-                ..VcParams::pairings()
-            },
-            rex: RexRules::all(),
-        }
-    }
-}
-
-/// A position as the solver first sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Node<const W: usize> {
-    /// The player to move wins; with a winning move when one is known
-    /// (none when the game is already won).
-    Won(Option<u16>),
-    /// The player to move loses.
-    Lost,
-    /// Undecided: the moves to search, best first, and the fill-in that
-    /// holds below this position.
-    Open {
-        children: Vec<u16>,
-        fill: [CellSet<W>; 2],
-    },
-}
-
-/// Counts of what the rules did, for the knockout table.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RuleStats {
-    pub decided_by_connection: u64,
-    pub cells_filled: u64,
-    pub moves_pruned_by_mustplay: u64,
-    pub moves_pruned_as_inferior: u64,
-    pub moves_pruned_by_proof_sets: u64,
-    /// Positions left open, and the moves they kept to search (Benzene's
-    /// "consider size" is the ratio).
-    pub open_positions: u64,
-    pub moves_kept: u64,
-    /// Edge connections found by the patterns, local searches run and
-    /// patterns learnt by them.
-    pub edge_matched: u64,
-    pub edge_searched: u64,
-    pub edge_learnt: u64,
-    /// Ladder connections matched.
-    pub ladder_matched: u64,
-    /// Rex: moves shown to lose and left out (the player's own pre-join
-    /// keys, moves into a colour-symmetric position won by the opponent).
-    pub losing_moves_pruned: u64,
-    /// Rex: positions decided by colour symmetry.
-    pub decided_by_colour_symmetry: u64,
-    /// Positions whose value the table held for their filled form.
-    pub solved_by_filled_form: u64,
-}
-
-impl RuleStats {
-    pub fn add(&mut self, other: &RuleStats) {
-        self.decided_by_connection += other.decided_by_connection;
-        self.cells_filled += other.cells_filled;
-        self.moves_pruned_by_mustplay += other.moves_pruned_by_mustplay;
-        self.moves_pruned_as_inferior += other.moves_pruned_as_inferior;
-        self.moves_pruned_by_proof_sets += other.moves_pruned_by_proof_sets;
-        self.open_positions += other.open_positions;
-        self.moves_kept += other.moves_kept;
-        self.edge_matched += other.edge_matched;
-        self.edge_searched += other.edge_searched;
-        self.edge_learnt += other.edge_learnt;
-        self.ladder_matched += other.ladder_matched;
-        self.losing_moves_pruned += other.losing_moves_pruned;
-        self.decided_by_colour_symmetry += other.decided_by_colour_symmetry;
-        self.solved_by_filled_form += other.solved_by_filled_form;
-    }
-}
-
-/// Memory one search thread reuses from position to position.
-pub struct Workspace<const W: usize> {
-    /// Each colour's connections.
-    pub(crate) vcs: [VcSet<W>; 2],
-    /// Template carriers already searched for capture.
-    captures: CaptureCache<W>,
-    /// The built-in edge patterns on this board.
-    builtin: Option<Arc<PlacedEdges<W>>>,
-    /// The ladder patterns on this board.
-    ladders: Option<Arc<PlacedLadders<W>>>,
-    /// Patterns learnt by this solver's threads, the set they share and
-    /// this thread's placement of it, with its local searches.
-    learning: Option<Learning<W>>,
-}
-
-struct Learning<const W: usize> {
-    learnt: Arc<EdgePatterns>,
-    placed: PlacedEdges<W>,
-    learner: EdgeLearner<W>,
-}
-
-impl<const W: usize> Workspace<W> {
-    pub fn new(geom: &Geometry<W>, rules: &Rules) -> Self {
-        Workspace::sharing(geom, rules, Arc::default())
-    }
-
-    /// A workspace that learns into `learnt` (when the rules learn),
-    /// shared with other threads and solves.
-    pub fn sharing(geom: &Geometry<W>, rules: &Rules, learnt: Arc<EdgePatterns>) -> Self {
-        Workspace {
-            vcs: [
-                VcSet::new(geom, BLACK, rules.vc),
-                VcSet::new(geom, WHITE, rules.vc),
-            ],
-            captures: CaptureCache::new(),
-            builtin: rules.edge_patterns.then(|| PlacedEdges::builtin(geom)),
-            ladders: rules.ladder_patterns.then(|| PlacedLadders::builtin(geom)),
-            learning: rules.learn_edges.then(|| Learning {
-                learnt,
-                placed: PlacedEdges::new(geom),
-                learner: EdgeLearner::default(),
-            }),
-        }
-    }
-}
-
-/// Why [`examine_with_grounds`] decided a position or left moves out, in
-/// the position's own cells; what proof sets are built from.
-///
-/// A proof set of a decided position is a set of its empty cells such that
-/// the winner still wins when the loser is given every other empty cell.
-/// By monotonicity of Hex (an extra stone never hurts its owner) a move of
-/// the loser outside a proof set then loses too.
-#[derive(Clone, Debug, Default)]
-pub struct Grounds<const W: usize> {
-    /// Won or Lost: a proof set.
-    pub proof: CellSet<W>,
-    /// Open: moves left out as inferior, each with the move that dominates
-    /// it (vulnerable to a killer, or capture-dominated).
-    pub dominated: Vec<(u16, u16)>,
-    /// Open: the opponent's side-to-side semis (carrier and key) that put
-    /// the moves left out by mustplay out of the mustplay: a move outside
-    /// one of them loses to its key.
-    pub semis: Vec<CellSet<W>>,
-    /// Open: moves left out as the images of kept moves by rotation.
-    pub mirrored: CellSet<W>,
-    /// Open: the fill-in cells that are dead, from above included. A
-    /// proof set can leave them out: their colour changes no value.
-    pub dead: CellSet<W>,
-}
-
+// The types an examination reads and returns, at their old paths.
+pub use super::rules::{RuleStats, Rules};
+pub use super::verdict::{Grounds, Node};
+pub use super::workspace::Workspace;
 /// Examines `pos` (with `fill`, fill-in known from above, added).
 pub fn examine<const W: usize>(
     geom: &Geometry<W>,
@@ -300,7 +44,7 @@ pub fn examine_with_grounds<const W: usize>(
     ws: &mut Workspace<W>,
 ) -> (Node<W>, Grounds<W>) {
     if rules.misere {
-        return super::rex::examine(geom, pos, fill, dead, rules, stats, ws);
+        return rex::examine(geom, pos, fill, dead, rules, stats, ws);
     }
     let p = pos.to_move;
     let mut grounds = Grounds {
@@ -586,7 +330,7 @@ fn edge_connections<const W: usize>(
     let max_depth = ws.builtin.as_ref().map_or(0, |b| b.max_depth()).max(
         ws.learning
             .as_ref()
-            .map_or(0, |l| LEARN_DEPTH.max(l.placed.max_depth())),
+            .map_or(0, |l| l.learner.max_depth().max(l.placed.max_depth())),
     );
     let candidates = geom.all() - stones[1 - q];
     for side in 0..2 {
@@ -625,12 +369,12 @@ fn edge_connections<const W: usize>(
             // Searching costs a few solves: only where H-search saw a
             // connection with the player moving first.
             let Some(l) = &mut ws.learning else { continue };
-            if e as usize > LEARN_DEPTH || vcs.semis(end, side_end).next().is_none() {
+            if e as usize > l.learner.max_depth() || vcs.semis(end, side_end).next().is_none() {
                 continue;
             }
-            let before = l.learner.stats;
+            let before = l.learner.searched();
             let pattern = l.learner.search(geom, stones, q, side, c);
-            stats.edge_searched += l.learner.stats.searched - before.searched;
+            stats.edge_searched += l.learner.searched() - before;
             if let Some(p) = pattern {
                 stats.edge_learnt += 1;
                 l.learnt.learn(p);

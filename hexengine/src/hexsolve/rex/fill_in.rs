@@ -21,7 +21,7 @@
 use darkhex_games::board::{BLACK, WHITE};
 use darkhex_games::{CellSet, Geometry};
 
-use super::RexRules;
+use super::rules::RexRules;
 use crate::hexsolve::inferior::{captured_pair, clique_cutset_dead, dead_cells, kills};
 use crate::hexsolve::position::{Stones, joined};
 
