@@ -160,6 +160,38 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
             ],
         ),
     ),
+    ("bounds", "black", Role::Reads),
+    ("bounds", "white", Role::Reads),
+    (
+        "bounds",
+        "response_to_black",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--black",
+                "samples/policy.json",
+                "--response-to-black",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
+        "response_to_white",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--white",
+                "samples/policy.json",
+                "--response-to-white",
+                "{}",
+            ],
+        ),
+    ),
     ("plot", "runs", Role::Reads),
     (
         "plot",
@@ -405,6 +437,12 @@ pub const BUILDS: &[(&str, Build)] = &[
         "pone",
         Build::Bounded(
             "its search stores the states of one player's own play, pruned as it proves them; it answers 4x4 in moments",
+        ),
+    ),
+    (
+        "bounds",
+        Build::Bounded(
+            "a depth-first walk that holds the beliefs on its path (checked against the memory limit); its work is estimated first and refused past --max-work",
         ),
     ),
     (
