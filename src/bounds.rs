@@ -113,13 +113,13 @@ pub fn files(args: &BoundsArgs) -> Files {
 /// A strategy file, read as whichever kind it is.
 enum Loaded {
     Table(PolicyTable),
-    Model(PolicyModel),
+    Model(Box<PolicyModel>),
     Pone(PoneMoves),
 }
 
 fn load(path: &Path, seat: usize, game: &AnyGame) -> Result<Loaded> {
     Ok(match files::identify(path) {
-        Some(FileKind::Model) => Loaded::Model(PolicyModel::load_for(path, game)?.0),
+        Some(FileKind::Model) => Loaded::Model(Box::new(PolicyModel::load_for(path, game)?.0)),
         Some(FileKind::PoneStrategy) => {
             let strategy = Strategy::load(path)?;
             require_game(&strategy.game, game)?;

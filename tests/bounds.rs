@@ -114,7 +114,7 @@ fn a_hand_written_4x3_strategy_s_bound_is_the_brute_force_best_response() {
     {
         let name = "dark_hex(num_rows=4,num_cols=3,gameversion=adh)".to_string();
         let game = load_game(&name).unwrap();
-        let fixed = Fixed(game.clone());
+        let fixed = Fixed(game);
         let tree = GameTree::build(&fixed, &CompileOptions::default()).unwrap();
         let brute = -best_response(&tree, &TreePolicy::uniform(&tree), 1).value;
         // The strategy as a policy file: Black's move at every information

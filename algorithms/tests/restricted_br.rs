@@ -156,7 +156,7 @@ fn a_pone_strategy_is_best_responded_to_by_a_sure_loss() {
         let AnyGame::DarkHex(dark) = load_game(&name).unwrap() else {
             unreachable!()
         };
-        let game = AnyGame::DarkHex(dark.clone());
+        let game = AnyGame::DarkHex(dark);
         let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
         for player in 0..2 {
             let (result, search) = pone::solve(&dark, player, &[]).unwrap();

@@ -90,11 +90,14 @@ impl FixedPolicy for PoneMoves {
     }
 }
 
+/// A player's distributions already asked for, by information state.
+type Answers = FxHashMap<(usize, Vec<Token>), Vec<f64>>;
+
 /// A trained network, asked once per information state: the walk meets
 /// an information state once per history in it, so the answers are kept.
 pub struct ModelPolicy<'a> {
     model: &'a PolicyModel,
-    cache: Mutex<FxHashMap<(usize, Vec<Token>), Vec<f64>>>,
+    cache: Mutex<Answers>,
 }
 
 impl<'a> ModelPolicy<'a> {
