@@ -6,22 +6,24 @@
 //! supports (darkhex_algorithms::restricted_br), so they reach boards no
 //! table holds.
 
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use darkhex_algorithms::fa::model::PolicyModel;
-use darkhex_algorithms::files::{self, FileKind};
+use darkhex_algorithms::files::{self, Document, Encoding, FileKind};
 use darkhex_algorithms::policy_file::{InfosetPolicy, require_game};
 use darkhex_algorithms::pone::Strategy;
 use darkhex_algorithms::restricted_br::{
-    self, FixedPolicy, Missing, ModelPolicy, Outcome, PerSeat, PoneMoves, Response, Settings,
-    profile_value, restricted_best_response,
+    self, FixedPolicy, Missing, ModelPolicy, Outcome, Partial, PerSeat, PoneMoves, Response,
+    Settings, profile_value, restricted_best_response,
 };
 use darkhex_algorithms::{PolicyFile, PolicyTable, Provenance};
 use darkhex_games::{AnyGame, with_game};
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::args::{memory_limit, set_threads};
@@ -70,6 +72,11 @@ pub struct BoundsArgs {
     /// against the strategy over the two supports, must earn the bound
     #[arg(long)]
     verify: bool,
+    /// Keep the finished parts of the best responses here: an interrupted
+    /// run saves them, and a run given a file that holds them (for the same
+    /// game, strategy files and --missing) resumes from them
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -108,6 +115,47 @@ pub fn files(args: &BoundsArgs) -> Files {
             args.response_to_white.as_deref(),
             Holds::Document(FileKind::Policy),
         )
+        .writes(
+            "--checkpoint",
+            args.checkpoint.as_deref(),
+            Holds::Document(FileKind::BoundsProgress),
+        )
+}
+
+const PROGRESS_VERSION: u32 = 1;
+
+/// The finished parts of each seat's best response (`--checkpoint`).
+#[derive(Serialize, Deserialize)]
+struct BoundsProgress {
+    format: String,
+    version: u32,
+    game: String,
+    /// Black's strategy's, then White's.
+    seats: [Option<SeatProgress>; 2],
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct SeatProgress {
+    /// Of the strategy file's bytes and --missing: parts of another
+    /// strategy's best response are never resumed.
+    fingerprint: u64,
+    partial: Partial,
+}
+
+impl Document for BoundsProgress {
+    const KIND: FileKind = FileKind::BoundsProgress;
+    const VERSION: u32 = PROGRESS_VERSION;
+    fn game(&self) -> &str {
+        &self.game
+    }
+}
+
+fn fingerprint(file: &Path, missing: MissingArg) -> Result<u64> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut h = rustc_hash::FxHasher::default();
+    bytes.hash(&mut h);
+    (missing == MissingArg::Uniform).hash(&mut h);
+    Ok(h.finish())
 }
 
 /// A strategy file, read as whichever kind it is.
@@ -167,8 +215,26 @@ pub fn run(args: BoundsArgs) -> Result<()> {
             loaded.push((seat, file, out, strategy));
         }
     }
+    let mut progress = match &args.checkpoint {
+        Some(p) if p.exists() => {
+            let saved: BoundsProgress = files::load(p)?;
+            require_game(&saved.game, &args.game)?;
+            saved
+        }
+        _ => BoundsProgress {
+            format: FileKind::BoundsProgress.format().to_string(),
+            version: PROGRESS_VERSION,
+            game: args.game.to_string(),
+            seats: [None, None],
+        },
+    };
     let mut bounds = Vec::new();
     for (seat, file, out, strategy) in &loaded {
+        let print = fingerprint(file, args.missing)?;
+        let resume = progress.seats[*seat]
+            .take()
+            .filter(|s| s.fingerprint == print)
+            .map(|s| s.partial);
         let model;
         let policy: &dyn FixedPolicy = match strategy {
             Loaded::Table(t) => t,
@@ -178,9 +244,37 @@ pub fn run(args: BoundsArgs) -> Result<()> {
                 &model
             }
         };
-        let bound =
-            with_game!(&args.game, g => one_bound(&args, g, *seat, file, out.as_deref(), policy))?;
-        bounds.push(bound);
+        let found = with_game!(&args.game, g => one_bound(&args, g, *seat, file, out.as_deref(), policy, resume))?;
+        let (partial, bound) = match found {
+            Ok(bound) => (bound.response.finished.clone(), Some(bound)),
+            Err(partial) => (partial, None),
+        };
+        let (done, all) = (partial.finished(), partial.units.len());
+        progress.seats[*seat] = Some(SeatProgress {
+            fingerprint: print,
+            partial,
+        });
+        if let Some(path) = &args.checkpoint {
+            files::save(path, &progress, Encoding::for_path(path))?;
+        }
+        match bound {
+            Some(b) => bounds.push(b),
+            None => {
+                let kept = match &args.checkpoint {
+                    Some(c) => format!(
+                        "the finished parts are in {}: the same command resumes",
+                        c.display()
+                    ),
+                    None => "nothing was kept (--checkpoint FILE keeps the finished parts)".into(),
+                };
+                return Err(Interrupted(format!(
+                    "interrupted during {}'s best response to {}, {done} of {all} parts done; {kept}",
+                    SEAT[1 - seat],
+                    file.display()
+                ))
+                .into());
+            }
+        }
     }
     report(&args, &bounds)
 }
@@ -192,7 +286,8 @@ fn one_bound<G: darkhex_games::Game>(
     file: &Path,
     out: Option<&Path>,
     policy: &dyn FixedPolicy,
-) -> Result<Bound> {
+    resume: Option<Partial>,
+) -> Result<Result<Bound, Partial>> {
     let responder = 1 - seat;
     let missing = args.missing.missing();
     let threads = rayon::current_num_threads();
@@ -255,22 +350,12 @@ fn one_bound<G: darkhex_games::Game>(
     };
     let start = Instant::now();
     let outcome =
-        restricted_best_response(game, policy, responder, settings, None, &stop, &progress)
+        restricted_best_response(game, policy, responder, settings, resume, &stop, &progress)
             .with_context(|| format!("best responding to {}", file.display()))?;
     bar.finish_and_clear();
     let response = match outcome {
         Outcome::Done(r) => r,
-        Outcome::Stopped(partial) => {
-            return Err(Interrupted(format!(
-                "interrupted during {}'s best response to {}, {} of {} parts done after {}; nothing was written",
-                SEAT[responder],
-                file.display(),
-                partial.finished(),
-                partial.units.len(),
-                duration(start.elapsed().as_secs_f64())
-            ))
-            .into());
-        }
+        Outcome::Stopped(partial) => return Ok(Err(partial)),
     };
     let seconds = start.elapsed().as_secs_f64();
     let bound = if seat == 0 {
@@ -305,7 +390,7 @@ fn one_bound<G: darkhex_games::Game>(
     } else {
         None
     };
-    Ok(Bound {
+    Ok(Ok(Bound {
         seat,
         file: file.to_path_buf(),
         bound,
@@ -314,7 +399,7 @@ fn one_bound<G: darkhex_games::Game>(
         seconds,
         written,
         verified,
-    })
+    }))
 }
 
 /// The responder's choices as a policy file: its move, with probability

@@ -221,6 +221,25 @@ fn the_bounds_are_the_exact_best_responses_and_a_sure_win_proves_one() {
     assert!((upper - br(0)).abs() < 1e-12, "{v} {e}");
     assert!((v["width"].as_f64().unwrap() - (upper - lower)).abs() < 1e-15);
     assert_eq!(v["white"]["verified"], true);
+    // Saved, then resumed from the saved parts: the same bounds, bit for bit.
+    let both = [
+        "bounds", game, "--black", "p.json", "--white", "p.json", "--json",
+    ];
+    let with = |extra: &[&'static str]| {
+        let mut a = both.to_vec();
+        a.extend_from_slice(extra);
+        json(&darkhex(d, &a))
+    };
+    let saved = with(&["--checkpoint", "b.progress"]);
+    let resumed = with(&["--checkpoint", "b.progress"]);
+    for key in ["lower", "upper"] {
+        assert_eq!(
+            saved[key].as_f64().unwrap().to_bits(),
+            v[key].as_f64().unwrap().to_bits()
+        );
+        assert_eq!(resumed[key], saved[key]);
+    }
+    assert_eq!(resumed["black"]["histories"], v["black"]["histories"]);
 
     // PONE's strategy for Black on classic 3x3 wins with probability one.
     let game = "dark_hex(num_rows=3,num_cols=3)";

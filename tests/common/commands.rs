@@ -16,6 +16,7 @@ pub enum Kind {
     PoneStrategy,
     LeagueLog,
     OpeningsLog,
+    BoundsProgress,
     Svg,
     EdgePatterns,
     ValueDatabase,
@@ -27,13 +28,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Policy,
         Kind::Model,
         Kind::Checkpoint,
         Kind::PoneStrategy,
         Kind::LeagueLog,
         Kind::OpeningsLog,
+        Kind::BoundsProgress,
         Kind::Svg,
         Kind::EdgePatterns,
         Kind::ValueDatabase,
@@ -188,6 +190,21 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
                 "--white",
                 "samples/policy.json",
                 "--response-to-white",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
+        "checkpoint",
+        Role::Writes(
+            Kind::BoundsProgress,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--black",
+                "samples/policy.json",
+                "--checkpoint",
                 "{}",
             ],
         ),

@@ -116,6 +116,8 @@ pub struct Response {
     /// played the default.
     pub lacking: usize,
     pub units: usize,
+    /// Every unit's result: a walk resumed from them only recombines them.
+    pub finished: Partial,
 }
 
 pub enum Outcome {
@@ -340,6 +342,7 @@ pub fn restricted_best_response<G: Game>(
         }));
     }
     let units: Vec<UnitResult> = results.into_iter().filter_map(Result::ok).collect();
+    let lacking_count = lacking.len();
     let mut total = Sum::default();
     total.add(planned.terminal);
     let mut choices = Vec::new();
@@ -357,8 +360,12 @@ pub fn restricted_best_response<G: Game>(
         value: total.value(),
         choices,
         work,
-        lacking: lacking.len(),
+        lacking: lacking_count,
         units: n,
+        finished: Partial {
+            units: units.into_iter().map(Some).collect(),
+            lacking,
+        },
     }))
 }
 
