@@ -31,6 +31,7 @@ pub mod memory;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
+pub mod restricted_br;
 pub mod rl;
 pub mod shard;
 pub mod stream;

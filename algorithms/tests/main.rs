@@ -40,6 +40,8 @@ mod policy_model;
 mod pone;
 #[path = "rcfr.rs"]
 mod rcfr;
+#[path = "restricted_br.rs"]
+mod restricted_br;
 #[path = "rex_rules.rs"]
 mod rex_rules;
 #[path = "rex_solver.rs"]
