@@ -2,6 +2,7 @@
 //! recall; for dark games too large to walk, the information-state counts
 //! from the streaming tables.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -115,9 +116,10 @@ pub fn build_tables_checked(
     what: &str,
     beside: impl Fn(&TablesEstimate) -> f64,
     progress: &(dyn Fn(BuildProgress) + Sync),
+    stop: &AtomicBool,
 ) -> Result<InfoStateTables> {
     let estimate = check_tables(game, limit, what, beside)?;
-    build_estimated(game, limit, estimate, progress)
+    build_estimated(game, limit, estimate, progress, Some(stop))
 }
 
 /// The tables' estimate, refused past `limit`; see [`build_tables_with_spinner`].
@@ -159,7 +161,7 @@ fn build_with_spinner(
             p.player, p.depth, p.rows, p.histories
         ))
     };
-    let tables = build_estimated(game, limit, estimate, &progress)?;
+    let tables = build_estimated(game, limit, estimate, &progress, None)?;
     bar.finish_and_clear();
     Ok(tables)
 }
@@ -170,11 +172,13 @@ fn build_estimated(
     limit: MemoryLimit,
     estimate: TablesEstimate,
     progress: &(dyn Fn(BuildProgress) + Sync),
+    stop: Option<&AtomicBool>,
 ) -> Result<InfoStateTables> {
     let options = BuildOptions {
         progress: Some(progress),
         limit: Some(limit),
         estimate: Some(estimate),
+        stop,
     };
     stream::build_tables(game, &options).map_err(|e| match e {
         // The refusal says what it refused.

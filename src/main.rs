@@ -2,6 +2,7 @@
 
 mod analyze;
 mod args;
+mod bounds;
 mod checkpoint_clock;
 mod exploit;
 mod gtp;
@@ -80,6 +81,8 @@ enum Command {
     League(league::LeagueArgs),
     /// Decide whether a player wins a dark game with probability one
     Pone(pone::PoneArgs),
+    /// Certified bounds on the first player's value: strategies against exact best responses
+    Bounds(bounds::BoundsArgs),
     /// A GTP engine for Hex and Rex in Benzene's dialect (HexGui, scripts)
     Gtp(gtp::GtpArgs),
     /// Honjo et al.'s position networks of a Hex position: distances, path counts, E, E_k
@@ -106,6 +109,7 @@ impl Command {
             Command::Solve(args) => solve::files(args),
             Command::League(args) => league::files(args),
             Command::Pone(args) => pone::files(args),
+            Command::Bounds(args) => bounds::files(args),
             Command::Analyze(args) => analyze::files(args),
             Command::Template(args) => template::files(args),
             Command::Values(args) => values::files(args),
@@ -156,6 +160,7 @@ fn main() -> ExitCode {
         Some(Command::Solve(args)) => solve::run(args),
         Some(Command::League(args)) => league::run(args),
         Some(Command::Pone(args)) => pone::run(args),
+        Some(Command::Bounds(args)) => bounds::run(args),
         Some(Command::Gtp(args)) => gtp::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Region(args)) => region::run(args),

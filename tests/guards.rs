@@ -263,6 +263,7 @@ fn sample_name(kind: Kind) -> &'static str {
         Kind::PoneStrategy => "pone.json",
         Kind::LeagueLog => "league/results.jsonl",
         Kind::OpeningsLog => "openings.log",
+        Kind::BoundsProgress => "bounds.progress",
         Kind::Svg => "chart.svg",
         Kind::EdgePatterns => "edges.txt",
         Kind::ValueDatabase => "values.txt",

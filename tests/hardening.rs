@@ -699,7 +699,7 @@ fn monte_carlo_runs_say_that_the_thread_count_matters() {
 fn every_command_shows_examples_and_the_game_strings() {
     let dir = tempfile::tempdir().unwrap();
     for cmd in [
-        "info", "play", "train", "exploit", "solve", "league", "pone",
+        "info", "play", "train", "exploit", "solve", "league", "pone", "bounds",
     ] {
         let help = ok(&darkhex(dir.path(), &[cmd, "--help"]));
         assert!(help.contains("Examples:\n  darkhex "), "{cmd}: {help}");

@@ -487,6 +487,47 @@ fn a_job_stops_when_its_connection_closes() {
     }
 }
 
+/// The page prepares its opponent as a job before asking for the game:
+/// a player that can be prepared is, once, and a bad one fails with the
+/// same one-line errors as the game's request.
+#[test]
+fn opponents_are_prepared_as_jobs() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("p.json"), "{}").unwrap();
+    let server = Server::start(&[]);
+    let prepare = |game: &str, opponent: &str| {
+        job(
+            server.port,
+            &format!(
+                "/api/play/prepare?game={}&opponent={}",
+                q(game),
+                q(opponent)
+            ),
+        )
+    };
+    let ready = prepare("dark_hex(num_rows=2,num_cols=3)", "lp");
+    assert_eq!(ready, json!({"ready": true}));
+    let outside_file = format!("policy(file={}/p.json)", outside.path().display());
+    for (game, opponent, says) in [
+        ("hex(board_size=3)", "wizard", "accepted players are"),
+        ("hexagon", "random", "hex, rex, dark_hex"),
+        (
+            "hex(board_size=3)",
+            outside_file.as_str(),
+            "not under a folder",
+        ),
+        ("dark_hex(num_rows=4,num_cols=3)", "lp", "histories"),
+    ] {
+        let failed = prepare(game, opponent);
+        let error = failed["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains(says) && !error.contains('\n'),
+            "{opponent} on {game}: {failed}"
+        );
+    }
+    assert_eq!(running_jobs(&server), 0);
+}
+
 /// A PONE strategy and a trained model open in the inspector as the
 /// library reads them: the strategy's move with probability 1, and no
 /// best response beats it (a sure win); the model's probabilities to the

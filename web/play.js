@@ -43,10 +43,19 @@ async function act(request) {
   }
 }
 
-function start() {
+async function start() {
   const f = $('play-form').elements;
-  // Preparing a player can take a while (an LP is solved here).
+  showError($('play-error'));
+  // Preparing a player can take a while (an LP is solved, a policy file
+  // checked against the game): a job the page follows and can leave.
   $('play-status').textContent = `Starting: preparing ${f.opponent.value}`;
+  try {
+    await follow($('prepare-job'), '/api/play/prepare', { game: f.game.value, opponent: f.opponent.value });
+  } catch (e) {
+    $('play-status').textContent = '';
+    showError($('play-error'), e);
+    return;
+  }
   return act(() => post('/api/play', {
     game: f.game.value, opponent: f.opponent.value,
     seat: Number(f.seat.value), seed: Number(f.seed.value || 0),

@@ -26,6 +26,7 @@ pub mod lp;
 pub mod policy;
 pub mod policy_file;
 pub mod pone;
+pub mod restricted_br;
 pub mod rl;
 pub mod stream;
 pub mod tree;

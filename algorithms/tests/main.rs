@@ -32,6 +32,8 @@ mod policy_model;
 mod pone;
 #[path = "rcfr.rs"]
 mod rcfr;
+#[path = "restricted_br.rs"]
+mod restricted_br;
 #[path = "rl_env.rs"]
 mod rl_env;
 #[path = "rl_ppo.rs"]

@@ -327,6 +327,28 @@ fn a_build_past_its_memory_limit_stops_cleanly() {
     }
 }
 
+/// A build whose caller raised its stop flag (a page closed, a Ctrl-C)
+/// ends with `Stopped`, whichever builder it is (the walking builder looks
+/// at the flag every 4096 histories; 3x3 Hex has far more).
+#[test]
+fn a_build_told_to_stop_stops() {
+    use darkhex_algorithms::stream::StreamError;
+    use std::sync::atomic::AtomicBool;
+    let stop = AtomicBool::new(true);
+    let stopped = BuildOptions {
+        stop: Some(&stop),
+        ..Default::default()
+    };
+    for name in [
+        "dark_hex(num_rows=2,num_cols=3)",
+        "hex(num_rows=3,num_cols=3)",
+    ] {
+        let game = load_game(name).unwrap();
+        let e = build_tables(&game, &stopped).unwrap_err();
+        assert!(matches!(e, StreamError::Stopped), "{name}: {e}");
+    }
+}
+
 /// Same bits with one worker thread and no split as with three threads
 /// and many subtrees; and the policy's value from either player's side agrees
 /// with the value the pass computed.

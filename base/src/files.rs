@@ -25,16 +25,19 @@ pub enum FileKind {
     PoneStrategy,
     LeagueLog,
     OpeningsLog,
+    /// The finished parts of an interrupted `bounds` run.
+    BoundsProgress,
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 6] = [
+    pub const ALL: [FileKind; 7] = [
         FileKind::Policy,
         FileKind::Model,
         FileKind::Checkpoint,
         FileKind::PoneStrategy,
         FileKind::LeagueLog,
         FileKind::OpeningsLog,
+        FileKind::BoundsProgress,
     ];
 
     /// The `format` field that names the kind.
@@ -46,6 +49,7 @@ impl FileKind {
             FileKind::PoneStrategy => "darkhex-pone-strategy",
             FileKind::LeagueLog => "darkhex-league-log",
             FileKind::OpeningsLog => "darkhex-openings-log",
+            FileKind::BoundsProgress => "darkhex-bounds-progress",
         }
     }
 
@@ -62,6 +66,7 @@ impl FileKind {
             FileKind::PoneStrategy => "PONE strategy",
             FileKind::LeagueLog => "league results log",
             FileKind::OpeningsLog => "log of solved openings",
+            FileKind::BoundsProgress => "progress of a bounds run",
         }
     }
 
@@ -85,6 +90,9 @@ impl FileKind {
             }
             FileKind::OpeningsLog => {
                 "`darkhex solve GAME --openings --shard I/N --out FILE` resumes it and `darkhex solve merge` joins the shards"
+            }
+            FileKind::BoundsProgress => {
+                "`darkhex bounds GAME --black FILE --white FILE --checkpoint PROGRESS` resumes it"
             }
         }
     }

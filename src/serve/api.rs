@@ -143,6 +143,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/files", get(files))
         .route("/api/replay", get(replay))
         .route("/api/play", post(play::create))
+        .route("/api/play/prepare", get(play::prepare_job))
         .route("/api/play/{id}", get(play::show))
         .route("/api/play/{id}/move", post(play::act))
         .route("/api/play/{id}/undo", post(play::undo))

@@ -6,7 +6,8 @@
 //! and observations; the real board and the moves come at the end.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
+use axum::response::IntoResponse;
 use darkhex_games::spec::Spec;
 use darkhex_games::{AnyGame, AnyState, Game, State as _, Turn, parse_move};
 use darkhex_players::{Player, PlayerFactory, PlayerView, prepare, sample_chance};
@@ -16,7 +17,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-use super::api::{Answer, ApiError, AppState, Shared, blocking, id_of, parse_game};
+use super::api::{Answer, ApiError, AppState, Shared, blocking, id_of, job, parse_game};
+use super::jobs::{Progress, cancelled};
 use super::roots::Roots;
 use super::view::{frame, named, observed, player_board, real_board, replay};
 use crate::play::{move_line, mover_label, outcome_line};
@@ -80,13 +82,27 @@ fn factory(
     shared: &Shared,
     game: &AnyGame,
     spec: &str,
+    progress: Option<&Progress>,
 ) -> Result<Arc<dyn PlayerFactory>, ApiError> {
     let key = format!("{game} {spec}");
     if let Some(f) = shared.sessions.player(&key) {
         return Ok(f);
     }
+    let say = |what: String| {
+        if let Some(p) = progress {
+            p.set(what, 0, 0);
+        }
+    };
+    say("waiting for another computation to finish".into());
     // An LP or a file's check can be large: one at a time.
     let _heavy = shared.heavy.lock().unwrap_or_else(|e| e.into_inner());
+    if progress.is_some_and(Progress::stopped) {
+        return Err(cancelled());
+    }
+    say(format!(
+        "preparing {} for {game}",
+        darkhex_games::one_line(spec)
+    ));
     if let Some(f) = shared.sessions.player(&key) {
         return Ok(f);
     }
@@ -110,7 +126,7 @@ impl Session {
             ));
         }
         let spec = checked_spec(&request.opponent, &shared.roots)?;
-        let factory = factory(shared, &game, &spec)?;
+        let factory = factory(shared, &game, &spec, None)?;
         let opponent_seat = 1 - request.seat;
         let mut session = Session {
             opponent: factory.create(
@@ -327,6 +343,30 @@ pub async fn create(State(state): State<AppState>, Json(request): Json<NewGame>)
         Ok(Json(view))
     })
     .await
+}
+
+#[derive(Deserialize)]
+pub struct Prepare {
+    game: String,
+    opponent: String,
+}
+
+/// Prepares a game's opponent as a job, before the game is asked for, so
+/// that the page shows what is being prepared (an LP solved, a policy file
+/// checked against the game) and can leave it. The LP solver has no way to
+/// be stopped between its iterations: a preparation left by the page runs
+/// to its end (one at a time) and is kept for the next game that asks.
+pub async fn prepare_job(
+    State(state): State<AppState>,
+    Query(q): Query<Prepare>,
+) -> impl IntoResponse {
+    let shared = state.shared().clone();
+    job(shared.shutdown.clone(), move |progress| {
+        let game = parse_game(&q.game)?;
+        let spec = checked_spec(&q.opponent, &shared.roots)?;
+        factory(&shared, &game, &spec, Some(progress))?;
+        Ok(json!({ "ready": true }))
+    })
 }
 
 pub async fn show(State(state): State<AppState>, path: Path<String>) -> Answer {

@@ -393,8 +393,15 @@ fn streamed(l: &Loaded, progress: &Progress) -> Result<Value, ApiError> {
         &format!("the streaming pass over {game}"),
         |e| (e.slots[0] + e.slots[1]) * slot_bytes,
         &built,
+        progress.flag(),
     )
-    .map_err(failed)?;
+    .map_err(|e| {
+        if progress.stopped() {
+            cancelled()
+        } else {
+            failed(e)
+        }
+    })?;
     if progress.stopped() {
         return Err(cancelled());
     }

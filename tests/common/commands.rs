@@ -16,6 +16,7 @@ pub enum Kind {
     PoneStrategy,
     LeagueLog,
     OpeningsLog,
+    BoundsProgress,
     Svg,
     EdgePatterns,
     ValueDatabase,
@@ -27,13 +28,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Policy,
         Kind::Model,
         Kind::Checkpoint,
         Kind::PoneStrategy,
         Kind::LeagueLog,
         Kind::OpeningsLog,
+        Kind::BoundsProgress,
         Kind::Svg,
         Kind::EdgePatterns,
         Kind::ValueDatabase,
@@ -156,6 +158,53 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
                 "--player",
                 "random",
                 "--policy-out",
+                "{}",
+            ],
+        ),
+    ),
+    ("bounds", "black", Role::Reads),
+    ("bounds", "white", Role::Reads),
+    (
+        "bounds",
+        "response_to_black",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--black",
+                "samples/policy.json",
+                "--response-to-black",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
+        "response_to_white",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--white",
+                "samples/policy.json",
+                "--response-to-white",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
+        "checkpoint",
+        Role::Writes(
+            Kind::BoundsProgress,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--black",
+                "samples/policy.json",
+                "--checkpoint",
                 "{}",
             ],
         ),
@@ -405,6 +454,12 @@ pub const BUILDS: &[(&str, Build)] = &[
         "pone",
         Build::Bounded(
             "its search stores the states of one player's own play, pruned as it proves them; it answers 4x4 in moments",
+        ),
+    ),
+    (
+        "bounds",
+        Build::Bounded(
+            "a depth-first walk that holds the beliefs on its path (checked against the memory limit); its work is estimated first and refused past --max-work",
         ),
     ),
     (

@@ -15,7 +15,7 @@
 //! breadth-first order of [`super::tables`], so the tables depend only on
 //! the game, whatever the thread count.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use darkhex_games::{Action, Turn};
 use rayon::prelude::*;
@@ -68,6 +68,7 @@ struct Budget<'a> {
     rows: AtomicU64,
     histories: AtomicU64,
     progress: Option<&'a (dyn Fn(BuildProgress) + Sync)>,
+    stop: Option<&'a AtomicBool>,
 }
 
 /// Bytes of one merged history.
@@ -325,6 +326,9 @@ impl Found {
         if !budget.found(e.children.len(), actions.len(), e.histories, depth) {
             return Err(budget.too_large(depth));
         }
+        if budget.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(StreamError::Stopped);
+        }
         Ok(e)
     }
 
@@ -429,6 +433,7 @@ fn build_player<S: PackedStream>(
         rows: AtomicU64::new(1),
         histories: AtomicU64::new(0),
         progress: options.progress,
+        stop: options.stop,
     };
     let mut found = Found::rooted();
     let mut level = vec![(0u32, vec![(stream.pack(&stream.root()), 1)])];
@@ -485,6 +490,7 @@ pub(super) fn knuth_probe<S: PackedStream>(
         rows: AtomicU64::new(0),
         histories: AtomicU64::new(0),
         progress: None,
+        stop: None,
     };
     let mut nodes = vec![(stream.pack(&stream.root()), 1)];
     let mut weight = 1.0;

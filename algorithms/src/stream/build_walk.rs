@@ -3,6 +3,8 @@
 //! Works for any [`StreamGame`]; [`super::build_merged`] is the fast way
 //! for games whose nodes pack into a word.
 
+use std::sync::atomic::Ordering;
+
 use darkhex_games::{Action, NUM_PLAYERS, Turn};
 use rustc_hash::FxHashMap;
 
@@ -105,14 +107,19 @@ impl<S: StreamGame> Walker<'_, S> {
 
     fn visit(&mut self, depth: usize, rows: [u32; NUM_PLAYERS]) -> Result<(), StreamError> {
         self.histories += 1;
-        if self.histories & ((1 << 20) - 1) == 0
-            && let Some(progress) = self.options.progress
-        {
-            progress(BuildProgress {
-                histories: self.histories,
-                rows: self.found[0].parent.len() as u64,
-                ..Default::default()
-            });
+        if self.histories & ((1 << 12) - 1) == 0 {
+            if self.options.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Err(StreamError::Stopped);
+            }
+            if self.histories & ((1 << 20) - 1) == 0
+                && let Some(progress) = self.options.progress
+            {
+                progress(BuildProgress {
+                    histories: self.histories,
+                    rows: self.found[0].parent.len() as u64,
+                    ..Default::default()
+                });
+            }
         }
         let turn = self.stream.turn(&self.nodes[depth]);
         if turn == Turn::Terminal {

@@ -62,7 +62,7 @@ pub enum StreamError {
     Memory(#[from] TooLarge),
     #[error("the tables were built for {tables}, not for {game}")]
     WrongTables { tables: String, game: String },
-    #[error("the pass over the histories was stopped before its end")]
+    #[error("the work was stopped before its end")]
     Stopped,
     /// RCFR over the tables: a fit between the passes failed.
     #[error(transparent)]

@@ -47,6 +47,9 @@ pub struct BuildOptions<'a> {
     /// An estimate of the tables made already (by a caller that checked
     /// what it will hold beside them), used instead of making another.
     pub estimate: Option<TablesEstimate>,
+    /// Raised by the caller to end the build early
+    /// ([`StreamError::Stopped`]): a page closed, a Ctrl-C.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// One row's hot fields: what a walk reads at every step.

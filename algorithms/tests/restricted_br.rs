@@ -1,0 +1,314 @@
+//! The support-restricted best response against the compiled tree's exact
+//! best response, on every small board and variant, for pure, sparse
+//! mixed, PONE and thresholded CFR+ strategies.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use darkhex_algorithms::policy_file::InfosetPolicy;
+use darkhex_algorithms::pone::{self, extract_strategy};
+use darkhex_algorithms::restricted_br::{
+    self, Missing, Outcome, PoneMoves, RestrictedBrError, Settings, best_response_to,
+    profile_value, restricted_best_response,
+};
+use darkhex_algorithms::{
+    CfrSolver, CfrVariant, CompileOptions, GameTree, PolicyFile, PolicyTable, Provenance,
+    TreePolicy, best_response, expected_value,
+};
+use darkhex_games::{AnyGame, Game, load_game};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const EXACT: Settings = Settings {
+    missing: Missing::Error,
+    record: true,
+};
+
+fn variants() -> Vec<String> {
+    let mut out = Vec::new();
+    for (r, c) in [(2, 2), (2, 3), (3, 2)] {
+        for v in ["cdh", "adh"] {
+            out.push(format!(
+                "dark_hex(num_rows={r},num_cols={c},gameversion={v})"
+            ));
+        }
+    }
+    // What the responder observes besides its own moves changes how
+    // beliefs split: the other observation types, on the smallest boards.
+    for extra in [
+        "obstype=reveal-numturns",
+        "disclosure=noise",
+        "disclosure=flash",
+    ] {
+        out.push(format!("dark_hex(num_rows=2,num_cols=2,{extra})"));
+        out.push(format!(
+            "dark_rex(num_rows=2,num_cols=3,gameversion=adh,{extra})"
+        ));
+    }
+    out
+}
+
+/// A strategy for both players on every infoset of `tree`: `support`
+/// actions at most, with random weights (1: pure).
+fn random_policy(tree: &GameTree, support: usize, seed: u64) -> TreePolicy {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut policy = TreePolicy::uniform(tree);
+    for p in 0..2 {
+        let table = tree.infosets(p);
+        for i in 0..table.len() {
+            let slots = table.slots(i);
+            let n = slots.len();
+            let mut w = vec![0.0; n];
+            for _ in 0..support.min(n) {
+                w[rng.random_range(0..n)] += rng.random_range(1..4) as f64;
+            }
+            let total: f64 = w.iter().sum();
+            for (k, s) in slots.enumerate() {
+                policy.probs[p][s] = w[k] / total;
+            }
+        }
+    }
+    policy
+}
+
+/// CFR+'s average after a few iterations, with every probability below
+/// `floor` removed and the rest renormalised.
+fn thresholded_cfr(tree: &GameTree, iterations: u64, floor: f64) -> TreePolicy {
+    let mut solver = CfrSolver::new(tree, CfrVariant::Plus);
+    solver.run(iterations);
+    let mut policy = solver.average_policy();
+    for p in 0..2 {
+        let table = tree.infosets(p);
+        for i in 0..table.len() {
+            let slots = table.slots(i);
+            let probs = &mut policy.probs[p][slots];
+            let max = probs.iter().copied().fold(0.0, f64::max);
+            for x in probs.iter_mut() {
+                if *x < floor && *x < max {
+                    *x = 0.0;
+                }
+            }
+            let total: f64 = probs.iter().sum();
+            for x in probs.iter_mut() {
+                *x /= total;
+            }
+        }
+    }
+    policy
+}
+
+fn check(game: &AnyGame, tree: &GameTree, policy: &TreePolicy, what: &str) {
+    let file = PolicyFile::from_tree(tree, policy, Provenance::default());
+    let table = PolicyTable::new(&file);
+    for responder in 0..2 {
+        let expected = best_response(tree, policy, responder).value;
+        let got = best_response_to(game, &table, responder, EXACT).unwrap();
+        assert!(
+            (got.value - expected).abs() < 1e-12,
+            "{} {what}, player {responder} responding: {} restricted, {expected} on the tree",
+            game.game_string(),
+            got.value
+        );
+        assert_eq!(got.lacking, 0);
+        // The recorded choices, played against the policy, earn the value.
+        let mut both = file.clone();
+        both.infosets[responder] = got
+            .choices
+            .iter()
+            .map(|c| {
+                let mut probs = vec![0.0; c.actions.len()];
+                probs[c.best as usize] = 1.0;
+                InfosetPolicy {
+                    key: c.key.clone(),
+                    actions: c.actions.clone(),
+                    probs,
+                }
+            })
+            .collect();
+        let (v0, _) = profile_value(game, &PolicyTable::new(&both), Missing::Error).unwrap();
+        let earned = if responder == 0 { v0 } else { -v0 };
+        assert!(
+            (earned - expected).abs() < 1e-12,
+            "{} {what}: the written response earns {earned}, not {expected}",
+            game.game_string()
+        );
+    }
+    let (v0, _) = profile_value(game, &table, Missing::Error).unwrap();
+    assert!((v0 - expected_value(tree, policy)).abs() < 1e-12);
+}
+
+#[test]
+fn the_restricted_best_response_equals_the_tree_s_for_pure_and_sparse_strategies() {
+    for name in variants() {
+        let game = load_game(&name).unwrap();
+        let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+        for seed in 0..3 {
+            check(&game, &tree, &random_policy(&tree, 1, seed), "pure");
+            check(&game, &tree, &random_policy(&tree, 2, seed), "sparse");
+        }
+        check(&game, &tree, &thresholded_cfr(&tree, 100, 0.1), "CFR+");
+    }
+}
+
+#[test]
+fn a_pone_strategy_is_best_responded_to_by_a_sure_loss() {
+    let mut checked = 0;
+    for name in variants() {
+        let AnyGame::DarkHex(dark) = load_game(&name).unwrap() else {
+            unreachable!()
+        };
+        let game = AnyGame::DarkHex(dark);
+        let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+        for player in 0..2 {
+            let (result, search) = pone::solve(&dark, player, &[]).unwrap();
+            if !result.wins {
+                continue;
+            }
+            let strategy = extract_strategy(&search, &dark, &pone::first_turn(&dark, player));
+            let moves = PoneMoves::new(&strategy);
+            let got = best_response_to(&game, &moves, 1 - player, EXACT).unwrap();
+            assert_eq!(got.value, -1.0, "{name}: player {player}'s sure win");
+            // The same strategy on the tree (uniform where it never goes).
+            let mut infosets: [Vec<InfosetPolicy>; 2] = Default::default();
+            infosets[player] = strategy
+                .moves
+                .iter()
+                .map(|(key, a)| {
+                    let actions = game.info_state_actions(player, key).unwrap();
+                    let probs = actions
+                        .iter()
+                        .map(|b| f64::from(u8::from(b == a)))
+                        .collect();
+                    InfosetPolicy {
+                        key: key.clone(),
+                        actions,
+                        probs,
+                    }
+                })
+                .collect();
+            let file = PolicyFile::new(&name, Provenance::default(), infosets);
+            let (policy, _) = file.to_tree_policy(&tree).unwrap();
+            assert_eq!(best_response(&tree, &policy, 1 - player).value, -1.0);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "only {checked} sure wins among the variants");
+}
+
+#[test]
+fn threads_and_interruptions_change_nothing() {
+    let game = load_game("dark_hex(num_rows=3,num_cols=2,gameversion=adh)").unwrap();
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    let policy = random_policy(&tree, 2, 7);
+    let table = PolicyTable::new(&PolicyFile::from_tree(
+        &tree,
+        &policy,
+        Provenance::default(),
+    ));
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| best_response_to(&game, &table, 1, EXACT).unwrap())
+    };
+    let one = run(1);
+    assert!(one.units > 4, "{} units", one.units);
+    let two = run(2);
+    assert_eq!(one.value.to_bits(), two.value.to_bits());
+    assert_eq!(one.choices, two.choices);
+    assert_eq!(one.work, two.work);
+
+    // Stopped after the third unit, then resumed.
+    let stop = AtomicBool::new(false);
+    let outcome = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| {
+            restricted_best_response(&game, &table, 1, EXACT, None, &stop, &|p| {
+                if p.units_done == 3 {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            })
+            .unwrap()
+        });
+    let Outcome::Stopped(partial) = outcome else {
+        panic!("the walk did not stop")
+    };
+    assert_eq!(partial.finished(), 3);
+    let fresh = AtomicBool::new(false);
+    let resumed =
+        restricted_best_response(&game, &table, 1, EXACT, Some(partial), &fresh, &|_| {}).unwrap();
+    let Outcome::Done(resumed) = resumed else {
+        panic!("the resumed walk stopped")
+    };
+    assert_eq!(resumed.value.to_bits(), one.value.to_bits());
+    assert_eq!(resumed.choices, one.choices);
+    assert_eq!(resumed.work, one.work);
+}
+
+#[test]
+fn a_state_the_policy_lacks_is_named_or_played_uniformly_and_counted() {
+    let name = "dark_hex(num_rows=2,num_cols=2)";
+    let game = load_game(name).unwrap();
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    let mut file = PolicyFile::from_tree(&tree, &random_policy(&tree, 1, 3), Provenance::default());
+    let dropped = file.infosets[0].len() / 2;
+    file.infosets[0].truncate(dropped);
+    let table = PolicyTable::new(&file);
+    let err = best_response_to(&game, &table, 1, EXACT).unwrap_err();
+    assert!(
+        matches!(err, RestrictedBrError::Uncovered { player: 0, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("--missing uniform"), "{err}");
+    let uniform = Settings {
+        missing: Missing::Uniform,
+        record: false,
+    };
+    let got = best_response_to(&game, &table, 1, uniform).unwrap();
+    let (policy, missing) = file.to_tree_policy(&tree).unwrap();
+    assert!(missing > 0);
+    assert!((got.value - best_response(&tree, &policy, 1).value).abs() < 1e-12);
+    assert!(
+        got.lacking > 0 && got.lacking <= missing,
+        "{} of {missing}",
+        got.lacking
+    );
+}
+
+#[test]
+fn the_estimate_counts_the_walk_s_histories() {
+    let game = load_game("dark_hex(num_rows=2,num_cols=3,gameversion=adh)").unwrap();
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    let table = PolicyTable::new(&PolicyFile::from_tree(
+        &tree,
+        &random_policy(&tree, 2, 5),
+        Provenance::default(),
+    ));
+    for responder in 0..2 {
+        let exact = best_response_to(&game, &table, responder, EXACT).unwrap();
+        let e = restricted_br::estimate(
+            &game,
+            &table,
+            responder,
+            Missing::Error,
+            20_000,
+            20_000,
+            std::time::Duration::from_secs(60),
+            1,
+        )
+        .unwrap();
+        let (h, i) = (exact.work.histories as f64, exact.work.info_states as f64);
+        assert!(
+            (e.histories / h - 1.0).abs() < 0.1,
+            "{e:?} vs {:?}",
+            exact.work
+        );
+        assert!(
+            (e.info_states / i - 1.0).abs() < 0.1,
+            "{e:?} vs {:?}",
+            exact.work
+        );
+    }
+}

@@ -1,0 +1,255 @@
+//! `darkhex bounds` as a user runs it, and its bound for a hand-written
+//! 4x3 strategy against a brute-force best response: the game with
+//! Black's moves fixed by the strategy, compiled into a tree (small,
+//! where the whole game has about 1.9e16 histories), and the tree's
+//! best response, which shares nothing with the support-restricted walk.
+
+mod common;
+
+use std::fmt;
+
+use common::{darkhex, json};
+use darkhex_algorithms::policy_file::InfosetPolicy;
+use darkhex_algorithms::{
+    CompileOptions, GameTree, PolicyFile, Provenance, TreePolicy, best_response,
+};
+use darkhex_games::{Action, AnyGame, Game, GameError, State, Token, Turn, load_game};
+
+/// Black's hand-written strategy: the first cell, in this order, that is
+/// empty in its view (the middle column from the top, then the sides).
+const ORDER: [Action; 12] = [1, 4, 7, 10, 0, 3, 6, 9, 2, 5, 8, 11];
+
+fn preferred(legal: &[Action]) -> Action {
+    *ORDER.iter().find(|a| legal.contains(a)).unwrap()
+}
+
+/// The game with Black's only legal move the strategy's.
+#[derive(Clone, Debug)]
+struct Fixed(AnyGame);
+
+#[derive(Clone, Debug)]
+struct FixedState(<AnyGame as Game>::State);
+
+impl fmt::Display for FixedState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Game for Fixed {
+    type State = FixedState;
+    fn new_initial_state(&self) -> FixedState {
+        FixedState(self.0.new_initial_state())
+    }
+    fn num_distinct_actions(&self) -> usize {
+        self.0.num_distinct_actions()
+    }
+    fn max_game_length(&self) -> usize {
+        self.0.max_game_length()
+    }
+    fn game_string(&self) -> String {
+        self.0.game_string()
+    }
+    fn min_utility(&self) -> f64 {
+        self.0.min_utility()
+    }
+    fn max_utility(&self) -> f64 {
+        self.0.max_utility()
+    }
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        self.0.parse_action(text)
+    }
+    fn action_name(&self, action: Action) -> String {
+        self.0.action_name(action)
+    }
+    fn describe_token(&self, token: Token) -> String {
+        self.0.describe_token(token)
+    }
+    fn info_state_actions(&self, player: usize, key: &[Token]) -> Result<Vec<Action>, String> {
+        let legal = self.0.info_state_actions(player, key)?;
+        Ok(if player == 0 {
+            vec![preferred(&legal)]
+        } else {
+            legal
+        })
+    }
+}
+
+impl State for FixedState {
+    fn current_player(&self) -> Turn {
+        self.0.current_player()
+    }
+    fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        self.0.legal_actions_into(out);
+        if self.0.current_player() == Turn::Player(0) {
+            let a = preferred(out);
+            out.clear();
+            out.push(a);
+        }
+    }
+    fn apply(&mut self, action: Action) {
+        self.0.apply(action)
+    }
+    fn check_action(&self, action: Action) -> Result<(), GameError> {
+        self.0.check_action(action)
+    }
+    fn returns(&self) -> [f64; 2] {
+        self.0.returns()
+    }
+    fn info_key(&self, player: usize) -> &[Token] {
+        self.0.info_key(player)
+    }
+    fn history(&self) -> &[Action] {
+        self.0.history()
+    }
+    fn view_string(&self, player: usize) -> String {
+        self.0.view_string(player)
+    }
+}
+
+#[test]
+fn a_hand_written_4x3_strategy_s_bound_is_the_brute_force_best_response() {
+    // Abrupt: its restricted tree has 1.5e7 nodes, classic's 4.7e7 (a
+    // minute to compile).
+    {
+        let name = "dark_hex(num_rows=4,num_cols=3,gameversion=adh)".to_string();
+        let game = load_game(&name).unwrap();
+        let fixed = Fixed(game);
+        let tree = GameTree::build(&fixed, &CompileOptions::default()).unwrap();
+        let brute = -best_response(&tree, &TreePolicy::uniform(&tree), 1).value;
+        // The strategy as a policy file: Black's move at every information
+        // state of the tree, among the real game's legal actions there.
+        let table = tree.infosets(0);
+        let mut infosets: [Vec<InfosetPolicy>; 2] = Default::default();
+        infosets[0] = (0..table.len())
+            .map(|i| {
+                let key = table.keys[i].to_vec();
+                let actions = game.info_state_actions(0, &key).unwrap();
+                let chosen = preferred(&actions);
+                let probs = actions
+                    .iter()
+                    .map(|&a| f64::from(u8::from(a == chosen)))
+                    .collect();
+                InfosetPolicy {
+                    key,
+                    actions,
+                    probs,
+                }
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        PolicyFile::new(&name, Provenance::default(), infosets)
+            .save(&d.join("black.json"))
+            .unwrap();
+        let v = json(&darkhex(
+            d,
+            &[
+                "bounds",
+                &name,
+                "--black",
+                "black.json",
+                "--response-to-black",
+                "white.json",
+                "--verify",
+                "--json",
+            ],
+        ));
+        let lower = v["lower"].as_f64().unwrap();
+        assert!(
+            (lower - brute).abs() < 1e-12,
+            "{name}: bounds says {lower}, the tree's best response {brute}"
+        );
+        // The strategy is known to White, who always wins against it.
+        assert_eq!(lower, -1.0);
+        // The walk visited exactly the histories the strategy allows.
+        assert_eq!(v["black"]["histories"], tree.num_nodes() as u64);
+        assert!(v["upper"].is_null());
+        assert_eq!(v["black"]["verified"], true);
+        assert_eq!(v["black"]["lacking"], 0);
+        // White's response is pure on the states it reaches against this
+        // strategy only: uniform elsewhere, it meets all of Black's
+        // histories, and the walk is refused with its estimate.
+        let o = darkhex(
+            d,
+            &[
+                "bounds",
+                &name,
+                "--white",
+                "white.json",
+                "--missing",
+                "uniform",
+            ],
+        );
+        let err = common::stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("more than --max-work") && err.contains("histories"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn the_bounds_are_the_exact_best_responses_and_a_sure_win_proves_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    common::ok(&darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "cfr+",
+            "--iterations",
+            "50",
+            "--out",
+            "p.json",
+        ],
+    ));
+    let e = json(&darkhex(d, &["exploit", game, "p.json", "--json"]));
+    let v = json(&darkhex(
+        d,
+        &[
+            "bounds", game, "--black", "p.json", "--white", "p.json", "--verify", "--json",
+        ],
+    ));
+    let br = |p: usize| e["best_response_values"][p].as_f64().unwrap();
+    let (lower, upper) = (v["lower"].as_f64().unwrap(), v["upper"].as_f64().unwrap());
+    assert!((lower + br(1)).abs() < 1e-12, "{v} {e}");
+    assert!((upper - br(0)).abs() < 1e-12, "{v} {e}");
+    assert!((v["width"].as_f64().unwrap() - (upper - lower)).abs() < 1e-15);
+    assert_eq!(v["white"]["verified"], true);
+    // Saved, then resumed from the saved parts: the same bounds, bit for bit.
+    let both = [
+        "bounds", game, "--black", "p.json", "--white", "p.json", "--json",
+    ];
+    let with = |extra: &[&'static str]| {
+        let mut a = both.to_vec();
+        a.extend_from_slice(extra);
+        json(&darkhex(d, &a))
+    };
+    let saved = with(&["--checkpoint", "b.progress"]);
+    let resumed = with(&["--checkpoint", "b.progress"]);
+    for key in ["lower", "upper"] {
+        assert_eq!(
+            saved[key].as_f64().unwrap().to_bits(),
+            v[key].as_f64().unwrap().to_bits()
+        );
+        assert_eq!(resumed[key], saved[key]);
+    }
+    assert_eq!(resumed["black"]["histories"], v["black"]["histories"]);
+
+    // PONE's strategy for Black on classic 3x3 wins with probability one.
+    let game = "dark_hex(num_rows=3,num_cols=3)";
+    common::ok(&darkhex(d, &["pone", game, "--strategy-out", "s.json"]));
+    let v = json(&darkhex(
+        d,
+        &["bounds", game, "--black", "s.json", "--json"],
+    ));
+    assert_eq!(v["lower"], 1.0);
+    // ... and is refused as White's.
+    let o = darkhex(d, &["bounds", game, "--white", "s.json"]);
+    assert!(common::stderr(&o).contains("PONE strategy for player 0, not for player 1"));
+}
