@@ -44,6 +44,8 @@ mod rcfr;
 mod rex_rules;
 #[path = "rex_solver.rs"]
 mod rex_solver;
+#[path = "rl_dqn.rs"]
+mod rl_dqn;
 #[path = "rl_env.rs"]
 mod rl_env;
 #[path = "rl_ppo.rs"]

@@ -13,11 +13,15 @@
 //!   proximal term; [`presets`]: the benchmark's best hyper-parameters;
 //!   [`options`]: what a user gives, over the defaults or a preset;
 //!   [`checkpoint`]: a run's file, to resume it bit for bit.
+//! - [`dqn`]: DQN, NFSP's best-response learner and the approximate
+//!   best response's ([`dqn_response`]); [`replay`]: its replay buffer and NFSP's reservoir;
 //! - [`exact`]: the exact exploitability of a trained network as a run
 //!   goes, by the compiled tree or the information-state tables.
 
 pub mod adam;
 pub mod checkpoint;
+pub mod dqn;
+pub mod dqn_response;
 pub mod exact;
 pub mod mmd;
 pub mod network;
@@ -25,5 +29,6 @@ pub mod options;
 pub mod pool;
 pub mod ppo;
 pub mod presets;
+pub mod replay;
 pub mod rollout;
 pub mod vector_env;
