@@ -48,6 +48,8 @@ mod rex_solver;
 mod rl_dqn;
 #[path = "rl_env.rs"]
 mod rl_env;
+#[path = "rl_nfsp.rs"]
+mod rl_nfsp;
 #[path = "rl_ppo.rs"]
 mod rl_ppo;
 #[path = "solvers.rs"]

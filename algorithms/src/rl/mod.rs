@@ -15,6 +15,7 @@
 //!   [`checkpoint`]: a run's file, to resume it bit for bit.
 //! - [`dqn`]: DQN, NFSP's best-response learner and the approximate
 //!   best response's ([`dqn_response`]); [`replay`]: its replay buffer and NFSP's reservoir;
+//!   [`nfsp`]: neural fictitious self-play on them.
 //! - [`exact`]: the exact exploitability of a trained network as a run
 //!   goes, by the compiled tree or the information-state tables.
 
@@ -25,6 +26,7 @@ pub mod dqn_response;
 pub mod exact;
 pub mod mmd;
 pub mod network;
+pub mod nfsp;
 pub mod options;
 pub mod pool;
 pub mod ppo;
