@@ -302,7 +302,7 @@ impl Table {
 
 /// The opponent's distributions already asked for, so a network is asked
 /// once per information state (up to a bound on the memory it takes).
-struct Cache<'a> {
+pub(crate) struct Cache<'a> {
     policy: &'a dyn FrozenPolicy,
     seen: [RwLock<Distributions>; NUM_PLAYERS],
 }
@@ -314,14 +314,14 @@ type Distributions = HashMap<Box<[Token]>, Vec<f64>>;
 const CACHE_STATES: usize = 2_000_000;
 
 impl<'a> Cache<'a> {
-    fn new(policy: &'a dyn FrozenPolicy) -> Self {
+    pub(crate) fn new(policy: &'a dyn FrozenPolicy) -> Self {
         Cache {
             policy,
             seen: Default::default(),
         }
     }
 
-    fn policy(
+    pub(crate) fn policy(
         &self,
         player: usize,
         key: &[Token],
@@ -368,7 +368,7 @@ struct Played {
 }
 
 /// Streams of the seed: learning games and evaluation games of each seat.
-fn game_rng(seed: u64, seat: usize, eval: bool, index: u64) -> ChaCha8Rng {
+pub(crate) fn game_rng(seed: u64, seat: usize, eval: bool, index: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(2 * seat as u64 + u64::from(eval));
     rng.set_word_pos(u128::from(index) << 40);
@@ -496,31 +496,39 @@ pub fn approximate_best_response(
             progress(done + settings.episodes + end);
             start = end;
         }
-        let n = settings.eval_games as f64;
-        let value = sum / n;
-        let variance = ((sq - n * value * value) / (n - 1.0)).max(0.0);
+        let (value, half_width) = mean_interval(sum, sq, settings.eval_games);
         *out = Some(SeatEstimate {
             value,
-            half_width: Z95 * (variance / n).sqrt(),
+            half_width,
             infostates: table.entries.len(),
             unseen_decisions: unseen,
             decisions,
         });
     }
     let seats = seats.map(|s| s.expect("every seat was measured"));
-    let lower_bound = seats.iter().map(|s| s.value).sum::<f64>() / NUM_PLAYERS as f64;
-    // The seats' games are independent: their variances add.
-    let half_width = seats
-        .iter()
-        .map(|s| s.half_width.powi(2))
-        .sum::<f64>()
-        .sqrt()
-        / NUM_PLAYERS as f64;
+    let (lower_bound, half_width) = seats_bound(seats.map(|s| (s.value, s.half_width)));
     Ok(ApproximateBr {
         seats,
         lower_bound,
         half_width,
     })
+}
+
+/// The mean of `n` returns of sum `sum` and sum of squares `sq`, and the
+/// half-width of its 95% confidence interval.
+pub(crate) fn mean_interval(sum: f64, sq: f64, n: u64) -> (f64, f64) {
+    let n = n as f64;
+    let value = sum / n;
+    let variance = ((sq - n * value * value) / (n - 1.0)).max(0.0);
+    (value, Z95 * (variance / n).sqrt())
+}
+
+/// The lower bound the seats' (value, half-width) give: their mean, and
+/// its half-width (the seats' games are independent: their variances add).
+pub(crate) fn seats_bound(seats: [(f64, f64); NUM_PLAYERS]) -> (f64, f64) {
+    let mean = seats.iter().map(|s| s.0).sum::<f64>() / NUM_PLAYERS as f64;
+    let half = seats.iter().map(|s| s.1.powi(2)).sum::<f64>().sqrt() / NUM_PLAYERS as f64;
+    (mean, half)
 }
 
 /// The normal quantile of a two-sided 95% interval.

@@ -34,8 +34,12 @@ mod pone;
 mod rcfr;
 #[path = "restricted_br.rs"]
 mod restricted_br;
+#[path = "rl_dqn.rs"]
+mod rl_dqn;
 #[path = "rl_env.rs"]
 mod rl_env;
+#[path = "rl_nfsp.rs"]
+mod rl_nfsp;
 #[path = "rl_ppo.rs"]
 mod rl_ppo;
 #[path = "solvers.rs"]

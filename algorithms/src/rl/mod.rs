@@ -13,17 +13,26 @@
 //!   proximal term; [`presets`]: the benchmark's best hyper-parameters;
 //!   [`options`]: what a user gives, over the defaults or a preset;
 //!   [`checkpoint`]: a run's file, to resume it bit for bit.
+//! - [`dqn`]: DQN, NFSP's best-response learner and the approximate
+//!   best response's ([`dqn_response`]); [`replay`]: its replay buffer and NFSP's reservoir;
+//!   [`nfsp`]: neural fictitious self-play on them, [`nfsp_presets`] the
+//!   benchmark's settings of it.
 //! - [`exact`]: the exact exploitability of a trained network as a run
 //!   goes, by the compiled tree or the information-state tables.
 
 pub mod adam;
 pub mod checkpoint;
+pub mod dqn;
+pub mod dqn_response;
 pub mod exact;
 pub mod mmd;
 pub mod network;
+pub mod nfsp;
+pub mod nfsp_presets;
 pub mod options;
 pub mod pool;
 pub mod ppo;
 pub mod presets;
+pub mod replay;
 pub mod rollout;
 pub mod vector_env;

@@ -763,14 +763,14 @@ pub(crate) fn masked_log_softmax(logits: &Tensor, bias: &Tensor) -> candle_core:
 /// start on it, and on a busy machine waits for a descheduled one.
 const ROWS_PER_THREAD: usize = 64;
 
-fn rollout_threads(rows: usize) -> usize {
+pub(crate) fn rollout_threads(rows: usize) -> usize {
     (rows / ROWS_PER_THREAD).clamp(1, rayon::current_num_threads())
 }
 
 /// A row of logits made the log-probabilities of the softmax over its
 /// legal actions (`legal`: 1 legal, 0 not), in place, by the arithmetic
 /// of [`masked_log_softmax`].
-fn masked_log_softmax_row(row: &mut [f32], legal: &[f32]) {
+pub(crate) fn masked_log_softmax_row(row: &mut [f32], legal: &[f32]) {
     for (x, &l) in row.iter_mut().zip(legal) {
         *x += (1.0 - l) * ILLEGAL_LOGIT;
     }

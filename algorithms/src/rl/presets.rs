@@ -38,11 +38,11 @@ struct Entry {
     kl_coef: Option<f64>,
 }
 
-const CDH: &str = "dark_hex(num_rows=3,num_cols=3)";
-const ADH: &str = "dark_hex(num_rows=3,num_cols=3,gameversion=adh)";
-const CPTTT: &str = "phantom_ttt(obstype=reveal-nothing)";
-const APTTT: &str = "phantom_ttt(obstype=reveal-nothing,gameversion=abrupt)";
-const LIARS: &str = "liars_dice";
+pub(crate) const CDH: &str = "dark_hex(num_rows=3,num_cols=3)";
+pub(crate) const ADH: &str = "dark_hex(num_rows=3,num_cols=3,gameversion=adh)";
+pub(crate) const CPTTT: &str = "phantom_ttt(obstype=reveal-nothing)";
+pub(crate) const APTTT: &str = "phantom_ttt(obstype=reveal-nothing,gameversion=abrupt)";
+pub(crate) const LIARS: &str = "liars_dice";
 
 /// Every YAML of PPO and MMD. The settings they all share (anneal_lr,
 /// clip_vloss, gae, norm_adv true; gamma 0.99, gae_lambda 0.95, no
@@ -73,6 +73,22 @@ pub enum PresetError {
     },
 }
 
+/// Refuses a preset name other than [`RUDOLPH2026`].
+pub(crate) fn known(name: &str) -> Result<(), PresetError> {
+    if name == RUDOLPH2026 {
+        Ok(())
+    } else {
+        Err(PresetError::Unknown {
+            name: name.to_string(),
+        })
+    }
+}
+
+/// Whether the game string `entry` is the game `ours` (as darkhex writes it).
+pub(crate) fn same_game(entry: &str, ours: &str) -> bool {
+    load_game(entry).is_ok_and(|g| g.game_string() == ours)
+}
+
 /// The preset `name`'s settings of `algorithm` (`ppo` or `mmd`) on
 /// `game`, for a run of `steps` steps from `seed`.
 pub fn preset(
@@ -82,14 +98,12 @@ pub fn preset(
     steps: u64,
     seed: u64,
 ) -> Result<PpoSettings, PresetError> {
-    if name != RUDOLPH2026 {
-        return Err(PresetError::Unknown {
-            name: name.to_string(),
-        });
-    }
+    known(name)?;
     let ours = game.game_string();
-    let same = |e: &Entry| load_game(e.game).is_ok_and(|g| g.game_string() == ours);
-    let Some(e) = ENTRIES.iter().find(|e| e.algorithm == algorithm && same(e)) else {
+    let Some(e) = ENTRIES
+        .iter()
+        .find(|e| e.algorithm == algorithm && same_game(e.game, &ours))
+    else {
         let covered: Vec<String> = ENTRIES
             .iter()
             .filter(|e| e.algorithm == algorithm)
