@@ -685,7 +685,7 @@ impl EscherSolver {
         let mut networks: [Option<Mlp>; NUM_PLAYERS] = Default::default();
         for (player, net) in networks.iter_mut().enumerate() {
             *net = self
-                .fit_to(NUM_PLAYERS as u64 + 1 + player as u64, 0)
+                .fit_to(NUM_PLAYERS as u64 + player as u64, 0)
                 .samples(
                     self.policies[player].items(),
                     player,
