@@ -17,7 +17,7 @@ use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator};
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::stream::{PassOptions, StreamError};
-use darkhex_games::AnyGame;
+use darkhex_games::{AnyGame, Game};
 
 use crate::args::{number_in, whole};
 use crate::checkpoint_clock::CheckpointClock;

@@ -684,14 +684,12 @@ impl EscherSolver {
         let start = Instant::now();
         let mut networks: [Option<Mlp>; NUM_PLAYERS] = Default::default();
         for (player, net) in networks.iter_mut().enumerate() {
-            *net = self
-                .fit_to(NUM_PLAYERS as u64 + player as u64, 0)
-                .samples(
-                    self.policies[player].items(),
-                    player,
-                    self.settings.policy_network,
-                    WEIGHTS_POLICY + player as u64,
-                )?;
+            *net = self.fit_to(NUM_PLAYERS as u64 + player as u64, 0).samples(
+                self.policies[player].items(),
+                player,
+                self.settings.policy_network,
+                WEIGHTS_POLICY + player as u64,
+            )?;
         }
         let model = PolicyModel::new(self.game, self.map.clone(), networks);
         self.model = Some((model, self.iteration));
