@@ -27,6 +27,7 @@ mod solve_hex;
 mod template;
 mod train;
 mod train_deep;
+mod train_escher;
 mod train_rl;
 mod values;
 

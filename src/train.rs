@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
+use darkhex_algorithms::cfr::escher::{EscherSettings, escher_preset};
 use darkhex_algorithms::cfr::rcfr::{Link, RegressorKind};
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
@@ -37,6 +38,7 @@ use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
+use crate::train_escher::EscherOptions;
 use crate::train_rl::RlOptions;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
@@ -64,11 +66,13 @@ pub struct TrainArgs {
     /// linear least squares or a network (--regressor), on the compiled
     /// tree or over the streaming tables as the others do;
     /// deep-cfr samples on the game's states with networks and reservoirs
-    /// only and writes a policy model, not a table; ppo and mmd train an
+    /// only and writes a policy model, not a table; escher does too, its
+    /// regrets from a history value network without importance weights;
+    /// ppo and mmd train an
     /// actor-critic network in self-play over many games at once (PPO, and
     /// magnetic mirror descent: PPO with a magnet and a KL term) and write
     /// a model
-    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR, PPO, MMD])))]
+    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR, ESCHER, PPO, MMD])))]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this;
     /// default 1000). ppo and mmd count --steps instead
@@ -102,7 +106,7 @@ pub struct TrainArgs {
     /// Evaluate exploitability every K iterations (default: 10 times a
     /// run); ppo and mmd: every K steps (default 10 times a run where the
     /// tree compiles, else at the end only: over the tables a pass takes
-    /// minutes)
+    /// minutes); escher: every K iterations, likewise
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     eval_every: Option<u64>,
     /// Evaluate at N iterations evenly spaced per decade on a log scale
@@ -159,7 +163,8 @@ pub struct TrainArgs {
     #[arg(long, value_parser = RegressorKind::NAMES)]
     regressor: Option<String>,
     /// deep-cfr: external-sampling traversals per player and iteration, 1
-    /// to 1e7 (default 100)
+    /// to 1e7 (default 100); escher: regret trajectories per player and
+    /// iteration (default 1000)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(10_000_000)))]
     traversals: Option<u32>,
     /// deep-cfr: actions explored at each of the traverser's decisions,
@@ -168,33 +173,35 @@ pub struct TrainArgs {
     /// past 3x3 Dark Hex visits millions of histories a traversal
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1000)))]
     explore: Option<u32>,
-    /// deep-cfr: samples each player's advantage reservoir keeps, 1 to 1e9
-    /// (default 1e6)
+    /// deep-cfr: samples each player's advantage reservoir keeps (escher:
+    /// regret reservoir), 1 to 1e9 (default 1e6)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
     advantage_capacity: Option<usize>,
-    /// deep-cfr: samples each player's strategy reservoir keeps, 1 to 1e9
-    /// (default 1e6)
+    /// deep-cfr and escher: samples each player's strategy (policy)
+    /// reservoir keeps, 1 to 1e9 (default 1e6)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
     strategy_capacity: Option<usize>,
-    /// deep-cfr: Adam steps of the policy networks' one fit at the end, 1
-    /// to 1e6 (default 4 times --fit-steps)
+    /// deep-cfr and escher: Adam steps of the policy networks' fit at the
+    /// end (escher: and at each evaluation), 1 to 1e6 (default 4 times
+    /// --fit-steps)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
     policy_steps: Option<u32>,
-    /// --regressor mlp, deep-cfr, ppo and mmd: the hidden layers' widths,
+    /// --regressor mlp, deep-cfr, escher, ppo and mmd: the hidden layers' widths,
     /// e.g. 64,64 (the default; ppo and mmd: 512,512,512, the benchmark's,
     /// for each of the actor and the critic), up to 4 layers of 1 to 4096
     #[arg(long, value_parser = MlpSettings::parse_hidden)]
     hidden: Option<[u32; MAX_HIDDEN]>,
-    /// --regressor mlp and deep-cfr: Adam steps per player and iteration, 1
-    /// to 1e6 (default 32; deep-cfr 100)
+    /// --regressor mlp, deep-cfr and escher: Adam steps per player and
+    /// iteration, 1 to 1e6 (default 32; deep-cfr and escher 100)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
     fit_steps: Option<u32>,
-    /// --regressor mlp and deep-cfr: feature rows per Adam step, taken in
-    /// order (deep-cfr shuffles its samples first); 1 or more (default
-    /// 4096, deep-cfr 256; every row when there are fewer)
+    /// --regressor mlp, deep-cfr and escher: feature rows per Adam step,
+    /// taken in order (deep-cfr and escher shuffle their samples first); 1
+    /// or more (default 4096, deep-cfr and escher 256; every row when there
+    /// are fewer)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(u32::MAX.into())))]
     batch_size: Option<u32>,
-    /// --regressor mlp, deep-cfr, ppo and mmd: Adam's learning rate, more
+    /// --regressor mlp, deep-cfr, escher, ppo and mmd: Adam's learning rate, more
     /// than 0 and at most 1 (default 0.003; ppo and mmd 0.00025, annealed
     /// to 0 over the run)
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
@@ -229,6 +236,8 @@ pub struct TrainArgs {
     time_limit: Option<f64>,
     #[command(flatten)]
     rl: RlOptions,
+    #[command(flatten)]
+    escher: EscherOptions,
 }
 
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
@@ -258,13 +267,14 @@ fn policy_is_large(trainer: &Trainer) -> bool {
 const DEEP_CFR: &str = "deep-cfr";
 const PPO: &str = "ppo";
 const MMD: &str = "mmd";
+const ESCHER: &str = "escher";
 
 /// The iterations of the CFR family and Deep CFR when none are given.
 const DEFAULT_ITERATIONS: u64 = 1000;
 
 /// Whether `algo` writes a model (a network) rather than a policy table.
 fn writes_model(algo: Option<&str>) -> bool {
-    matches!(algo, Some(DEEP_CFR | PPO | MMD))
+    matches!(algo, Some(DEEP_CFR | ESCHER | PPO | MMD))
 }
 
 /// What `train` writes, for the output guard: an existing checkpoint only
@@ -313,6 +323,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--policy-steps", args.policy_steps.is_some()),
     ];
+    if args.algo.as_deref() == Some(ESCHER) {
+        return run_escher(args);
+    }
+    if let Some(name) = args.escher.given().first() {
+        bail!("{name} applies to --algo escher only");
+    }
     if matches!(args.algo.as_deref(), Some(PPO | MMD)) {
         return run_rl(args);
     }
@@ -787,6 +803,105 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         time_limit: args.time_limit,
         limit: memory_limit(),
         eval_histories: EVAL_TREE_HISTORIES,
+    })
+}
+
+/// ESCHER: its settings from the options (over a preset's), refusing
+/// those it ignores.
+fn run_escher(args: TrainArgs) -> Result<()> {
+    let rl = args.rl.clone();
+    let rl_given = RlOptions {
+        preset: None,
+        no_eval: false,
+        ..rl.clone()
+    };
+    let unused = [
+        ("--evals-per-decade", args.evals_per_decade.is_some()),
+        ("--alpha", args.alpha.is_some()),
+        ("--beta", args.beta.is_some()),
+        ("--gamma", args.gamma.is_some()),
+        (
+            "--exploration (escher's is --value-exploration)",
+            args.exploration.is_some(),
+        ),
+        ("--features", args.features.is_some()),
+        ("--link", args.link.is_some()),
+        ("--power", args.power.is_some()),
+        ("--temperature", args.temperature.is_some()),
+        ("--ridge", args.ridge.is_some()),
+        ("--regressor", args.regressor.is_some()),
+        ("--stream", args.stream),
+        ("--precision", args.precision.is_some()),
+        ("--sum-order", args.sum_order.is_some()),
+        ("--keyed", args.keyed),
+        ("--explore", args.explore.is_some()),
+    ];
+    if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
+        bail!("escher does not take {name}");
+    }
+    if let Some(name) = rl_given.first_given() {
+        bail!("escher does not take {name} (of ppo and mmd; escher counts --iterations)");
+    }
+    let iterations = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
+    let seed = args.seed.unwrap_or(0);
+    let mut s = match &rl.preset {
+        Some(name) => escher_preset(name, &args.game, iterations, seed)?,
+        None => EscherSettings::new(iterations, seed),
+    };
+    let e = &args.escher;
+    s.regret_traversals = args.traversals.unwrap_or(s.regret_traversals);
+    s.value_traversals = e.value_traversals.unwrap_or(s.value_traversals);
+    s.value_exploration = e.value_exploration.unwrap_or(s.value_exploration);
+    s.regret_capacity = args.advantage_capacity.unwrap_or(s.regret_capacity);
+    s.policy_capacity = args.strategy_capacity.unwrap_or(s.policy_capacity);
+    for network in [
+        &mut s.regret_network,
+        &mut s.value_network,
+        &mut s.policy_network,
+    ] {
+        network.hidden = args.hidden.unwrap_or(network.hidden);
+        network.batch = args.batch_size.unwrap_or(network.batch);
+        network.learning_rate = args.learning_rate.unwrap_or(network.learning_rate);
+    }
+    s.regret_network.steps = args.fit_steps.unwrap_or(s.regret_network.steps);
+    if rl.preset.is_none() {
+        s.value_network.steps = s.regret_network.steps;
+        s.policy_network.steps = s.regret_network.steps.saturating_mul(4);
+    }
+    s.value_network.steps = e.value_steps.unwrap_or(s.value_network.steps);
+    s.policy_network.steps = args.policy_steps.unwrap_or(s.policy_network.steps);
+    let out = model_path(&args, ESCHER)?;
+    let mut given: Vec<&'static str> = [
+        ("--preset", rl.preset.is_some()),
+        ("--traversals", args.traversals.is_some()),
+        ("--advantage-capacity", args.advantage_capacity.is_some()),
+        ("--strategy-capacity", args.strategy_capacity.is_some()),
+        ("--hidden", args.hidden.is_some()),
+        ("--fit-steps", args.fit_steps.is_some()),
+        ("--policy-steps", args.policy_steps.is_some()),
+        ("--batch-size", args.batch_size.is_some()),
+        ("--learning-rate", args.learning_rate.is_some()),
+        ("--seed", args.seed.is_some()),
+    ]
+    .iter()
+    .filter(|g| g.1)
+    .map(|g| g.0)
+    .collect();
+    given.extend(e.given());
+    crate::train_escher::run(crate::train_escher::EscherArgs {
+        game: args.game,
+        settings: s,
+        given,
+        out,
+        checkpoint: args.checkpoint,
+        resume: args.resume,
+        json: args.json,
+        plot: args.plot,
+        eval_every: args.eval_every,
+        no_eval: rl.no_eval,
+        time_limit: args.time_limit,
+        threads: rayon::current_num_threads(),
+        limit: memory_limit(),
     })
 }
 

@@ -39,10 +39,10 @@ pub struct RlOptions {
     /// benchmark's max_steps; the last update may pass it); default 1e6
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, Some(100_000_000_000)))]
     pub steps: Option<u64>,
-    /// ppo and mmd: take the settings of a named preset, then any option
-    /// given: rudolph2026 is Rudolph et al.'s best hyper-parameters for the
-    /// game and method (ICLR 2026; classic and abrupt 3x3 Dark Hex), with
-    /// their network (3 layers of 512)
+    /// ppo, mmd and escher: take the settings of a named preset, then any
+    /// option given: rudolph2026 is Rudolph et al.'s best hyper-parameters
+    /// for the game and method (ICLR 2026; classic and abrupt 3x3 Dark
+    /// Hex), with their network (3 layers of 512)
     #[arg(long, value_parser = presets::NAMES)]
     pub preset: Option<String>,
     /// ppo and mmd: games played at once, 1 to 65536 (default 8)
@@ -99,7 +99,7 @@ pub struct RlOptions {
     /// of normalising them
     #[arg(long)]
     pub raw_advantages: bool,
-    /// ppo and mmd: no exact evaluation at all (on 3x3 Dark Hex the tables
+    /// ppo, mmd and escher: no exact evaluation at all (on 3x3 Dark Hex the tables
     /// take 20 to 30 s and 0.7 to 2.5 GB, an evaluation minutes)
     #[arg(long, conflicts_with_all = ["eval_every", "plot"])]
     pub no_eval: bool,
@@ -246,7 +246,7 @@ fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Resu
 /// The exact evaluation the game allows ([`exact_method`]), built with a
 /// spinner: the compiled tree, or the tables (also when the tree turns out
 /// too large for the memory allowed).
-fn evaluator(game: &AnyGame, limit: MemoryLimit) -> Result<Option<ExactEvaluator>> {
+pub(crate) fn evaluator(game: &AnyGame, limit: MemoryLimit) -> Result<Option<ExactEvaluator>> {
     let method = exact_method(game);
     if method == Some(ExactMethod::Tree)
         && let Ok((tree, _)) = compile(game, limit)

@@ -130,7 +130,7 @@ impl PyModel {
     fn __repr__(&self) -> String {
         // PPO and MMD count steps where Deep CFR counts iterations.
         let unit = match self.provenance.training {
-            Training::DeepCfr(_) => "iterations",
+            Training::DeepCfr(_) | Training::Escher(_) => "iterations",
             Training::PolicyGradient(_) => "steps",
         };
         format!(

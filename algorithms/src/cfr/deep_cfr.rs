@@ -247,7 +247,7 @@ pub struct ReservoirState {
 }
 
 impl Reservoir<Sample> {
-    fn state(&self) -> ReservoirState {
+    pub(crate) fn state(&self) -> ReservoirState {
         let pos = self.rng.get_word_pos();
         ReservoirState {
             seen: self.seen,
@@ -257,7 +257,7 @@ impl Reservoir<Sample> {
     }
 
     /// The reservoir `state` was taken of (its generator seeded as `new`).
-    fn restore(&mut self, state: ReservoirState) -> Result<(), DeepCfrError> {
+    pub(crate) fn restore(&mut self, state: ReservoirState) -> Result<(), DeepCfrError> {
         if state.items.len() > self.capacity || (state.items.len() as u64) > state.seen {
             return Err(DeepCfrError::BadCheckpoint(format!(
                 "a reservoir holds {} samples of {} seen, with room for {}",
@@ -607,19 +607,13 @@ impl DeepCfrSolver {
         net.predict_rows(x, &mut outputs)?;
         self.stats.network_calls += 1;
         let predicted: Vec<f64> = actions.iter().map(|&a| outputs[a as usize]).collect();
-        let mut sigma = vec![0.0; actions.len()];
-        regret_matching(&predicted, &mut sigma);
-        if predicted.iter().all(|&r| r <= 0.0) {
-            sigma.fill(0.0);
-            sigma[argmax(&predicted)] = 1.0;
-        }
+        let sigma = matched_strategy(&predicted);
         self.strategies[player].insert(key.into(), sigma.clone());
         Ok(sigma)
     }
 
-    /// A network fitted from fresh weights (stream `stream` of the
-    /// settings' seed) to `samples`, each row weighted by its iteration;
-    /// none when there are no samples. `t` picks the row order's stream.
+    /// A network fitted to `samples` ([`FitTo::samples`]); none when there
+    /// are no samples.
     fn fit(
         &self,
         samples: &[Sample],
@@ -628,36 +622,14 @@ impl DeepCfrSolver {
         stream: u64,
         t: u64,
     ) -> Result<Option<Mlp>, DeepCfrError> {
-        if samples.is_empty() {
-            return Ok(None);
-        }
-        // Minibatches are contiguous runs of rows: shuffled samples make
-        // each a uniform draw instead of one traversal's neighbours.
-        let mut order: Vec<usize> = (0..samples.len()).collect();
-        let mut rng = ChaCha8Rng::seed_from_u64(self.settings.seed);
-        rng.set_stream(STREAM_SHUFFLE + stream);
-        rng.set_word_pos(u128::from(t) << 40);
-        order.shuffle(&mut rng);
-        let width = self.map.observation_width();
-        let outputs = self.game.num_distinct_actions();
-        let mut x = Array2::zeros((samples.len(), width));
-        let mut targets = vec![0.0; samples.len() * outputs];
-        let mut legal = vec![false; samples.len() * outputs];
-        let mut weights = Vec::with_capacity(samples.len());
-        for (r, s) in order.into_iter().map(|i| &samples[i]).enumerate() {
-            let mut row = x.row_mut(r);
-            let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
-            self.map.write_observation(player, &s.key, row);
-            for (&action, &value) in s.actions.iter().zip(&s.values) {
-                targets[r * outputs + action as usize] = value;
-                legal[r * outputs + action as usize] = true;
-            }
-            weights.push(s.iteration.max(1) as f64);
-        }
-        let design = Design::new(x);
-        let mut net = Mlp::with_outputs(network, width, outputs, stream)?;
-        net.fit_legal(&design, &targets, &legal, &weights)?;
-        Ok(Some(net))
+        let fit = FitTo {
+            game: &self.game,
+            map: &self.map,
+            seed: self.settings.seed,
+            stream: STREAM_SHUFFLE + stream,
+            t,
+        };
+        Ok(fit.samples(samples, player, network, stream)?)
     }
 
     /// The learned average policy at every information state of `tree`
@@ -724,6 +696,104 @@ impl DeepCheckpoint {
         require_game(&c.game, game)?;
         Ok(c)
     }
+}
+
+/// Where a fit's rows come from and which stream shuffles them.
+pub(crate) struct FitTo<'a> {
+    pub game: &'a AnyGame,
+    pub map: &'a FeatureMap,
+    pub seed: u64,
+    /// The row order's stream of `seed`.
+    pub stream: u64,
+    /// The row order's position in its stream (the iteration).
+    pub t: u64,
+}
+
+impl FitTo<'_> {
+    /// A network fitted from fresh weights (stream `weights` of the
+    /// network settings' seed) to `samples` at `player`'s information
+    /// states, one output per action of the game and only the legal ones
+    /// fitted, each row weighted by its iteration (Linear CFR's
+    /// weighting); none when there are no samples.
+    pub(crate) fn samples(
+        &self,
+        samples: &[Sample],
+        player: usize,
+        network: MlpSettings,
+        weights: u64,
+    ) -> Result<Option<Mlp>, RegressError> {
+        if samples.is_empty() {
+            return Ok(None);
+        }
+        let outputs = self.game.num_distinct_actions();
+        let width = self.map.observation_width();
+        let net = self.rows(
+            samples.len(),
+            width,
+            outputs,
+            network,
+            weights,
+            |i, row, targets, legal| {
+                let s = &samples[i];
+                self.map.write_observation(player, &s.key, row);
+                for (&action, &value) in s.actions.iter().zip(&s.values) {
+                    targets[action as usize] = value;
+                    legal[action as usize] = true;
+                }
+                s.iteration.max(1) as f64
+            },
+        )?;
+        Ok(Some(net))
+    }
+
+    /// A network of `outputs` outputs on `width` features fitted from
+    /// fresh weights to `n` rows, which `write(i, row, targets, legal)`
+    /// writes (returning row i's weight) in a shuffled order: minibatches
+    /// are contiguous runs of rows, and shuffled rows make each a uniform
+    /// draw instead of one traversal's neighbours.
+    pub(crate) fn rows(
+        &self,
+        n: usize,
+        width: usize,
+        outputs: usize,
+        network: MlpSettings,
+        weights: u64,
+        mut write: impl FnMut(usize, &mut [f64], &mut [f64], &mut [bool]) -> f64,
+    ) -> Result<Mlp, RegressError> {
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(self.stream);
+        rng.set_word_pos(u128::from(self.t) << 40);
+        order.shuffle(&mut rng);
+        let mut x = Array2::zeros((n, width));
+        let mut targets = vec![0.0; n * outputs];
+        let mut legal = vec![false; n * outputs];
+        let mut row_weights = Vec::with_capacity(n);
+        for (r, i) in order.into_iter().enumerate() {
+            let mut row = x.row_mut(r);
+            let row = row.as_slice_mut().expect("a fresh matrix is contiguous");
+            let span = r * outputs..(r + 1) * outputs;
+            row_weights.push(write(i, row, &mut targets[span.clone()], &mut legal[span]));
+        }
+        let design = Design::new(x);
+        let mut net = Mlp::with_outputs(network, width, outputs, weights)?;
+        net.fit_legal(&design, &targets, &legal, &row_weights)?;
+        Ok(net)
+    }
+}
+
+/// Regret matching on a network's predicted regrets; where none is
+/// positive, the action predicted highest with probability 1, as Deep CFR
+/// prescribes: a network's small negative errors would otherwise make it
+/// uniform wherever all regrets are near zero.
+pub(crate) fn matched_strategy(predicted: &[f64]) -> Vec<f64> {
+    let mut sigma = vec![0.0; predicted.len()];
+    regret_matching(predicted, &mut sigma);
+    if predicted.iter().all(|&r| r <= 0.0) {
+        sigma.fill(0.0);
+        sigma[argmax(predicted)] = 1.0;
+    }
+    sigma
 }
 
 /// The index of the largest value, the first of equals.

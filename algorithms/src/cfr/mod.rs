@@ -8,11 +8,13 @@
 //! ([`streaming`]), regression CFR and f-RCFR on the compiled tree
 //! ([`rcfr`], over [`crate::fa`]'s features and regressors) and over the
 //! streaming tables ([`table_rcfr`]), Deep CFR on
-//! the State API with networks and reservoirs only ([`deep_cfr`]), and training runs with checkpoints that resume bitwise
+//! the State API with networks and reservoirs only ([`deep_cfr`]), ESCHER
+//! on Deep CFR's pieces with a history value function ([`escher`]), and training runs with checkpoints that resume bitwise
 //! ([`training`]).
 
 mod dark_hex_outcome;
 pub mod deep_cfr;
+pub mod escher;
 pub mod info_table;
 pub mod mccfr;
 pub mod rcfr;

@@ -572,6 +572,18 @@ impl Mlp {
         self.write_predictions(&x, out)
     }
 
+    /// [`Mlp::predict_rows`] on the caller's thread alone, without candle's
+    /// graph ([`Mlp::forward_rows`]): for traversals that run on many
+    /// threads at once, each calling the network on a few rows.
+    pub(crate) fn predict_here(&self, x: &[f32], out: &mut [f64]) -> Result<(), RegressError> {
+        let rows = out.len() / self.outputs;
+        let y = self.forward_rows(x, rows, 1)?;
+        for (o, v) in out.iter_mut().zip(y) {
+            *o = f64::from(v) * self.scale;
+        }
+        Ok(())
+    }
+
     fn write_predictions(&self, x: &Tensor, out: &mut [f64]) -> Result<(), RegressError> {
         let y = self
             .forward(x)

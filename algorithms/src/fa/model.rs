@@ -29,6 +29,7 @@ use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
 
 use crate::cfr::deep_cfr::DeepCfrSettings;
+use crate::cfr::escher::EscherSettings;
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::regress::RegressError;
@@ -73,6 +74,7 @@ pub enum Training {
     DeepCfr(DeepCfrSettings),
     /// PPO or MMD (the settings say which).
     PolicyGradient(PpoSettings),
+    Escher(EscherSettings),
 }
 
 /// A policy model file.
