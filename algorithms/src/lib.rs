@@ -21,6 +21,7 @@ pub mod approximate_br;
 pub mod best_response;
 pub mod bytes;
 pub mod cfr;
+pub mod double_oracle;
 pub mod eval;
 pub mod fa;
 pub mod files;
