@@ -126,6 +126,10 @@ impl FixedPolicy for Seat<'_> {
     }
 }
 
+/// The distributions a mixture has worked out: the legal actions and
+/// their probabilities, by information state.
+type Kept = FxHashMap<Vec<Token>, (Vec<Action>, Vec<f64>)>;
+
 /// A mixture of `player`'s pure strategies, played as its behaviour
 /// strategy (perfect recall makes them equivalent, Kuhn's theorem): at an
 /// information state, each action's probability is the weight of the
@@ -138,7 +142,7 @@ pub struct Mixture<'a, G: Game> {
     game: &'a G,
     player: usize,
     strategies: Vec<(&'a Pure, f64)>,
-    kept: RwLock<FxHashMap<Vec<Token>, (Vec<Action>, Vec<f64>)>>,
+    kept: RwLock<Kept>,
 }
 
 impl<'a, G: Game> Mixture<'a, G> {
