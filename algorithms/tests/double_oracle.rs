@@ -67,15 +67,7 @@ fn the_double_oracle_closes_on_the_lp_value_of_every_small_variant() {
     for name in games() {
         let game = load_game(&name).unwrap();
         let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
-        let lp = solve_sequence_form(
-            &tree,
-            LpOptions {
-                full: true,
-                ..LpOptions::default()
-            },
-            &|_| {},
-        )
-        .unwrap();
+        let lp = solve_sequence_form(&tree, LpOptions::default(), &|_| {}).unwrap();
         let mut oracle = Oracle::new([Vec::new(), Vec::new()]);
         let finish = run(&game, &mut oracle, Options::default());
         assert_ne!(finish, Finish::MaxIterations, "{name}");
