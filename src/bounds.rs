@@ -33,11 +33,14 @@ use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 
+mod oracle;
+
 #[derive(Args)]
 #[command(after_help = help::after(&[
     "darkhex bounds 'dark_hex(num_rows=2,num_cols=3,gameversion=adh)' --black b.json --white w.json",
     "darkhex bounds 'dark_hex(num_rows=4,num_cols=3)' --black black.json --response-to-black white-br.json --verify",
     "darkhex bounds 'dark_hex(num_rows=4,num_cols=3)' --white white.json --missing uniform --json",
+    "darkhex bounds 'dark_hex(num_rows=4,num_cols=3,gameversion=adh)' --double-oracle --seed-file mccfr.json --out-black black.json --out-white white.json --checkpoint do.progress",
 ], &[help::GAMES]))]
 pub struct BoundsArgs {
     /// Game string the strategies were made for
@@ -46,7 +49,7 @@ pub struct BoundsArgs {
     /// Black's (player 0's) strategy: a policy file (its player-0 entries),
     /// a policy model, or a PONE strategy for player 0; proves a lower
     /// bound on Black's value
-    #[arg(long, required_unless_present = "white")]
+    #[arg(long, required_unless_present_any = ["white", "double_oracle"], conflicts_with = "double_oracle")]
     black: Option<PathBuf>,
     /// White's (player 1's) strategy, read as --black is; proves an upper
     /// bound on Black's value
@@ -77,6 +80,33 @@ pub struct BoundsArgs {
     /// game, strategy files and --missing) resumes from them
     #[arg(long)]
     checkpoint: Option<PathBuf>,
+    /// Find the strategies instead: a double oracle over the normal form
+    /// of pure strategies, each restricted game solved by LP, each side's
+    /// exact best response to its equilibrium added, until the bounds meet
+    /// (or --gap); every restricted equilibrium strategy is a certificate
+    #[arg(long)]
+    double_oracle: bool,
+    /// A strategy the double oracle starts from: a policy file (each
+    /// player's entries, purified: the most likely action) or a PONE
+    /// strategy; repeatable. Without seeds each side starts from the
+    /// strategy that plays its lowest legal action everywhere
+    #[arg(long, requires = "double_oracle")]
+    seed_file: Vec<PathBuf>,
+    /// The double oracle stops when the best bounds are this close
+    #[arg(long, default_value_t = 1e-12, requires = "double_oracle", value_parser = crate::args::number_in(0.0, 1e9, true))]
+    gap: f64,
+    /// The double oracle stops after this many iterations (an LP and two
+    /// best responses each)
+    #[arg(long, default_value_t = 1000, requires = "double_oracle")]
+    max_iterations: usize,
+    /// Write the double oracle's best strategy for Black here (a policy
+    /// file: the certificate of the lower bound, for --black)
+    #[arg(long, requires = "double_oracle")]
+    out_black: Option<PathBuf>,
+    /// Write the double oracle's best strategy for White here (the
+    /// certificate of the upper bound, for --white)
+    #[arg(long, requires = "double_oracle")]
+    out_white: Option<PathBuf>,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -102,9 +132,23 @@ impl MissingArg {
 
 /// What `bounds` reads and writes, for the output guard.
 pub fn files(args: &BoundsArgs) -> Files {
-    Files::new()
+    let seeds = args
+        .seed_file
+        .iter()
+        .fold(Files::new(), |f, s| f.reads("--seed-file", Some(s)));
+    seeds
         .reads("--black", args.black.as_deref())
         .reads("--white", args.white.as_deref())
+        .writes(
+            "--out-black",
+            args.out_black.as_deref(),
+            Holds::Document(FileKind::Policy),
+        )
+        .writes(
+            "--out-white",
+            args.out_white.as_deref(),
+            Holds::Document(FileKind::Policy),
+        )
         .writes(
             "--response-to-black",
             args.response_to_black.as_deref(),
@@ -132,6 +176,9 @@ struct BoundsProgress {
     game: String,
     /// Black's strategy's, then White's.
     seats: [Option<SeatProgress>; 2],
+    /// A double oracle's sets and certificates (--double-oracle).
+    #[serde(default)]
+    oracle: Option<oracle::Sets>,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -202,6 +249,9 @@ const SEAT: [&str; 2] = ["Black", "White"];
 
 pub fn run(args: BoundsArgs) -> Result<()> {
     set_threads(args.threads)?;
+    if args.double_oracle {
+        return oracle::run(&args);
+    }
     let seats = [
         (0, args.black.clone(), args.response_to_black.clone()),
         (1, args.white.clone(), args.response_to_white.clone()),
@@ -226,6 +276,7 @@ pub fn run(args: BoundsArgs) -> Result<()> {
             version: PROGRESS_VERSION,
             game: args.game.to_string(),
             seats: [None, None],
+            oracle: None,
         },
     };
     let mut bounds = Vec::new();

@@ -253,3 +253,69 @@ fn the_bounds_are_the_exact_best_responses_and_a_sure_win_proves_one() {
     let o = darkhex(d, &["bounds", game, "--white", "s.json"]);
     assert!(common::stderr(&o).contains("PONE strategy for player 0, not for player 1"));
 }
+
+#[test]
+fn the_double_oracle_closes_on_the_value_and_bounds_verifies_its_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let run = |extra: &[&str]| {
+        let mut a = vec!["bounds", game, "--double-oracle", "--json"];
+        a.extend_from_slice(extra);
+        json(&darkhex(d, &a))
+    };
+    let found = run(&["--out-black", "b.json", "--out-white", "w.json"]);
+    let (lower, upper) = (
+        found["lower"].as_f64().unwrap(),
+        found["upper"].as_f64().unwrap(),
+    );
+    // The value on the results page (small-boards.md): 9/11.
+    assert!((lower - 9.0 / 11.0).abs() < 1e-12, "{found}");
+    assert!((upper - 9.0 / 11.0).abs() < 1e-12, "{found}");
+    assert_eq!(found["finish"], "the bounds met");
+    let verified = json(&darkhex(
+        d,
+        &[
+            "bounds", game, "--black", "b.json", "--white", "w.json", "--verify", "--json",
+        ],
+    ));
+    assert_eq!(verified["lower"], found["lower"], "{verified}");
+    assert_eq!(verified["upper"], found["upper"], "{verified}");
+
+    // Seeded with a purified CFR+ policy, stopped after two iterations and
+    // resumed from the checkpoint: the same closed interval.
+    common::ok(&darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "cfr+",
+            "--iterations",
+            "20",
+            "--out",
+            "p.json",
+        ],
+    ));
+    let seeded = ["--seed-file", "p.json", "--checkpoint", "d.progress"];
+    let first = run(&[&seeded[..], &["--max-iterations", "2"]].concat());
+    assert_eq!(first["iterations"], 2);
+    assert_eq!(first["finish"], "--max-iterations reached");
+    let resumed = run(&seeded);
+    assert!(resumed["iterations"].as_u64().unwrap() > 2);
+    assert!(resumed["width"].as_f64().unwrap() <= 1e-12, "{resumed}");
+    assert!((resumed["lower"].as_f64().unwrap() - 9.0 / 11.0).abs() < 1e-12);
+
+    // A seed of another kind is refused by name.
+    let o = darkhex(
+        d,
+        &[
+            "bounds",
+            game,
+            "--double-oracle",
+            "--seed-file",
+            "d.progress",
+        ],
+    );
+    assert!(common::stderr(&o).contains("a seed is a policy file or a PONE strategy"));
+}

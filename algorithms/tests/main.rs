@@ -22,6 +22,8 @@ mod cfr_exact;
 mod cfr_reference;
 #[path = "deep_cfr.rs"]
 mod deep_cfr;
+#[path = "double_oracle.rs"]
+mod double_oracle;
 #[path = "escher.rs"]
 mod escher;
 #[path = "lp.rs"]

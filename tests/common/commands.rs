@@ -209,6 +209,35 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
             ],
         ),
     ),
+    ("bounds", "seed_file", Role::Reads),
+    (
+        "bounds",
+        "out_black",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--double-oracle",
+                "--out-black",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
+        "out_white",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--double-oracle",
+                "--out-white",
+                "{}",
+            ],
+        ),
+    ),
     ("plot", "runs", Role::Reads),
     (
         "plot",

@@ -143,8 +143,9 @@ pub fn normal_form(tree: &GameTree, max_strategies: usize) -> Result<NormalForm,
     })
 }
 
-/// max v subject to sum_i p_i M[i][j] >= v for every column j, p a distribution.
-fn solve_matrix_game(
+/// max v subject to sum_i p_i M[i][j] >= v for every column j, p a distribution:
+/// the value and the row player's mix.
+pub fn solve_matrix_game(
     rows: usize,
     cols: usize,
     m: impl Fn(usize, usize) -> f64,

@@ -24,6 +24,20 @@ pub trait FixedPolicy: Sync {
         key: &[Token],
         actions: &[Action],
     ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError>;
+
+    /// The same, told the actions that led to the state asked about: a
+    /// source whose answer depends on the player's own earlier moves (a
+    /// mixture of pure strategies, which one cannot read off a key) works
+    /// them out from these.
+    fn distribution_after(
+        &self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+        _history: &[Action],
+    ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError> {
+        self.distribution(player, key, actions)
+    }
 }
 
 /// A policy file's table.
@@ -150,6 +164,19 @@ impl FixedPolicy for PerSeat<'_> {
     ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError> {
         match self.0.get(player).copied().flatten() {
             Some(p) => p.distribution(player, key, actions),
+            None => Ok(None),
+        }
+    }
+
+    fn distribution_after(
+        &self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+        history: &[Action],
+    ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError> {
+        match self.0.get(player).copied().flatten() {
+            Some(p) => p.distribution_after(player, key, actions, history),
             None => Ok(None),
         }
     }

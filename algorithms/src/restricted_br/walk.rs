@@ -126,7 +126,10 @@ impl<'a, G: Game> Walker<'a, G> {
         actions: &[Action],
     ) -> Result<Vec<f64>, RestrictedBrError> {
         let key = state.info_key(player);
-        if let Some(p) = self.policy.distribution(player, key, actions)? {
+        if let Some(p) = self
+            .policy
+            .distribution_after(player, key, actions, state.history())?
+        {
             return Ok(p.into_owned());
         }
         match self.missing {
