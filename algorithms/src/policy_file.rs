@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use darkhex_games::abstraction::Abstraction;
 use darkhex_games::analysis::{NodeView, TreeVisitor, WalkOptions, walk};
 use darkhex_games::spec::Spec;
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, State, Token, with_game};
@@ -61,6 +62,12 @@ pub struct PolicyFile {
     pub game: String,
     #[serde(flatten)]
     pub provenance: Provenance,
+    /// The imperfect-recall abstraction the keys are written under (an
+    /// [`Abstraction`] name; none: the game's own information states).
+    /// Readers lift such a policy to the perfect-recall game: each
+    /// information state plays its abstract state's distribution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstraction: Option<String>,
     pub infosets: [Vec<InfosetPolicy>; NUM_PLAYERS],
 }
 
@@ -136,7 +143,25 @@ impl PolicyFile {
             version: POLICY_VERSION,
             game: game.to_string(),
             provenance,
+            abstraction: None,
             infosets,
+        }
+    }
+
+    /// The abstraction the keys are written under, checked against the
+    /// game: abstractions are of Dark Hex and Dark Rex keys.
+    pub fn abstraction(&self) -> Result<Abstraction, String> {
+        let Some(name) = &self.abstraction else {
+            return Ok(Abstraction::PERFECT_RECALL);
+        };
+        let abstraction = Abstraction::parse(name).map_err(|e| e.to_string())?;
+        match darkhex_games::load_game(&self.game) {
+            Ok(AnyGame::DarkHex(_)) => Ok(abstraction),
+            _ if abstraction.is_identity() => Ok(abstraction),
+            _ => Err(format!(
+                "abstraction {name} is of dark_hex and dark_rex keys, not of {}",
+                self.game
+            )),
         }
     }
 
@@ -185,6 +210,7 @@ impl PolicyFile {
     }
 
     fn check_distributions(&self) -> Result<(), String> {
+        self.abstraction()?;
         let game = darkhex_games::load_game(&self.game).ok();
         let describe = |key: &[Token]| match &game {
             Some(g) => g.describe_info_state(key),
@@ -281,6 +307,9 @@ impl PolicyFile {
     /// The policy on `tree`'s infosets. Infosets the file lacks (never
     /// reached while sampling) play uniformly; their number is returned.
     pub fn to_tree_policy(&self, tree: &GameTree) -> Result<(TreePolicy, usize), PolicyError> {
+        if self.abstraction.is_some() {
+            return Ok(self.lifted_to_tree(tree));
+        }
         let mut policy = TreePolicy::uniform(tree);
         let mut missing = 0;
         let mismatch = |reason: String| PolicyError::Mismatch {
@@ -315,6 +344,30 @@ impl PolicyFile {
             missing += table.len() - covered;
         }
         Ok((policy, missing))
+    }
+}
+
+impl PolicyFile {
+    /// An abstract policy lifted to `tree`'s information states, each
+    /// playing its abstract state's distribution; the number of
+    /// information states whose abstract state the file lacks (they play
+    /// uniformly).
+    fn lifted_to_tree(&self, tree: &GameTree) -> (TreePolicy, usize) {
+        let table = PolicyTable::new(self);
+        let mut policy = TreePolicy::uniform(tree);
+        let mut missing = 0;
+        for p in 0..NUM_PLAYERS {
+            let infosets = tree.infosets(p);
+            for i in 0..infosets.len() {
+                match table.get(p, &infosets.keys[i]) {
+                    Some((actions, probs)) if actions == infosets.actions_of(i) => {
+                        policy.probs[p][infosets.slots(i)].copy_from_slice(probs);
+                    }
+                    _ => missing += 1,
+                }
+            }
+        }
+        (policy, missing)
     }
 }
 
@@ -395,10 +448,15 @@ impl<S: State> TreeVisitor<S> for Nothing {
 }
 
 /// A policy file indexed for play: the action distribution at an
-/// information state, looked up by its key.
+/// information state, looked up by its key. An abstract policy is lifted:
+/// a perfect-recall key is looked up by its abstract key (both
+/// orientations of a rotation-reduced key are held, so a lookup only
+/// forgets what the recall drops).
 #[derive(Clone, Debug, Default)]
 pub struct PolicyTable {
     maps: [FxHashMap<Box<[Token]>, Distribution>; NUM_PLAYERS],
+    /// The recall of an abstract policy (without its rotation).
+    lift: Option<Abstraction>,
 }
 
 /// Legal actions and their probabilities.
@@ -406,24 +464,63 @@ type Distribution = (Vec<Action>, Vec<f64>);
 
 impl PolicyTable {
     pub fn new(file: &PolicyFile) -> PolicyTable {
+        // Loading checked the abstraction; a file built in memory with a
+        // wrong one is read as written.
+        let abstraction = file.abstraction().unwrap_or(Abstraction::PERFECT_RECALL);
+        let cells = darkhex_games::load_game(&file.game)
+            .ok()
+            .and_then(|g| g.dims())
+            .map_or(0, |d| d.cells());
         let maps = std::array::from_fn(|p| {
-            file.infosets[p]
-                .iter()
-                .map(|e| {
-                    (
-                        e.key.clone().into_boxed_slice(),
-                        (e.actions.clone(), e.probs.clone()),
-                    )
-                })
-                .collect()
+            let mut map: FxHashMap<Box<[Token]>, Distribution> = FxHashMap::default();
+            for e in &file.infosets[p] {
+                if abstraction.rotate {
+                    let (key, actions, probs) = rotated(abstraction, cells, e);
+                    map.entry(key).or_insert_with(|| (actions, probs));
+                }
+                map.insert(
+                    e.key.clone().into_boxed_slice(),
+                    (e.actions.clone(), e.probs.clone()),
+                );
+            }
+            map
         });
-        PolicyTable { maps }
+        let lift = (!abstraction.is_identity()).then_some(Abstraction {
+            rotate: false,
+            ..abstraction
+        });
+        PolicyTable { maps, lift }
     }
 
     /// The actions and probabilities at `key`, if the policy has them.
     pub fn get(&self, player: usize, key: &[Token]) -> Option<(&[Action], &[f64])> {
-        self.maps[player]
-            .get(key)
-            .map(|(a, p)| (a.as_slice(), p.as_slice()))
+        let map = &self.maps[player];
+        let found = match self.lift {
+            None => map.get(key),
+            Some(a) => {
+                let mut abstract_key = Vec::with_capacity(key.len());
+                a.abstract_key(0, key, &mut abstract_key);
+                map.get(abstract_key.as_slice())
+            }
+        };
+        found.map(|(a, p)| (a.as_slice(), p.as_slice()))
     }
+}
+
+/// An entry of a rotation-reduced policy turned by 180 degrees: its key,
+/// actions and probabilities.
+fn rotated(
+    abstraction: Abstraction,
+    cells: usize,
+    e: &InfosetPolicy,
+) -> (Box<[Token]>, Vec<Action>, Vec<f64>) {
+    let key = abstraction.turned(cells, &e.key);
+    let actions = e
+        .actions
+        .iter()
+        .rev()
+        .map(|&a| (cells - 1 - a as usize) as Action)
+        .collect();
+    let probs = e.probs.iter().rev().copied().collect();
+    (key.into_boxed_slice(), actions, probs)
 }

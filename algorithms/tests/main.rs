@@ -20,6 +20,8 @@ mod benchmark_games;
 mod cfr_exact;
 #[path = "cfr_reference.rs"]
 mod cfr_reference;
+#[path = "compact_mccfr.rs"]
+mod compact_mccfr;
 #[path = "deep_cfr.rs"]
 mod deep_cfr;
 #[path = "double_oracle.rs"]

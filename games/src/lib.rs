@@ -15,6 +15,7 @@
 //! assert!(state.legal_actions().contains(&1));
 //! ```
 
+pub mod abstraction;
 pub mod analysis;
 pub mod board;
 pub mod cellset;

@@ -3,7 +3,9 @@
 //! sampling on the State API ([`mccfr`], over [`info_table`]'s keyed
 //! tables) and over the information-state tables ([`table_mccfr`], walking
 //! [`sampled_walk`], or [`dark_hex_outcome`] for outcome sampling on Dark
-//! Hex, with [`sparse_updates`] per worker), full-width
+//! Hex, with [`sparse_updates`] per worker), outcome sampling on Dark Hex
+//! with packed keys under any imperfect-recall abstraction
+//! ([`compact_mccfr`], over [`compact_table`]), full-width
 //! training on the streaming tables for games too large to compile
 //! ([`streaming`]), regression CFR and f-RCFR on the compiled tree
 //! ([`rcfr`], over [`crate::fa`]'s features and regressors) and over the
@@ -12,6 +14,8 @@
 //! on Deep CFR's pieces with a history value function ([`escher`]), and training runs with checkpoints that resume bitwise
 //! ([`training`]).
 
+pub mod compact_mccfr;
+pub mod compact_table;
 mod dark_hex_outcome;
 pub mod deep_cfr;
 pub mod escher;
@@ -26,6 +30,7 @@ pub mod table_rcfr;
 pub mod tabular;
 pub mod training;
 
+pub use compact_mccfr::{CompactError, CompactSolver, CompactState};
 pub use mccfr::{McSolver, McState, Sampling};
 pub use rcfr::{Link, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 pub use table_mccfr::{AnyTableMc, TableMcSolver, TableMcState};

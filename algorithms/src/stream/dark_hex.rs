@@ -167,6 +167,17 @@ impl RealBoard {
     }
 }
 
+/// What an attempt does to the real board.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Played {
+    /// The game ended: player 0's utility.
+    Over(f64),
+    /// The cell held an opponent stone, now revealed.
+    Collided(RealBoard),
+    /// The stone went down and the game goes on.
+    Placed(RealBoard),
+}
+
 /// A move's outcome, with each player's row after it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Child {
@@ -187,6 +198,36 @@ impl DarkHexStream {
         self.all & !seen
     }
 
+    /// What `M`'s attempt on `cell` (empty in their view) does to `node`.
+    #[inline(always)]
+    pub(crate) fn play<const M: usize>(&self, node: RealBoard, cell: u32) -> Played {
+        let o = 1 - M;
+        let bit = 1u32 << cell;
+        if node.stones[o] & bit != 0 {
+            return Played::Collided(RealBoard {
+                revealed: node.revealed | bit,
+                ..node
+            });
+        }
+        let mut stones = node.stones;
+        stones[M] |= bit;
+        if self.joined(M, stones[M]) {
+            let winner = if self.misere { o } else { M };
+            return Played::Over(if winner == 0 { 1.0 } else { -1.0 });
+        }
+        // Only tic-tac-toe fills its board without a winner.
+        if stones[0] | stones[1] == self.all {
+            return Played::Over(0.0);
+        }
+        Played::Placed(RealBoard { stones, ..node })
+    }
+
+    /// Whether a collision gives the mover another turn (classic rules).
+    #[inline(always)]
+    pub(crate) fn moves_again(&self) -> bool {
+        !self.abrupt
+    }
+
     /// The child of `node` under `M`'s move on `cell`, each player's row
     /// (`rows`, in the tables `table_rows`) moved by what it shows them;
     /// `mover_row` is `M`'s row's fields. The same child as [`Self::apply`]'s.
@@ -200,39 +241,28 @@ impl DarkHexStream {
         cell: u32,
     ) -> Child {
         let o = 1 - M;
-        let bit = 1u32 << cell;
         let mut next_rows = rows;
-        if node.stones[o] & bit != 0 {
-            next_rows[M] = mover_row.child((self.cells as u32 + cell) as u8);
-            let shown = self.collision_shown[cell as usize];
-            if shown != NO_SYMBOL {
-                next_rows[o] = table_rows[o][rows[o] as usize].child(shown);
+        match self.play::<M>(node, cell) {
+            Played::Over(u) => Child::Terminal(u),
+            Played::Collided(child) => {
+                next_rows[M] = mover_row.child((self.cells as u32 + cell) as u8);
+                let shown = self.collision_shown[cell as usize];
+                if shown != NO_SYMBOL {
+                    next_rows[o] = table_rows[o][rows[o] as usize].child(shown);
+                }
+                if self.abrupt {
+                    Child::Passed(child, next_rows)
+                } else {
+                    Child::Again(child, next_rows)
+                }
             }
-            let child = RealBoard {
-                revealed: node.revealed | bit,
-                ..node
-            };
-            if self.abrupt {
+            Played::Placed(child) => {
+                next_rows[M] = mover_row.child(cell as u8);
+                if self.placement_shown != NO_SYMBOL {
+                    next_rows[o] = table_rows[o][rows[o] as usize].child(self.placement_shown);
+                }
                 Child::Passed(child, next_rows)
-            } else {
-                Child::Again(child, next_rows)
             }
-        } else {
-            let mut stones = node.stones;
-            stones[M] |= bit;
-            if self.joined(M, stones[M]) {
-                let winner = if self.misere { o } else { M };
-                return Child::Terminal(if winner == 0 { 1.0 } else { -1.0 });
-            }
-            // Only tic-tac-toe fills its board without a winner.
-            if stones[0] | stones[1] == self.all {
-                return Child::Terminal(0.0);
-            }
-            next_rows[M] = mover_row.child(cell as u8);
-            if self.placement_shown != NO_SYMBOL {
-                next_rows[o] = table_rows[o][rows[o] as usize].child(self.placement_shown);
-            }
-            Child::Passed(RealBoard { stones, ..node }, next_rows)
         }
     }
 }
