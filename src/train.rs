@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
+use darkhex_algorithms::Sampling;
 use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
 use darkhex_algorithms::cfr::escher::{EscherSettings, escher_preset};
 use darkhex_algorithms::cfr::rcfr::{Link, RegressorKind};
@@ -27,6 +28,7 @@ use darkhex_algorithms::{
     Algorithm, AlgorithmParams, CfrVariant, Checkpoint, Exploitability, GameTree, SumOrder,
     TrainError, Trainer, TreeError,
 };
+use darkhex_games::abstraction::Abstraction;
 use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
 
@@ -229,6 +231,15 @@ pub struct TrainArgs {
     /// large, but 3x3 Dark Hex's tables take about 20 s and 0.7 GB to build)
     #[arg(long)]
     keyed: bool,
+    /// os-mccfr: sample Dark Hex and Dark Rex with information-state keys
+    /// packed into integers, under this abstraction: perfect-recall (the
+    /// game's own information states; turn counts and disclosures do not
+    /// fit), attempts (one's own attempts in order), view (the board as one
+    /// sees it), each also reduced by the 180-degree rotation (-rot180).
+    /// The policy file names it; exploit and bounds lift it to the
+    /// perfect-recall game
+    #[arg(long, value_parser = Abstraction::NAMES)]
+    abstraction: Option<String>,
     /// Start no new iteration after this many seconds of this run (wall
     /// clock, evaluations included); the run then ends as if --iterations
     /// were reached: evaluation, checkpoint, policy file and plot
@@ -463,7 +474,30 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
         _ => {}
     }
+    let abstraction = args
+        .abstraction
+        .as_deref()
+        .map(Abstraction::parse)
+        .transpose()?;
+    if let Some(a) = abstraction {
+        if !matches!(algorithm, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
+            bail!("--abstraction applies to os-mccfr");
+        }
+        if args.keyed {
+            bail!("--abstraction samples with compact keys, --keyed with token keys: give one");
+        }
+        if let Some(held) = checkpoint.as_ref().map(Checkpoint::abstraction)
+            && held != Some(a)
+        {
+            let held = held.map_or("token keys, without --abstraction".to_string(), |h| {
+                format!("--abstraction {h}")
+            });
+            bail!("the checkpoint was trained with {held}; it resumes only that way");
+        }
+    }
     let sample_on_tables = match (algorithm, &checkpoint) {
+        (_, _) if abstraction.is_some() => false,
+        (_, Some(c)) if c.abstraction().is_some() => false,
         (Algorithm::Tabular(_) | Algorithm::Regression(_), _) => {
             if args.keyed {
                 bail!("--keyed applies to the samplers os-mccfr and es-mccfr");
@@ -568,13 +602,25 @@ pub fn run(args: TrainArgs) -> Result<()> {
             Trainer::streaming(game, t, algorithm, precision.unwrap_or_default())?
         }
         (Backing::Tree(tree), Some(c)) => Trainer::resume(game, tree.as_deref(), c, requested)?,
-        (Backing::Tree(tree), None) => Trainer::new(
-            game,
-            tree.as_deref(),
-            algorithm,
-            args.seed.unwrap_or(0),
-            workers,
-        )?,
+        (Backing::Tree(tree), None) => match (abstraction, algorithm) {
+            (Some(a), Algorithm::MonteCarlo(Sampling::Outcome { exploration })) => {
+                Trainer::compact(
+                    game,
+                    tree.as_deref(),
+                    a,
+                    exploration,
+                    args.seed.unwrap_or(0),
+                    workers,
+                )?
+            }
+            _ => Trainer::new(
+                game,
+                tree.as_deref(),
+                algorithm,
+                args.seed.unwrap_or(0),
+                workers,
+            )?,
+        },
         (Backing::SamplingTables(tree, t), Some(c)) => {
             Trainer::resume_over_tables(game, tree.as_deref(), t, c, requested)?
         }
@@ -758,6 +804,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         ("--precision", args.precision.is_some()),
         ("--sum-order", args.sum_order.is_some()),
         ("--keyed", args.keyed),
+        ("--abstraction", args.abstraction.is_some()),
     ];
     if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
         bail!("deep-cfr does not take {name}");
@@ -834,6 +881,7 @@ fn run_escher(args: TrainArgs) -> Result<()> {
         ("--precision", args.precision.is_some()),
         ("--sum-order", args.sum_order.is_some()),
         ("--keyed", args.keyed),
+        ("--abstraction", args.abstraction.is_some()),
         ("--explore", args.explore.is_some()),
     ];
     if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
@@ -927,6 +975,7 @@ fn run_rl(args: TrainArgs) -> Result<()> {
         ("--precision", args.precision.is_some()),
         ("--sum-order", args.sum_order.is_some()),
         ("--keyed", args.keyed),
+        ("--abstraction", args.abstraction.is_some()),
         ("--traversals", args.traversals.is_some()),
         ("--explore", args.explore.is_some()),
         ("--advantage-capacity", args.advantage_capacity.is_some()),
@@ -1229,6 +1278,7 @@ fn report(
             "precision": trainer.precision().map(Precision::name),
             "sum_order": trainer.sum_order().map(SumOrder::name),
             "over_tables": trainer.uses_tables(),
+            "abstraction": trainer.abstraction().map(|a| a.name()),
             "policy": path.display().to_string(),
             "history": trainer.history(),
         });
@@ -1249,6 +1299,8 @@ fn report(
         );
     } else if trainer.sum_order() == Some(SumOrder::OpenSpiel) {
         outln!("method           compiled tree, regrets summed in OpenSpiel's order");
+    } else if let Some(a) = trainer.abstraction() {
+        outln!("method           sampling with compact keys under the abstraction {a}");
     } else if trainer.workers().is_some() {
         outln!(
             "method           {}",

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use darkhex_algorithms::cfr::{CompactSolver, CompactState};
+use darkhex_algorithms::cfr::{CompactSolver, CompactState, mccfr};
 use darkhex_algorithms::restricted_br::{Missing, Settings, best_response_to};
 use darkhex_algorithms::{
     CompileOptions, GameTree, McSolver, McState, PolicyFile, PolicyTable, Provenance, Sampling,
@@ -24,8 +24,27 @@ fn dark_hex(name: &str) -> (AnyGame, darkhex_games::dark_hex::DarkHexGame) {
 }
 
 fn compact(name: &str, abstraction: &str, seed: u64, workers: usize, n: u64) -> PolicyFile {
+    compact_batches(
+        name,
+        abstraction,
+        seed,
+        workers,
+        n,
+        CompactState::ITERATIONS_PER_WORKER,
+    )
+}
+
+fn compact_batches(
+    name: &str,
+    abstraction: &str,
+    seed: u64,
+    workers: usize,
+    n: u64,
+    per_worker: u64,
+) -> PolicyFile {
     let (_, g) = dark_hex(name);
-    let state = CompactState::new(Abstraction::parse(abstraction).unwrap(), 0.6, seed, workers);
+    let state = CompactState::new(Abstraction::parse(abstraction).unwrap(), 0.6, seed, workers)
+        .with_iterations_per_worker(per_worker);
     let mut solver = CompactSolver::new(g, state).unwrap();
     solver.run(n);
     solver.average_policy(Provenance::default())
@@ -59,7 +78,14 @@ fn perfect_recall_gives_the_keyed_samplers_policy_bit_for_bit() {
                 McSolver::new(game, McState::new(Sampling::OUTCOME_DEFAULT, 5, workers));
             keyed.run(iterations);
             let keyed = by_key(&keyed.state().average_policy(name, Default::default()));
-            let ours = by_key(&compact(name, "perfect-recall", 5, workers, iterations));
+            let ours = by_key(&compact_batches(
+                name,
+                "perfect-recall",
+                5,
+                workers,
+                iterations,
+                mccfr::ITERATIONS_PER_WORKER,
+            ));
             // The keyed tables also list the opponent's states met, never
             // updated: uniform there, as the compact tables' absence is.
             for (key, (actions, probs)) in &keyed {

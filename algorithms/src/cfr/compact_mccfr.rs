@@ -21,10 +21,16 @@
 //! smaller packed value; the twin's actions are the entry's in reverse
 //! order (the rotation reverses the order of cells).
 //!
-//! The walk, its random draws, its floating-point operations and its batch
-//! structure are [`super::mccfr`]'s outcome sampling, so under
-//! `perfect-recall` both give the same policy, bit for bit, for a seed and
-//! worker count (tested). Unlike the keyed tables, an opponent's state is
+//! The walk, its random draws and its floating-point operations are
+//! [`super::mccfr`]'s outcome sampling, and so is the batch structure
+//! when a batch gives each worker
+//! [`super::mccfr::ITERATIONS_PER_WORKER`] iterations: then
+//! under `perfect-recall` both give the same policy, bit for bit, for a
+//! seed and worker count (tested). By default a worker runs
+//! [`CompactState::ITERATIONS_PER_WORKER`] iterations a batch instead: the
+//! threads then meet 8 times less often (with 8, a quarter of the time on
+//! 4x3 went to putting them to sleep and waking them), and the regrets a
+//! walk reads are at most that many iterations old. Unlike the keyed tables, an opponent's state is
 //! stored only once its owner updates it: a state never updated plays
 //! uniformly either way.
 
@@ -35,10 +41,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::compact_table::{CompactTable, Key};
-use super::mccfr::{
-    ITERATIONS_PER_WORKER, IterationRng, in_batches, iteration_rng, sample_index, worker_share,
-};
+use super::compact_table::{CompactTable, Key, NOT_FOUND};
+use super::mccfr::{IterationRng, in_batches, iteration_rng, sample_index, worker_share};
 use crate::policy::{normalise, regret_matching};
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
 use crate::stream::DarkHexStream;
@@ -68,20 +72,33 @@ pub struct CompactState {
     pub exploration: f64,
     pub seed: u64,
     pub workers: usize,
+    /// Each worker's iterations in a batch, on which results depend.
+    pub iterations_per_worker: u64,
     pub iteration: u64,
     pub tables: [CompactTable; NUM_PLAYERS],
 }
 
 impl CompactState {
+    /// Each worker's iterations in a batch unless set otherwise.
+    pub const ITERATIONS_PER_WORKER: u64 = 64;
+
     pub fn new(abstraction: Abstraction, exploration: f64, seed: u64, workers: usize) -> Self {
         CompactState {
             abstraction: abstraction.name(),
             exploration,
             seed,
             workers: workers.max(1),
+            iterations_per_worker: Self::ITERATIONS_PER_WORKER,
             iteration: 0,
             tables: Default::default(),
         }
+    }
+
+    /// The same with `n` iterations a worker a batch (at least 1):
+    /// [`super::mccfr::ITERATIONS_PER_WORKER`] gives [`super::mccfr`]'s batches.
+    pub fn with_iterations_per_worker(mut self, n: u64) -> Self {
+        self.iterations_per_worker = n.max(1);
+        self
     }
 
     /// Bytes the tables hold.
@@ -255,9 +272,10 @@ impl Walker<'_> {
         // The current strategy in the order of this node's actions.
         let mut sigma = [0.0; MAX_CELLS];
         let sigma = &mut sigma[..n];
-        match self.frozen[M].find(key) {
-            Some(i) => {
-                regret_matching(&self.frozen[M].regrets[self.frozen[M].slots(i)], sigma);
+        let found = self.frozen[M].find(key);
+        match &found {
+            Some(slots) => {
+                regret_matching(&self.frozen[M].regrets[slots.clone()], sigma);
                 if turned {
                     sigma.reverse();
                 }
@@ -309,7 +327,8 @@ impl Walker<'_> {
         let value = sigma_i * sampled_value;
         if M == P {
             let scale = others / sample;
-            let slots = self.updates[M].find_or_insert(key, n);
+            let hint = found.map_or(NOT_FOUND, |s| s.start as u32);
+            let slots = self.updates[M].find_or_insert(key, n, hint);
             let u = &mut self.updates[M];
             let (regrets, average) = (&mut u.regrets[slots.clone()], &mut u.average[slots]);
             for k in 0..n {
@@ -390,6 +409,7 @@ impl CompactSolver {
                 .map_err(|reason| CompactError::Damaged { player, reason })?;
         }
         state.workers = state.workers.max(1);
+        state.iterations_per_worker = state.iterations_per_worker.max(1);
         let scratch = vec![Default::default(); state.workers];
         Ok(CompactSolver {
             game,
@@ -412,10 +432,14 @@ impl CompactSolver {
         self.state.iteration
     }
 
+    /// Iterations per parallel batch.
+    pub fn batch_size(&self) -> u64 {
+        self.state.workers as u64 * self.state.iterations_per_worker
+    }
+
     /// Runs `iterations` more iterations in [`super::mccfr`]'s batches.
     pub fn run(&mut self, iterations: u64) {
-        let batch = self.state.workers as u64 * ITERATIONS_PER_WORKER;
-        in_batches(iterations, batch, |n| self.run_batch(n));
+        in_batches(iterations, self.batch_size(), |n| self.run_batch(n));
     }
 
     fn run_batch(&mut self, n: u64) {

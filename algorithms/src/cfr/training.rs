@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
+use crate::cfr::compact_mccfr::{CompactError, CompactSolver, CompactState};
 use crate::cfr::deep_cfr::DeepCheckpoint;
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
@@ -25,6 +26,7 @@ use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::stream::{InfoStateTables, Precision, StreamError};
 use crate::tree::GameTree;
+use darkhex_games::abstraction::Abstraction;
 
 pub const CHECKPOINT_FORMAT: &str = "darkhex-checkpoint";
 pub const CHECKPOINT_VERSION: u32 = 1;
@@ -107,6 +109,10 @@ pub enum TrainError {
     TooWide(f64, String),
     #[error(transparent)]
     File(#[from] FileError),
+    #[error(transparent)]
+    Compact(#[from] CompactError),
+    #[error("--abstraction trains dark_hex and dark_rex games, not {0}")]
+    AbstractionNeedsDarkHex(String),
     #[error(transparent)]
     Policy(#[from] PolicyError),
     #[error(
@@ -398,6 +404,8 @@ pub enum SolverState {
     Stream(Box<StreamSolverState>),
     /// Monte Carlo CFR over the information-state tables.
     MonteCarloTables(Box<TableMcState>),
+    /// Outcome sampling with compact keys, under an abstraction.
+    Compact(Box<CompactState>),
     /// RCFR and f-RCFR on the compiled tree.
     Regression(Box<RcfrState>),
     /// RCFR and f-RCFR over the streaming tables.
@@ -448,6 +456,10 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => s.is_finite(),
             SolverState::Stream(s) => s.is_finite(),
             SolverState::MonteCarloTables(s) => s.is_finite(),
+            SolverState::Compact(s) => s
+                .tables
+                .iter()
+                .all(|t| finite(&t.regrets) && finite(&t.average)),
             SolverState::Regression(s) => s.is_finite(),
             SolverState::StreamRegression(s) => s.arrays.is_finite(),
         };
@@ -473,8 +485,19 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => Algorithm::MonteCarlo(s.sampling),
             SolverState::Stream(s) => Algorithm::Tabular(s.variant()),
             SolverState::MonteCarloTables(s) => Algorithm::MonteCarlo(s.sampling),
+            SolverState::Compact(s) => Algorithm::MonteCarlo(Sampling::Outcome {
+                exploration: s.exploration,
+            }),
             SolverState::Regression(s) => Algorithm::Regression(s.settings),
             SolverState::StreamRegression(s) => Algorithm::Regression(s.settings),
+        }
+    }
+
+    /// The abstraction of a compact-key run (see [`Trainer::compact`]).
+    pub fn abstraction(&self) -> Option<Abstraction> {
+        match &self.solver {
+            SolverState::Compact(s) => Abstraction::parse(&s.abstraction).ok(),
+            _ => None,
         }
     }
 
@@ -484,6 +507,7 @@ impl Checkpoint {
         match &self.solver {
             SolverState::MonteCarlo(s) => Some(s.seed),
             SolverState::MonteCarloTables(s) => Some(s.seed),
+            SolverState::Compact(s) => Some(s.seed),
             SolverState::Regression(s) => match s.settings.regressor {
                 RegressorKind::Mlp(n) => Some(n.seed),
                 RegressorKind::LeastSquares => None,
@@ -529,6 +553,7 @@ enum Engine<'t> {
     Stream(Box<StreamRun<'t>>),
     MonteCarloTables(Box<AnyTableMc<'t>>),
     Regression(Box<RcfrSolver<'t>>),
+    Compact(Box<CompactSolver>),
 }
 
 /// A training run. `tree` is needed by the tabular algorithms and, when
@@ -692,6 +717,39 @@ impl<'t> Trainer<'t> {
         Ok(Self::with_engine(game, tree, algorithm, engine))
     }
 
+    /// Outcome sampling with compact keys under `abstraction` (Dark Hex
+    /// and Dark Rex only); `tree`, when given, evaluates the policy lifted
+    /// to the perfect-recall game.
+    pub fn compact(
+        game: AnyGame,
+        tree: Option<&'t GameTree>,
+        abstraction: Abstraction,
+        exploration: f64,
+        seed: u64,
+        workers: usize,
+    ) -> Result<Self, TrainError> {
+        let AnyGame::DarkHex(g) = game else {
+            return Err(TrainError::AbstractionNeedsDarkHex(game.game_string()));
+        };
+        let state = CompactState::new(abstraction, exploration, seed, workers);
+        let solver = CompactSolver::new(g, state)?;
+        Ok(Self::with_engine(
+            game,
+            tree,
+            Algorithm::MonteCarlo(Sampling::Outcome { exploration }),
+            Engine::Compact(Box::new(solver)),
+        ))
+    }
+
+    /// The abstraction a compact-key run trains under; `None` for the
+    /// others (the game's own information states).
+    pub fn abstraction(&self) -> Option<Abstraction> {
+        match &self.engine {
+            Engine::Compact(s) => Some(s.abstraction()),
+            _ => None,
+        }
+    }
+
     /// Continues a checkpoint. A `requested` algorithm must be the checkpoint's.
     pub fn resume(
         game: AnyGame,
@@ -733,6 +791,12 @@ impl<'t> Trainer<'t> {
                     hint: "over the information-state tables",
                 });
             }
+            SolverState::Compact(state) => {
+                let AnyGame::DarkHex(g) = game else {
+                    return Err(TrainError::AbstractionNeedsDarkHex(ours));
+                };
+                Engine::Compact(Box::new(CompactSolver::new(g, *state)?))
+            }
         };
         let mut trainer = Self::with_engine(game, tree, algorithm, engine);
         trainer.history = checkpoint.history;
@@ -751,7 +815,7 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(s) => Some(s.sum_order()),
             Engine::Stream(_) => Some(SumOrder::Exact),
             Engine::Regression(s) => Some(s.sum_order()),
-            Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) => None,
+            Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) | Engine::Compact(_) => None,
         }
     }
 
@@ -779,7 +843,7 @@ impl<'t> Trainer<'t> {
             },
             Engine::Stream(_) if order == SumOrder::Exact => Ok(()),
             Engine::Stream(_) => Err(TrainError::StreamSumsExactly(order.name())),
-            Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) => Err(
+            Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) | Engine::Compact(_) => Err(
                 TrainError::UnusedParameter(self.algorithm.name(), "--sum-order"),
             ),
         }
@@ -792,6 +856,7 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(_) | Engine::Stream(_) | Engine::Regression(_) => 1,
             Engine::MonteCarlo(s) => s.batch_size(),
             Engine::MonteCarloTables(s) => s.batch_size(),
+            Engine::Compact(s) => s.batch_size(),
         }
     }
 
@@ -802,6 +867,7 @@ impl<'t> Trainer<'t> {
             Engine::Tabular(_) | Engine::Stream(_) | Engine::Regression(_) => None,
             Engine::MonteCarlo(s) => Some(s.state().workers),
             Engine::MonteCarloTables(s) => Some(s.state().workers),
+            Engine::Compact(s) => Some(s.state().workers),
         }
     }
 
@@ -835,6 +901,7 @@ impl<'t> Trainer<'t> {
             Engine::Stream(s) => s.iteration(),
             Engine::MonteCarloTables(s) => s.iteration(),
             Engine::Regression(s) => s.iteration(),
+            Engine::Compact(s) => s.iteration(),
         }
     }
 
@@ -856,6 +923,7 @@ impl<'t> Trainer<'t> {
             Engine::Stream(s) => s.run(iterations, self.progress.as_deref())?,
             Engine::MonteCarloTables(s) => s.run(iterations),
             Engine::Regression(s) => s.run(iterations)?,
+            Engine::Compact(s) => s.run(iterations),
         }
         self.seconds += start.elapsed().as_secs_f64();
         Ok(())
@@ -878,6 +946,11 @@ impl<'t> Trainer<'t> {
                 let p = sampling_provenance(provenance, s.state().seed, s.state().workers);
                 s.state().policy_file(s.tables(), p)
             }
+            Engine::Compact(s) => s.average_policy(sampling_provenance(
+                provenance,
+                s.state().seed,
+                s.state().workers,
+            )),
         }
     }
 
@@ -924,7 +997,10 @@ impl<'t> Trainer<'t> {
             (Engine::Stream(s), _) => Some(s.exploitability(self.progress.as_deref(), stop)?),
             (Engine::Tabular(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
             (Engine::Regression(s), Some(tree)) => Some(exploitability(tree, &s.average_policy())),
-            (Engine::MonteCarlo(_) | Engine::MonteCarloTables(_), Some(tree)) => {
+            (
+                Engine::MonteCarlo(_) | Engine::MonteCarloTables(_) | Engine::Compact(_),
+                Some(tree),
+            ) => {
                 let (policy, _) = self.policy().to_tree_policy(tree)?;
                 Some(exploitability(tree, &policy))
             }
@@ -964,6 +1040,7 @@ impl<'t> Trainer<'t> {
                 SolverState::MonteCarloTables(Box::new(s.state().clone()))
             }
             Engine::Regression(s) => SolverState::Regression(Box::new(s.state())),
+            Engine::Compact(s) => SolverState::Compact(Box::new(s.state().clone())),
         };
         Checkpoint {
             format: CHECKPOINT_FORMAT.to_string(),
