@@ -507,6 +507,112 @@ fn samplers_run_over_the_tables_unless_keyed_and_agree_with_the_keyed_path() {
 }
 
 #[test]
+fn abstract_policies_name_their_abstraction_resume_bitwise_and_exploit_lifts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3)";
+    let run = |extra: &[&str]| {
+        let args = [
+            "train",
+            game,
+            "--algo",
+            "os-mccfr",
+            "--abstraction",
+            "view-rot180",
+            "--threads",
+            "2",
+            "--seed",
+            "4",
+            "--json",
+        ];
+        json(&darkhex(d, &[&args[..], extra].concat()))
+    };
+    let whole = run(&["--iterations", "3000", "--out", "whole.json"]);
+    assert_eq!(whole["abstraction"], "view-rot180");
+    let e = whole["exploitability"].as_f64().unwrap();
+    assert!(e > 0.0 && e < 1.0, "{e}");
+    let x = json(&darkhex(d, &["exploit", game, "whole.json", "--json"]));
+    assert_eq!(x["exploitability"].as_f64().unwrap(), e);
+    run(&[
+        "--iterations",
+        "1280",
+        "--checkpoint",
+        "c.ckpt",
+        "--out",
+        "half.json",
+    ]);
+    run(&[
+        "--iterations",
+        "3000",
+        "--checkpoint",
+        "c.ckpt",
+        "--resume",
+        "--out",
+        "resumed.json",
+    ]);
+    let policy = |f: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(f)).unwrap()).unwrap();
+        assert_eq!(v["abstraction"], "view-rot180", "{f}");
+        v["infosets"].clone()
+    };
+    assert_eq!(policy("whole.json"), policy("resumed.json"));
+    for (bad, says) in [
+        (
+            vec![
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "view",
+            ],
+            "--abstraction trains dark_hex and dark_rex games, not kuhn_poker",
+        ),
+        (
+            vec!["train", game, "--algo", "cfr+", "--abstraction", "view"],
+            "--abstraction applies to os-mccfr",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "views",
+            ],
+            "view-rot180",
+        ),
+        (
+            vec![
+                "train",
+                "dark_hex(num_rows=2,num_cols=2,disclosure=flash)",
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "perfect-recall",
+            ],
+            "compact keys hold perfect recall only with obstype=reveal-nothing and disclosure=none",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--checkpoint",
+                "c.ckpt",
+                "--resume",
+                "--abstraction",
+                "view",
+            ],
+            "the checkpoint was trained with --abstraction view-rot180",
+        ),
+    ] {
+        assert_refused(d, &bad, says);
+    }
+}
+
+#[test]
 fn a_time_limited_run_ends_like_a_finished_one() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

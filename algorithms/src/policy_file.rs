@@ -293,13 +293,18 @@ impl PolicyFile {
             progress: None,
         };
         let summary = with_game!(game, g => walk(g, &options, &mut Nothing)).ok()?;
+        // An abstract policy covers the states whose abstract state it lists.
+        let lifted = self.abstraction.is_some().then(|| PolicyTable::new(self));
         Some(std::array::from_fn(|p| {
             let listed: std::collections::HashSet<&[Token]> =
                 self.infosets[p].iter().map(|e| e.key.as_slice()).collect();
             summary.infosets[p]
                 .keys
                 .iter()
-                .filter(|k| !listed.contains(&***k))
+                .filter(|k| match &lifted {
+                    Some(table) => table.get(p, k).is_none(),
+                    None => !listed.contains(&***k),
+                })
                 .count()
         }))
     }
