@@ -174,7 +174,7 @@ impl Packing {
                         } else {
                             token::PLACED
                         };
-                        kind | e / 2
+                        kind | (e / 2)
                     })
                     .collect()
             }
@@ -331,11 +331,11 @@ impl Walker<'_> {
             let slots = self.updates[M].find_or_insert(key, n, hint);
             let u = &mut self.updates[M];
             let (regrets, average) = (&mut u.regrets[slots.clone()], &mut u.average[slots]);
-            for k in 0..n {
+            for (k, &p) in sigma.iter().enumerate() {
                 let s = if turned { n - 1 - k } else { k };
                 let action_value = if k == i { sampled_value } else { 0.0 };
                 regrets[s] += action_value * scale - value * scale;
-                average[s] += mine * sigma[k] / sample;
+                average[s] += mine * p / sample;
             }
         }
         value
