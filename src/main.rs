@@ -28,6 +28,7 @@ mod template;
 mod train;
 mod train_deep;
 mod train_escher;
+mod train_loop;
 mod train_rl;
 mod values;
 

@@ -39,6 +39,7 @@ use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
 use crate::train_escher::EscherOptions;
+use crate::train_loop::{print_summary, resumed_checkpoint};
 use crate::train_rl::RlOptions;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
@@ -983,18 +984,6 @@ fn model_path(args: &TrainArgs, algo: &str) -> Result<PathBuf> {
     Ok(out)
 }
 
-/// Refuses a resumed run whose command line gives option `name` the value
-/// `want` where its checkpoint holds `have`: the run would go on with the
-/// checkpoint's, and the option would be silently ignored.
-pub(crate) fn refuse_conflict(name: &str, want: &str, have: &str) -> Result<()> {
-    if want != have {
-        bail!(
-            "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
-        );
-    }
-    Ok(())
-}
-
 /// Where a run writes its policy and checkpoint.
 struct Destinations {
     policy: PathBuf,
@@ -1186,29 +1175,6 @@ fn rescue_policy(trainer: &Trainer, path: &Path) -> Result<PathBuf> {
     Ok(fallback)
 }
 
-/// The first lines of a run's report: the game, the algorithm, the
-/// iterations and the exploitability (`too_large` says what else could
-/// compute it where the tree is too large).
-pub fn print_summary(
-    game: &str,
-    algo: &str,
-    iterations: u64,
-    eval: Option<(f64, f64)>,
-    too_large: &str,
-) -> Result<()> {
-    outln!("game             {game}");
-    outln!("algorithm        {algo}");
-    outln!("iterations       {iterations}");
-    match eval {
-        Some((e, v)) => {
-            outln!("exploitability   {e:.6e}");
-            outln!("value for p0     {v:.6}");
-        }
-        None => outln!("exploitability   not computed: the game tree is too large{too_large}"),
-    }
-    Ok(())
-}
-
 fn report(
     args: &TrainArgs,
     trainer: &Trainer,
@@ -1271,25 +1237,4 @@ fn report(
         outln!("plot             {}", plot.display());
     }
     Ok(())
-}
-
-/// The checkpoint `--resume` continues from, read by `load`: none without
-/// `--resume`, nor when the file does not exist yet (a first run of a
-/// resumable command starts afresh, saying so).
-pub(crate) fn resumed_checkpoint<T>(
-    path: &Option<PathBuf>,
-    resume: bool,
-    load: impl FnOnce(&Path) -> Result<T>,
-) -> Result<Option<T>> {
-    match (path, resume) {
-        (Some(path), true) if path.exists() => load(path).map(Some),
-        (Some(path), true) => {
-            eprintln!(
-                "no checkpoint at {} yet: starting a new run",
-                path.display()
-            );
-            Ok(None)
-        }
-        _ => Ok(None),
-    }
 }
