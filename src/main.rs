@@ -29,6 +29,7 @@ mod train;
 mod train_deep;
 mod train_escher;
 mod train_loop;
+mod train_nfsp;
 mod train_rl;
 mod values;
 

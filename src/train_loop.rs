@@ -27,6 +27,9 @@ use crate::interrupt::{self, Interrupted, Status};
 use crate::output::outln;
 use crate::progress::{bar, compile, histories_bar};
 
+/// The steps of a ppo, mmd or nfsp run when none are given.
+pub const DEFAULT_STEPS: u64 = 1_000_000;
+
 /// A network training run as the shared loop drives it.
 pub trait NetworkTrainer {
     /// What the run counts: "step" (actions played) or "iteration".

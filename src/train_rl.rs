@@ -23,20 +23,22 @@ use darkhex_games::{AnyGame, Game};
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
 use crate::train_loop::{
-    LoopArgs, NetworkTrainer, Outcome, evaluations, refuse_conflict, resumed_checkpoint, train,
+    DEFAULT_STEPS, LoopArgs, NetworkTrainer, Outcome, evaluations, refuse_conflict,
+    resumed_checkpoint, train,
 };
 
 /// The options of `train` that only PPO and MMD take.
 #[derive(Args, Clone, Default)]
 pub struct RlOptions {
-    /// ppo and mmd: steps to train for, an action in one game each (the
-    /// benchmark's max_steps; the last update may pass it); default 1e6
+    /// ppo, mmd and nfsp: steps to train for, an action in one game each
+    /// (the benchmark's max_steps; the last update or game may pass it);
+    /// default 1e6
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, Some(100_000_000_000)))]
     pub steps: Option<u64>,
-    /// ppo, mmd and escher: take the settings of a named preset, then any
-    /// option given: rudolph2026 is Rudolph et al.'s best hyper-parameters
-    /// for the game and method (ICLR 2026; classic and abrupt 3x3 Dark
-    /// Hex), with their network (3 layers of 512)
+    /// ppo, mmd, nfsp and escher: take the settings of a named preset, then
+    /// any option given: rudolph2026 is Rudolph et al.'s best
+    /// hyper-parameters for the game and method (ICLR 2026; classic and
+    /// abrupt 3x3 Dark Hex), with their network (3 layers of 512)
     #[arg(long, value_parser = presets::NAMES)]
     pub preset: Option<String>,
     /// ppo and mmd: games played at once, 1 to 65536 (default 8)
@@ -93,7 +95,7 @@ pub struct RlOptions {
     /// of normalising them
     #[arg(long)]
     pub raw_advantages: bool,
-    /// ppo, mmd and escher: no exact evaluation at all (on 3x3 Dark Hex the tables
+    /// ppo, mmd, nfsp and escher: no exact evaluation at all (on 3x3 Dark Hex the tables
     /// take 20 to 30 s and 0.7 to 2.5 GB, an evaluation minutes)
     #[arg(long, conflicts_with_all = ["eval_every", "plot"])]
     pub no_eval: bool,
@@ -149,9 +151,6 @@ pub struct RlArgs {
     pub threads: usize,
     pub limit: MemoryLimit,
 }
-
-/// The default run length.
-const DEFAULT_STEPS: u64 = 1_000_000;
 
 /// The settings the options and preset make.
 fn settings(a: &RlArgs) -> Result<PpoSettings> {

@@ -36,6 +36,7 @@ use crate::fa::regress::RegressError;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy::{TreePolicy, normalise};
 use crate::policy_file::{PolicyError, require_game};
+use crate::rl::nfsp::NfspSettings;
 use crate::rl::ppo::PpoSettings;
 use crate::stream::{InfoStateTables, RowPolicy};
 use crate::tree::GameTree;
@@ -75,6 +76,7 @@ pub enum Training {
     /// PPO or MMD (the settings say which).
     PolicyGradient(PpoSettings),
     Escher(EscherSettings),
+    Nfsp(NfspSettings),
 }
 
 /// A policy model file.
