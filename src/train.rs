@@ -39,8 +39,8 @@ use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
 use crate::train_escher::EscherOptions;
-use crate::train_nfsp::{NfspGiven, NfspOptions};
 use crate::train_loop::{DEFAULT_STEPS, print_summary, resumed_checkpoint};
+use crate::train_nfsp::{NfspGiven, NfspOptions};
 use crate::train_rl::RlOptions;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
@@ -769,7 +769,11 @@ fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static
     const EVALUATED: &[&str] = &["cfr", ESCHER, PPO, MMD, NFSP];
     const CFR: &[&str] = &["cfr"];
     [
-        ("--iterations", args.iterations.is_some(), &["cfr", DEEP_CFR, ESCHER]),
+        (
+            "--iterations",
+            args.iterations.is_some(),
+            &["cfr", DEEP_CFR, ESCHER],
+        ),
         ("--plot", args.plot.is_some(), EVALUATED),
         ("--eval-every", args.eval_every.is_some(), EVALUATED),
         ("--evals-per-decade", args.evals_per_decade.is_some(), CFR),
@@ -789,13 +793,33 @@ fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static
         ("--keyed", args.keyed, CFR),
         ("--traversals", args.traversals.is_some(), SAMPLED),
         ("--explore", args.explore.is_some(), &[DEEP_CFR]),
-        ("--advantage-capacity", args.advantage_capacity.is_some(), SAMPLED),
-        ("--strategy-capacity", args.strategy_capacity.is_some(), &[DEEP_CFR, ESCHER, NFSP]),
+        (
+            "--advantage-capacity",
+            args.advantage_capacity.is_some(),
+            SAMPLED,
+        ),
+        (
+            "--strategy-capacity",
+            args.strategy_capacity.is_some(),
+            &[DEEP_CFR, ESCHER, NFSP],
+        ),
         ("--policy-steps", args.policy_steps.is_some(), SAMPLED),
         ("--fit-steps", args.fit_steps.is_some(), SAMPLED),
-        ("--batch-size", args.batch_size.is_some(), &["cfr", DEEP_CFR, ESCHER, NFSP]),
-        ("--hidden", args.hidden.is_some(), &["cfr", DEEP_CFR, ESCHER, PPO, MMD, NFSP]),
-        ("--learning-rate", args.learning_rate.is_some(), &["cfr", DEEP_CFR, ESCHER, PPO, MMD, NFSP]),
+        (
+            "--batch-size",
+            args.batch_size.is_some(),
+            &["cfr", DEEP_CFR, ESCHER, NFSP],
+        ),
+        (
+            "--hidden",
+            args.hidden.is_some(),
+            &["cfr", DEEP_CFR, ESCHER, PPO, MMD, NFSP],
+        ),
+        (
+            "--learning-rate",
+            args.learning_rate.is_some(),
+            &["cfr", DEEP_CFR, ESCHER, PPO, MMD, NFSP],
+        ),
     ]
 }
 

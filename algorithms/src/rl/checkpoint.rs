@@ -123,9 +123,14 @@ impl NfspCheckpoint {
                 let reason = match files::load::<RlCheckpoint>(&path) {
                     Ok(c) => {
                         let a = c.ppo.settings.algorithm();
-                        format!("it is not an nfsp checkpoint but a {a} one (resume it with --algo {a})")
+                        format!(
+                            "it is not an nfsp checkpoint but a {a} one (resume it with --algo {a})"
+                        )
                     }
-                    Err(_) => "it is not an nfsp checkpoint (resume it with the --algo it was made with)".into(),
+                    Err(_) => {
+                        "it is not an nfsp checkpoint (resume it with the --algo it was made with)"
+                            .into()
+                    }
                 };
                 PolicyError::File(FileError::Malformed { path, what, reason })
             }
