@@ -56,7 +56,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256 --out kuhn.model",
     "darkhex train kuhn_poker --algo mmd --steps 100000 --hidden 32,32 --num-envs 32 --rollout-steps 32 --learning-rate 0.002 --ent-coef 0.2 --raw-advantages --kl-coef 1 --eval-every 20000 --plot kuhn-mmd.svg --out kuhn-mmd.model",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3,gameversion=adh)' --algo ppo --preset rudolph2026 --steps 10000000 --eval-every 500000 --checkpoint adh-ppo.ckpt --resume",
-    "darkhex train kuhn_poker --algo nfsp --steps 200000 --hidden 64 --eval-every 20000 --checkpoint kuhn-nfsp.ckpt --resume --out kuhn-nfsp.model",
+    "darkhex train kuhn_poker --algo nfsp --steps 200000 --hidden 64 --anticipatory 0.2 --eval-every 25000 --plot kuhn-nfsp.svg --out kuhn-nfsp.model",
 ], &[help::TRAINING_STOPS, help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
