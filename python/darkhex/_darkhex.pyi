@@ -169,6 +169,7 @@ def train(
     hidden: list[int] | None = None,
     constant_lr: bool = False,
     raw_advantages: bool = False,
+    anticipatory: float | None = None,
 ) -> TrainResult | RlResult: ...
 def train_deep_cfr(
     game: Game,
