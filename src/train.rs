@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
-use darkhex_algorithms::cfr::escher::{EscherSettings, escher_preset};
+use darkhex_algorithms::cfr::escher_options::EscherOptions as EscherGiven;
 use darkhex_algorithms::cfr::rcfr::{Link, RegressorKind};
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
@@ -18,6 +18,7 @@ use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
+use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
     AnyStream, CfrMemory, InfoStateTables, PRECISION_NAMES, Precision,
@@ -40,7 +41,7 @@ use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
 use crate::train_escher::EscherOptions;
 use crate::train_loop::{DEFAULT_STEPS, print_summary, resumed_checkpoint};
-use crate::train_nfsp::{NfspGiven, NfspOptions};
+use crate::train_nfsp::NfspFlags;
 use crate::train_rl::RlOptions;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
@@ -246,7 +247,7 @@ pub struct TrainArgs {
     #[command(flatten)]
     escher: EscherOptions,
     #[command(flatten)]
-    nfsp: NfspOptions,
+    nfsp: NfspFlags,
 }
 
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
@@ -901,34 +902,23 @@ fn run_escher(args: TrainArgs) -> Result<()> {
     if let Some(name) = rl_given.first_given() {
         bail!("escher does not take {name} (of ppo and mmd; escher counts --iterations)");
     }
-    let iterations = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
-    let seed = args.seed.unwrap_or(0);
-    let mut s = match &rl.preset {
-        Some(name) => escher_preset(name, &args.game, iterations, seed)?,
-        None => EscherSettings::new(iterations, seed),
-    };
     let e = &args.escher;
-    s.regret_traversals = args.traversals.unwrap_or(s.regret_traversals);
-    s.value_traversals = e.value_traversals.unwrap_or(s.value_traversals);
-    s.value_exploration = e.value_exploration.unwrap_or(s.value_exploration);
-    s.regret_capacity = args.advantage_capacity.unwrap_or(s.regret_capacity);
-    s.policy_capacity = args.strategy_capacity.unwrap_or(s.policy_capacity);
-    for network in [
-        &mut s.regret_network,
-        &mut s.value_network,
-        &mut s.policy_network,
-    ] {
-        network.hidden = args.hidden.unwrap_or(network.hidden);
-        network.batch = args.batch_size.unwrap_or(network.batch);
-        network.learning_rate = args.learning_rate.unwrap_or(network.learning_rate);
-    }
-    s.regret_network.steps = args.fit_steps.unwrap_or(s.regret_network.steps);
-    if rl.preset.is_none() {
-        s.value_network.steps = s.regret_network.steps;
-        s.policy_network.steps = s.regret_network.steps.saturating_mul(4);
-    }
-    s.value_network.steps = e.value_steps.unwrap_or(s.value_network.steps);
-    s.policy_network.steps = args.policy_steps.unwrap_or(s.policy_network.steps);
+    let options = EscherGiven {
+        preset: rl.preset.clone(),
+        regret_traversals: args.traversals,
+        value_traversals: e.value_traversals,
+        value_exploration: e.value_exploration,
+        regret_capacity: args.advantage_capacity,
+        policy_capacity: args.strategy_capacity,
+        hidden: args.hidden,
+        batch: args.batch_size,
+        learning_rate: args.learning_rate,
+        fit_steps: args.fit_steps,
+        value_steps: e.value_steps,
+        policy_steps: args.policy_steps,
+    };
+    let iterations = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
+    let s = options.settings(&args.game, iterations, args.seed.unwrap_or(0))?;
     let out = model_path(&args, ESCHER)?;
     let mut given: Vec<&'static str> = [
         ("--preset", rl.preset.is_some()),
@@ -1019,21 +1009,24 @@ fn run_nfsp(args: TrainArgs) -> Result<()> {
     .map(|g| g.0)
     .chain(args.nfsp.given())
     .collect();
-    let given = NfspGiven {
+    let f = &args.nfsp;
+    let options = NfspOptions {
         preset: args.rl.preset.clone(),
-        steps: args.rl.steps.unwrap_or(DEFAULT_STEPS),
-        seed: args.seed.unwrap_or(0),
         hidden: args.hidden,
         learning_rate: args.learning_rate,
         batch_size: args.batch_size,
         reservoir_capacity: args
             .strategy_capacity
             .map(|c| u32::try_from(c).unwrap_or(u32::MAX)),
-        options: args.nfsp.clone(),
+        anticipatory: f.anticipatory,
+        rl_learning_rate: f.rl_learning_rate,
+        replay_capacity: f.replay_capacity,
     };
     crate::train_nfsp::run(crate::train_nfsp::NfspArgs {
         game: args.game,
-        given,
+        options,
+        steps: args.rl.steps.unwrap_or(DEFAULT_STEPS),
+        seed: args.seed.unwrap_or(0),
         named,
         out,
         checkpoint: args.checkpoint,

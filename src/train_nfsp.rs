@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::fa::mlp::MAX_HIDDEN;
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::NfspCheckpoint;
 use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::nfsp::{NfspSettings, NfspTrainer};
-use darkhex_algorithms::rl::nfsp_presets::nfsp_preset;
+use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::hidden_text;
 use darkhex_games::{AnyGame, Game};
@@ -28,7 +27,7 @@ use crate::train_loop::{
 
 /// The options of `train` that only NFSP takes.
 #[derive(Args, Clone, Default)]
-pub struct NfspOptions {
+pub struct NfspFlags {
     /// nfsp: the probability that a game is played by an agent's best
     /// responder rather than its average network (eta), 0 to 1 (default 0.1)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 1.0, false))]
@@ -43,7 +42,7 @@ pub struct NfspOptions {
     pub replay_capacity: Option<u32>,
 }
 
-impl NfspOptions {
+impl NfspFlags {
     pub fn given(&self) -> Vec<&'static str> {
         let given = [
             ("--anticipatory", self.anticipatory.is_some()),
@@ -54,44 +53,12 @@ impl NfspOptions {
     }
 }
 
-/// The settings an NFSP run takes from the command line, over the
-/// defaults or a preset.
-pub struct NfspGiven {
-    pub preset: Option<String>,
-    pub steps: u64,
-    pub seed: u64,
-    pub hidden: Option<[u32; MAX_HIDDEN]>,
-    pub learning_rate: Option<f64>,
-    pub batch_size: Option<u32>,
-    pub reservoir_capacity: Option<u32>,
-    pub options: NfspOptions,
-}
-
-impl NfspGiven {
-    pub fn settings(&self, game: &AnyGame) -> Result<NfspSettings> {
-        let mut s = match &self.preset {
-            Some(name) => nfsp_preset(name, game, self.steps, self.seed)?,
-            None => NfspSettings::new(self.steps, self.seed),
-        };
-        s.hidden = self.hidden.unwrap_or(s.hidden);
-        s.sl_learning_rate = self.learning_rate.unwrap_or(s.sl_learning_rate);
-        s.batch_size = self.batch_size.unwrap_or(s.batch_size);
-        s.reservoir_buffer_capacity = self
-            .reservoir_capacity
-            .unwrap_or(s.reservoir_buffer_capacity);
-        let o = &self.options;
-        s.anticipatory_param = o.anticipatory.unwrap_or(s.anticipatory_param);
-        s.dqn.learning_rate = o.rl_learning_rate.unwrap_or(s.dqn.learning_rate);
-        s.dqn.replay_buffer_capacity = o.replay_capacity.unwrap_or(s.dqn.replay_buffer_capacity);
-        s.check()?;
-        Ok(s)
-    }
-}
-
 /// What an NFSP run takes from the command line.
 pub struct NfspArgs {
     pub game: AnyGame,
-    pub given: NfspGiven,
+    pub options: NfspOptions,
+    pub steps: u64,
+    pub seed: u64,
     /// The options of the settings given: a resumed run refuses those
     /// that differ from its checkpoint's.
     pub named: Vec<&'static str>,
@@ -154,7 +121,7 @@ pub fn run(a: NfspArgs) -> Result<()> {
 }
 
 fn run_on_pool(a: NfspArgs) -> Result<()> {
-    let asked = a.given.settings(&a.game)?;
+    let asked = a.options.settings(&a.game, a.steps, a.seed)?;
     asked.check_memory(&a.game, a.limit)?;
     let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
         Ok(NfspCheckpoint::load_for(path, &a.game)?)

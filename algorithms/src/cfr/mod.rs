@@ -15,6 +15,7 @@
 mod dark_hex_outcome;
 pub mod deep_cfr;
 pub mod escher;
+pub mod escher_options;
 pub mod info_table;
 pub mod mccfr;
 pub mod rcfr;
