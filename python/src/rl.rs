@@ -1,6 +1,6 @@
-//! PPO, MMD and NFSP from Python: `darkhex.train(game,
-//! algo="ppo"|"mmd"|"nfsp", ...)` runs the library's trainer as `darkhex
-//! train --algo ppo|mmd|nfsp` does (the
+//! PPO, MMD, NFSP and ESCHER from Python: `darkhex.train(game,
+//! algo="ppo"|"mmd"|"nfsp"|"escher", ...)` runs the library's trainer as
+//! `darkhex train --algo ...` does (the
 //! same settings, defaults and ranges: the same seed writes the same model
 //! file), with the exact exploitability of the network every `eval_every`
 //! steps where the game allows it, and returns the network as a `Model`.
@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use darkhex_algorithms::Exploitability;
+use darkhex_algorithms::cfr::escher::{EscherCheckpoint, EscherSettings, EscherSolver};
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::{NfspCheckpoint, RlCheckpoint};
@@ -28,7 +30,7 @@ use crate::interrupt::run_blocking;
 use crate::repr::fields_repr;
 use crate::solvers::{Failure, compile, failure};
 
-/// What `train` returns for `ppo`, `mmd` and `nfsp`.
+/// What `train` returns for `ppo`, `mmd`, `nfsp` and `escher`.
 #[pyclass(module = "darkhex", name = "RlResult", frozen, get_all)]
 pub struct RlResult {
     /// Exact exploitability of the network at the end (None when the game
@@ -36,7 +38,8 @@ pub struct RlResult {
     exploitability: Option<f64>,
     /// Player 0's expected return when the network plays both seats.
     value_p0: Option<f64>,
-    /// Steps taken: actions in all games, as the benchmark counts them.
+    /// Steps taken: actions in all games, as the benchmark counts them
+    /// (escher: iterations).
     steps: u64,
     /// Training seconds (evaluations excluded), across resumed runs.
     seconds: f64,
@@ -72,6 +75,7 @@ pub enum RlSettings {
     /// PPO or MMD.
     Ppo(PpoSettings),
     Nfsp(NfspSettings),
+    Escher(EscherSettings),
 }
 
 /// A PPO, MMD or NFSP run (see `darkhex.train`).
@@ -92,6 +96,7 @@ pub fn train_rl(
             match settings {
                 RlSettings::Ppo(s) => run_ppo(game, s, path, eval_every, &flag),
                 RlSettings::Nfsp(s) => run_nfsp(game, s, path, eval_every, &flag),
+                RlSettings::Escher(s) => run_escher(game, s, path, eval_every, &flag),
             }
         })
     })?
@@ -144,9 +149,16 @@ trait Learner {
     fn done(&self) -> bool;
     /// The next unit of work: an update, a game.
     fn advance(&mut self) -> Result<(), Failure>;
-    fn model(&mut self) -> Result<PolicyModel, Failure>;
+    /// The exploitability of the policy learned so far.
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure>;
     fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure>;
     fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance;
+    /// The policy learned.
+    fn into_model(self) -> Result<PolicyModel, Failure>;
 }
 
 impl Learner for PpoTrainer {
@@ -160,8 +172,15 @@ impl Learner for PpoTrainer {
         self.update()?;
         Ok(())
     }
-    fn model(&mut self) -> Result<PolicyModel, Failure> {
-        Ok(PpoTrainer::model(self)?)
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure> {
+        Ok(evaluator.evaluate(&PpoTrainer::model(self)?, options)?)
+    }
+    fn into_model(mut self) -> Result<PolicyModel, Failure> {
+        Ok(PpoTrainer::model(&mut self)?)
     }
     fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
         let state = self.state()?;
@@ -182,8 +201,15 @@ impl Learner for NfspTrainer {
     fn advance(&mut self) -> Result<(), Failure> {
         Ok(self.play_game()?)
     }
-    fn model(&mut self) -> Result<PolicyModel, Failure> {
-        Ok(NfspTrainer::model(self)?)
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure> {
+        Ok(evaluator.evaluate(&NfspTrainer::model(self)?, options)?)
+    }
+    fn into_model(mut self) -> Result<PolicyModel, Failure> {
+        Ok(NfspTrainer::model(&mut self)?)
     }
     fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
         let state = self.state()?;
@@ -192,6 +218,80 @@ impl Learner for NfspTrainer {
     fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
         NfspTrainer::provenance(self, exploitability)
     }
+}
+
+/// An ESCHER run: its steps are its iterations.
+struct Escher {
+    solver: EscherSolver,
+    game: AnyGame,
+}
+
+impl Learner for Escher {
+    fn steps(&self) -> u64 {
+        self.solver.iteration()
+    }
+    fn done(&self) -> bool {
+        self.solver.iteration() >= self.solver.settings().iterations
+    }
+    fn advance(&mut self) -> Result<(), Failure> {
+        Ok(self.solver.iterate()?)
+    }
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure> {
+        self.solver.train_policy()?;
+        Ok(evaluator.evaluate(self.solver.model()?, options)?)
+    }
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
+        let state = self.solver.state();
+        Ok(EscherCheckpoint::new(&self.game, state, seconds, curve.to_vec()).save(path)?)
+    }
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        self.solver.provenance(exploitability)
+    }
+    fn into_model(mut self) -> Result<PolicyModel, Failure> {
+        self.solver.train_policy()?;
+        Ok(self.solver.into_model()?)
+    }
+}
+
+fn run_escher(
+    game: AnyGame,
+    asked: EscherSettings,
+    checkpoint: Option<&Path>,
+    eval_every: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<Trained, Failure> {
+    asked.check_memory(&game, MemoryLimit::new(None))?;
+    let (solver, earlier, curve) = match checkpoint {
+        Some(path) if path.exists() => {
+            let c = EscherCheckpoint::load_for(path, &game)?;
+            same_settings(
+                path,
+                c.escher.settings.with_iterations(0),
+                asked.with_iterations(0),
+            )?;
+            (
+                EscherSolver::resume(game, c.escher, asked.iterations)?,
+                c.seconds,
+                c.curve,
+            )
+        }
+        _ => (EscherSolver::new(game, asked)?, 0.0, Vec::new()),
+    };
+    let escher = Escher { solver, game };
+    drive(
+        game,
+        escher,
+        asked.iterations,
+        earlier,
+        curve,
+        checkpoint,
+        eval_every,
+        stop,
+    )
 }
 
 /// Refuses a checkpoint made with other settings than `asked`.
@@ -226,7 +326,16 @@ fn run_ppo(
         }
         _ => (PpoTrainer::new(game, asked)?, 0.0, Vec::new()),
     };
-    drive(game, trainer, asked.steps, earlier, curve, checkpoint, eval_every, stop)
+    drive(
+        game,
+        trainer,
+        asked.steps,
+        earlier,
+        curve,
+        checkpoint,
+        eval_every,
+        stop,
+    )
 }
 
 fn run_nfsp(
@@ -249,7 +358,16 @@ fn run_nfsp(
         }
         _ => (NfspTrainer::new(game, asked)?, 0.0, Vec::new()),
     };
-    drive(game, trainer, asked.steps, earlier, curve, checkpoint, eval_every, stop)
+    drive(
+        game,
+        trainer,
+        asked.steps,
+        earlier,
+        curve,
+        checkpoint,
+        eval_every,
+        stop,
+    )
 }
 
 /// Trains `trainer` to its steps or a stop, evaluating every `eval_every`
@@ -280,7 +398,7 @@ fn drive<L: Learner>(
     let evaluate = |trainer: &mut L, seconds: f64| -> Result<CurvePoint, Failure> {
         let start = Instant::now();
         let ev = evaluator.as_ref().ok_or("no exact evaluation")?;
-        let e = ev.evaluate(&trainer.model()?, &options)?;
+        let e = trainer.evaluate(ev, &options)?;
         Ok(CurvePoint {
             steps: trainer.steps(),
             seconds,
@@ -319,12 +437,14 @@ fn drive<L: Learner>(
         .last()
         .filter(|p| p.steps == trainer.steps())
         .map(|p| p.exploitability);
+    let provenance = trainer.provenance(last);
+    let steps = trainer.steps();
     Ok(Trained {
-        model: trainer.model()?,
-        provenance: trainer.provenance(last),
-        steps: trainer.steps(),
+        model: trainer.into_model()?,
+        provenance,
+        steps,
         seconds: earlier + training,
-        rate: (trainer.steps() - before) as f64 / training.max(1e-9),
+        rate: (steps - before) as f64 / training.max(1e-9),
         curve,
         stopped,
     })

@@ -27,17 +27,18 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::args::{self, number, whole, whole_opt};
 use crate::deep::{DEEP_CFR, PyModel, load_model};
+use darkhex_algorithms::cfr::escher_options::EscherOptions;
 use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::rl::mmd::Schedule;
+use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::rl::options::PpoOptions;
-use darkhex_algorithms::rl::nfsp::NfspSettings;
-use darkhex_algorithms::rl::nfsp_presets::nfsp_preset;
 use darkhex_algorithms::rl::presets;
 
 /// The trainers `train` runs on networks.
 const PPO: &str = "ppo";
 const MMD: &str = "mmd";
 const NFSP: &str = "nfsp";
+const ESCHER: &str = "escher";
 use crate::errors::{IntoPy, message, value_error};
 use crate::games::{PyGame, PyState, action_of, player_index};
 use crate::interrupt::{on_threads, run_blocking};
@@ -286,7 +287,11 @@ struct Trained {
 /// `Model` (its `save` writes the CLI's model file, bit for bit).
 /// `algo="nfsp"` runs neural fictitious self-play as `darkhex train --algo
 /// nfsp` does, with `steps`, `preset`, `hidden`, `learning_rate` (the
-/// average network's), `anticipatory` and `eval_every`.
+/// average network's), `anticipatory` and `eval_every`. `algo="escher"`
+/// runs ESCHER as `darkhex train --algo escher` does, with `iterations`
+/// (default 1000; the result's `steps` counts them), `preset`, `hidden`,
+/// `learning_rate`, `traversals`, `value_traversals`, `fit_steps` and
+/// `eval_every` in iterations.
 ///
 /// >>> import darkhex
 /// >>> result = darkhex.train(darkhex.load_game("kuhn_poker"), algo="cfr+", iterations=1000)
@@ -307,7 +312,8 @@ struct Trained {
     minibatches = None, epochs = None, learning_rate = None, clip = None, ent_coef = None,
     vf_coef = None, kl_coef = None, mmd_schedule = None, discount = None, gae_lambda = None,
     max_grad_norm = None, target_kl = None, hidden = None, constant_lr = false,
-    raw_advantages = false, anticipatory = None,
+    raw_advantages = false, anticipatory = None, traversals = None, value_traversals = None,
+    fit_steps = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train(
@@ -339,6 +345,9 @@ pub fn train(
     constant_lr: bool,
     raw_advantages: bool,
     anticipatory: Option<f64>,
+    traversals: Option<i128>,
+    value_traversals: Option<i128>,
+    fit_steps: Option<i128>,
 ) -> PyResult<TrainResultOf> {
     let threads = args::threads(py, threads)?;
     let seed = args::seed(seed)?;
@@ -353,6 +362,67 @@ pub fn train(
     }
     if algo != NFSP && anticipatory.is_some() {
         return Err(value_error("anticipatory applies to algo=\"nfsp\" only"));
+    }
+    let escher_only = [
+        ("traversals", traversals.is_some()),
+        ("value_traversals", value_traversals.is_some()),
+        ("fit_steps", fit_steps.is_some()),
+    ];
+    if algo != ESCHER
+        && let Some((name, _)) = escher_only.iter().find(|g| g.1)
+    {
+        return Err(value_error(format!(
+            "{name} applies to algo=\"escher\" only"
+        )));
+    }
+    if algo == ESCHER {
+        let ppo_only = [
+            ("steps", steps.is_some()),
+            ("num_envs", num_envs.is_some()),
+            ("rollout_steps", rollout_steps.is_some()),
+            ("minibatches", minibatches.is_some()),
+            ("epochs", epochs.is_some()),
+            ("clip", clip.is_some()),
+            ("ent_coef", ent_coef.is_some()),
+            ("vf_coef", vf_coef.is_some()),
+            ("kl_coef", kl_coef.is_some()),
+            ("mmd_schedule", mmd_schedule.is_some()),
+            ("discount", discount.is_some()),
+            ("gae_lambda", gae_lambda.is_some()),
+            ("max_grad_norm", max_grad_norm.is_some()),
+            ("target_kl", target_kl.is_some()),
+            ("constant_lr", constant_lr),
+            ("raw_advantages", raw_advantages),
+        ];
+        if let Some((name, _)) = ppo_only.iter().find(|g| g.1) {
+            return Err(value_error(format!(
+                "escher does not take {name} (escher counts iterations)"
+            )));
+        }
+        let iterations: u64 = whole("iterations", iterations.unwrap_or(1000), 1, None)?;
+        let options = EscherOptions {
+            preset,
+            regret_traversals: whole_opt("traversals", traversals, 1, Some(10_000_000))?,
+            value_traversals: whole_opt("value_traversals", value_traversals, 1, Some(10_000_000))?,
+            hidden: hidden_widths(hidden)?,
+            learning_rate: learning_rate
+                .map(|r| number("learning_rate", r, (0.0, true), (1.0, false)))
+                .transpose()?,
+            fit_steps: whole_opt("fit_steps", fit_steps, 1, Some(1_000_000))?,
+            ..EscherOptions::default()
+        };
+        let s = options
+            .settings(&game.game, iterations, seed)
+            .map_err(|e| failure(e.into()))?;
+        let result = crate::rl::train_rl(
+            py,
+            game.game,
+            RlSettings::Escher(s),
+            threads,
+            checkpoint,
+            eval_every,
+        )?;
+        return Ok(TrainResultOf::Rl(result));
     }
     if algo == NFSP {
         if iterations.is_some() {
@@ -379,17 +449,20 @@ pub fn train(
             return Err(value_error(format!("nfsp does not take {name}")));
         }
         let steps = whole_opt("steps", steps, 1, Some(100_000_000_000))?.unwrap_or(1_000_000);
-        let mut s = match &preset {
-            Some(name) => nfsp_preset(name, &game.game, steps, seed).py()?,
-            None => NfspSettings::new(steps, seed),
+        let options = NfspOptions {
+            preset,
+            hidden: hidden_widths(hidden)?,
+            learning_rate: learning_rate
+                .map(|r| number("learning_rate", r, (0.0, true), (1.0, false)))
+                .transpose()?,
+            anticipatory: anticipatory
+                .map(|x| number("anticipatory", x, (0.0, false), (1.0, false)))
+                .transpose()?,
+            ..NfspOptions::default()
         };
-        s.hidden = hidden_widths(hidden)?.unwrap_or(s.hidden);
-        if let Some(rate) = learning_rate {
-            s.sl_learning_rate = number("learning_rate", rate, (0.0, true), (1.0, false))?;
-        }
-        if let Some(eta) = anticipatory {
-            s.anticipatory_param = number("anticipatory", eta, (0.0, false), (1.0, false))?;
-        }
+        let s = options
+            .settings(&game.game, steps, seed)
+            .map_err(|e| failure(e.into()))?;
         let result = crate::rl::train_rl(
             py,
             game.game,

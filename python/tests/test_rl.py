@@ -87,3 +87,20 @@ def test_nfsp_refuses_what_it_does_not_take():
         darkhex.train(KUHN, algo="nfsp", anticipatory=2.0)
     with pytest.raises(ValueError, match="the preset rudolph2026 has no nfsp settings for kuhn_poker"):
         darkhex.train(KUHN, algo="nfsp", preset="rudolph2026")
+
+
+def test_escher_from_python_is_the_clis_and_its_model_evaluates(tmp_path, darkhex_cli):
+    cli_args = ["--iterations", "4", "--traversals", "40", "--value-traversals", "40", "--hidden", "16", "--fit-steps", "16", "--seed", "2", "--eval-every", "2", "--threads", "1"]
+    cli = json.loads(darkhex_cli("train", "kuhn_poker", "--algo", "escher", *cli_args, "--out", "cli.model", "--json", cwd=tmp_path))
+    result = darkhex.train(KUHN, algo="escher", iterations=4, traversals=40, value_traversals=40, hidden=[16], fit_steps=16, seed=2, eval_every=2, threads=1)
+    assert result.steps == cli["iterations"] == 4
+    assert result.exploitability == cli["exploitability"]
+    assert 0 < result.exploitability < 0.5
+    assert [p["steps"] for p in result.history] == [p["steps"] for p in cli["curve"]] == [2, 4]
+    result.model.save(tmp_path / "py.model")
+    assert (tmp_path / "py.model").read_bytes() == (tmp_path / "cli.model").read_bytes()
+    assert darkhex.exploitability(KUHN, result.model) == result.exploitability
+    with pytest.raises(ValueError, match="escher does not take steps"):
+        darkhex.train(KUHN, algo="escher", steps=10)
+    with pytest.raises(ValueError, match="traversals applies to algo=\"escher\" only"):
+        darkhex.train(KUHN, algo="ppo", traversals=10)

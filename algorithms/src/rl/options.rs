@@ -136,9 +136,7 @@ impl NfspOptions {
             .unwrap_or(s.reservoir_buffer_capacity);
         s.anticipatory_param = self.anticipatory.unwrap_or(s.anticipatory_param);
         s.dqn.learning_rate = self.rl_learning_rate.unwrap_or(s.dqn.learning_rate);
-        s.dqn.replay_buffer_capacity = self
-            .replay_capacity
-            .unwrap_or(s.dqn.replay_buffer_capacity);
+        s.dqn.replay_buffer_capacity = self.replay_capacity.unwrap_or(s.dqn.replay_buffer_capacity);
         s.check()?;
         Ok(s)
     }
