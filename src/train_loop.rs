@@ -433,3 +433,19 @@ pub fn print_summary(
     }
     Ok(())
 }
+
+/// The exploitability lines of a reinforcement-learning run's report: the
+/// last evaluation's, or why there is none.
+pub fn print_exploitability(last: Option<CurvePoint>, no_eval: bool) -> Result<()> {
+    match last {
+        Some(p) => {
+            outln!("exploitability   {:.6e}", p.exploitability);
+            outln!("value for p0     {:.6}", p.value_p0);
+        }
+        None if no_eval => outln!("exploitability   not computed (--no-eval)"),
+        None => outln!(
+            "exploitability   not computed: the game is too large for the exact best response"
+        ),
+    }
+    Ok(())
+}

@@ -22,7 +22,8 @@ use darkhex_games::{AnyGame, Game};
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
 use crate::train_loop::{
-    LoopArgs, NetworkTrainer, Outcome, evaluations, refuse_conflict, resumed_checkpoint, train,
+    LoopArgs, NetworkTrainer, Outcome, evaluations, print_exploitability, refuse_conflict,
+    resumed_checkpoint, train,
 };
 
 /// The options of `train` that only NFSP takes.
@@ -241,16 +242,7 @@ fn report(
         trainer.steps(),
         trainer.games()
     );
-    match last {
-        Some(p) => {
-            outln!("exploitability   {:.6e}", p.exploitability);
-            outln!("value for p0     {:.6}", p.value_p0);
-        }
-        None if a.no_eval => outln!("exploitability   not computed (--no-eval)"),
-        None => outln!(
-            "exploitability   not computed: the game is too large for the exact best response"
-        ),
-    }
+    print_exploitability(last, a.no_eval)?;
     let whole = if resuming {
         format!(" in the whole run; this session {:.3}", o.session)
     } else {

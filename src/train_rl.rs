@@ -23,8 +23,8 @@ use darkhex_games::{AnyGame, Game};
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
 use crate::train_loop::{
-    DEFAULT_STEPS, LoopArgs, NetworkTrainer, Outcome, evaluations, refuse_conflict,
-    resumed_checkpoint, train,
+    DEFAULT_STEPS, LoopArgs, NetworkTrainer, Outcome, evaluations, print_exploitability,
+    refuse_conflict, resumed_checkpoint, train,
 };
 
 /// The options of `train` that only PPO and MMD take.
@@ -385,16 +385,7 @@ fn report(a: &RlArgs, trainer: &PpoTrainer, o: &Outcome, resuming: bool) -> Resu
         trainer.steps(),
         trainer.updates()
     );
-    match last {
-        Some(p) => {
-            outln!("exploitability   {:.6e}", p.exploitability);
-            outln!("value for p0     {:.6}", p.value_p0);
-        }
-        None if a.options.no_eval => outln!("exploitability   not computed (--no-eval)"),
-        None => outln!(
-            "exploitability   not computed: the game is too large for the exact best response"
-        ),
-    }
+    print_exploitability(last, a.options.no_eval)?;
     let whole = if resuming {
         format!(" in the whole run; this session {session:.3}")
     } else {

@@ -363,6 +363,26 @@ pub fn train(
     if algo != NFSP && anticipatory.is_some() {
         return Err(value_error("anticipatory applies to algo=\"nfsp\" only"));
     }
+    // What only ppo and mmd take, the first given.
+    let ppo_only = [
+        ("num_envs", num_envs.is_some()),
+        ("rollout_steps", rollout_steps.is_some()),
+        ("minibatches", minibatches.is_some()),
+        ("epochs", epochs.is_some()),
+        ("clip", clip.is_some()),
+        ("ent_coef", ent_coef.is_some()),
+        ("vf_coef", vf_coef.is_some()),
+        ("kl_coef", kl_coef.is_some()),
+        ("mmd_schedule", mmd_schedule.is_some()),
+        ("discount", discount.is_some()),
+        ("gae_lambda", gae_lambda.is_some()),
+        ("max_grad_norm", max_grad_norm.is_some()),
+        ("target_kl", target_kl.is_some()),
+        ("constant_lr", constant_lr),
+        ("raw_advantages", raw_advantages),
+    ]
+    .into_iter()
+    .find_map(|(name, given)| given.then_some(name));
     let escher_only = [
         ("traversals", traversals.is_some()),
         ("value_traversals", value_traversals.is_some()),
@@ -376,25 +396,8 @@ pub fn train(
         )));
     }
     if algo == ESCHER {
-        let ppo_only = [
-            ("steps", steps.is_some()),
-            ("num_envs", num_envs.is_some()),
-            ("rollout_steps", rollout_steps.is_some()),
-            ("minibatches", minibatches.is_some()),
-            ("epochs", epochs.is_some()),
-            ("clip", clip.is_some()),
-            ("ent_coef", ent_coef.is_some()),
-            ("vf_coef", vf_coef.is_some()),
-            ("kl_coef", kl_coef.is_some()),
-            ("mmd_schedule", mmd_schedule.is_some()),
-            ("discount", discount.is_some()),
-            ("gae_lambda", gae_lambda.is_some()),
-            ("max_grad_norm", max_grad_norm.is_some()),
-            ("target_kl", target_kl.is_some()),
-            ("constant_lr", constant_lr),
-            ("raw_advantages", raw_advantages),
-        ];
-        if let Some((name, _)) = ppo_only.iter().find(|g| g.1) {
+        let name = steps.is_some().then_some("steps").or(ppo_only);
+        if let Some(name) = name {
             return Err(value_error(format!(
                 "escher does not take {name} (escher counts iterations)"
             )));
@@ -428,24 +431,7 @@ pub fn train(
         if iterations.is_some() {
             return Err(value_error("nfsp takes steps, not iterations"));
         }
-        let ppo_only = [
-            ("num_envs", num_envs.is_some()),
-            ("rollout_steps", rollout_steps.is_some()),
-            ("minibatches", minibatches.is_some()),
-            ("epochs", epochs.is_some()),
-            ("clip", clip.is_some()),
-            ("ent_coef", ent_coef.is_some()),
-            ("vf_coef", vf_coef.is_some()),
-            ("kl_coef", kl_coef.is_some()),
-            ("mmd_schedule", mmd_schedule.is_some()),
-            ("discount", discount.is_some()),
-            ("gae_lambda", gae_lambda.is_some()),
-            ("max_grad_norm", max_grad_norm.is_some()),
-            ("target_kl", target_kl.is_some()),
-            ("constant_lr", constant_lr),
-            ("raw_advantages", raw_advantages),
-        ];
-        if let Some((name, _)) = ppo_only.iter().find(|g| g.1) {
+        if let Some(name) = ppo_only {
             return Err(value_error(format!("nfsp does not take {name}")));
         }
         let steps = whole_opt("steps", steps, 1, Some(100_000_000_000))?.unwrap_or(1_000_000);
@@ -530,35 +516,23 @@ pub fn train(
         )?;
         return Ok(TrainResultOf::Rl(result));
     }
-    let given = [
+    let shared = [
         ("steps", steps.is_some()),
         ("preset", preset.is_some()),
-        ("num_envs", num_envs.is_some()),
-        ("rollout_steps", rollout_steps.is_some()),
-        ("minibatches", minibatches.is_some()),
-        ("epochs", epochs.is_some()),
         ("learning_rate", learning_rate.is_some()),
-        ("clip", clip.is_some()),
-        ("ent_coef", ent_coef.is_some()),
-        ("vf_coef", vf_coef.is_some()),
-        ("kl_coef", kl_coef.is_some()),
-        ("mmd_schedule", mmd_schedule.is_some()),
-        ("discount", discount.is_some()),
-        ("gae_lambda", gae_lambda.is_some()),
-        ("max_grad_norm", max_grad_norm.is_some()),
-        ("target_kl", target_kl.is_some()),
         ("hidden", hidden.is_some()),
-        ("constant_lr", constant_lr),
-        ("raw_advantages", raw_advantages),
-    ];
-    if let Some((name, _)) = given.iter().find(|g| g.1) {
-        let takers = match *name {
-            "steps" | "preset" | "hidden" | "learning_rate" => {
-                "algo=\"ppo\", algo=\"mmd\" and algo=\"nfsp\""
-            }
-            _ => "algo=\"ppo\" and algo=\"mmd\"",
-        };
-        return Err(value_error(format!("{name} applies to {takers} only")));
+    ]
+    .into_iter()
+    .find_map(|(name, given)| given.then_some(name));
+    if let Some(name) = shared {
+        return Err(value_error(format!(
+            "{name} applies to algo=\"ppo\", algo=\"mmd\" and algo=\"nfsp\" only"
+        )));
+    }
+    if let Some(name) = ppo_only {
+        return Err(value_error(format!(
+            "{name} applies to algo=\"ppo\" and algo=\"mmd\" only"
+        )));
     }
     let iterations: u64 = whole("iterations", iterations.unwrap_or(1000), 1, None)?;
     if algo == DEEP_CFR {
