@@ -14,6 +14,7 @@
 
 mod dark_hex_outcome;
 pub mod deep_cfr;
+pub mod deep_cfr_settings;
 pub mod escher;
 pub mod escher_options;
 pub mod info_table;

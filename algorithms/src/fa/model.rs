@@ -28,7 +28,7 @@ use std::path::Path;
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
 
-use crate::cfr::deep_cfr::DeepCfrSettings;
+use crate::cfr::deep_cfr_settings::DeepCfrSettings;
 use crate::cfr::escher::EscherSettings;
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
