@@ -28,6 +28,8 @@ mod template;
 mod train;
 mod train_deep;
 mod train_escher;
+mod train_loop;
+mod train_nfsp;
 mod train_rl;
 mod values;
 

@@ -10,7 +10,7 @@ use clap::Args;
 use clap::builder::PossibleValuesParser;
 use darkhex_algorithms::Sampling;
 use darkhex_algorithms::cfr::deep_cfr::DeepCfrSettings;
-use darkhex_algorithms::cfr::escher::{EscherSettings, escher_preset};
+use darkhex_algorithms::cfr::escher_options::EscherOptions as EscherGiven;
 use darkhex_algorithms::cfr::rcfr::{Link, RegressorKind};
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
@@ -19,6 +19,7 @@ use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
+use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::stream::StreamError;
 use darkhex_algorithms::stream::{
     AnyStream, CfrMemory, InfoStateTables, PRECISION_NAMES, Precision,
@@ -41,6 +42,8 @@ use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
 use crate::train_escher::EscherOptions;
+use crate::train_loop::{DEFAULT_STEPS, print_summary, resumed_checkpoint};
+use crate::train_nfsp::NfspFlags;
 use crate::train_rl::RlOptions;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this size.
@@ -56,6 +59,7 @@ const EVAL_TREE_HISTORIES: f64 = 3e7;
     "darkhex train kuhn_poker --algo deep-cfr --iterations 30 --traversals 100 --hidden 64,64 --fit-steps 100 --batch-size 256 --out kuhn.model",
     "darkhex train kuhn_poker --algo mmd --steps 100000 --hidden 32,32 --num-envs 32 --rollout-steps 32 --learning-rate 0.002 --ent-coef 0.2 --raw-advantages --kl-coef 1 --eval-every 20000 --plot kuhn-mmd.svg --out kuhn-mmd.model",
     "darkhex train 'dark_hex(num_rows=3,num_cols=3,gameversion=adh)' --algo ppo --preset rudolph2026 --steps 10000000 --eval-every 500000 --checkpoint adh-ppo.ckpt --resume",
+    "darkhex train kuhn_poker --algo nfsp --steps 200000 --hidden 64 --anticipatory 0.2 --eval-every 25000 --plot kuhn-nfsp.svg --out kuhn-nfsp.model",
 ], &[help::TRAINING_STOPS, help::GAMES]))]
 pub struct TrainArgs {
     /// Game string, e.g. 'leduc_poker' or 'dark_hex(num_rows=2,num_cols=3)'
@@ -73,11 +77,13 @@ pub struct TrainArgs {
     /// ppo and mmd train an
     /// actor-critic network in self-play over many games at once (PPO, and
     /// magnetic mirror descent: PPO with a magnet and a KL term) and write
-    /// a model
-    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR, ESCHER, PPO, MMD])))]
+    /// a model; nfsp (neural fictitious self-play) plays one game at a
+    /// time, each player a DQN best responder and an average network,
+    /// and writes the average networks as a model
+    #[arg(long, value_parser = PossibleValuesParser::new(ALGORITHM_NAMES.into_iter().chain([DEEP_CFR, ESCHER, PPO, MMD, NFSP])))]
     algo: Option<String>,
     /// Total iterations to reach (a resumed run continues up to this;
-    /// default 1000). ppo and mmd count --steps instead
+    /// default 1000). ppo, mmd and nfsp count --steps instead
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     iterations: Option<u64>,
     /// Worker threads (default: all cores); full-width results do not depend
@@ -85,7 +91,7 @@ pub struct TrainArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Seed of the Monte Carlo samplers, of --regressor mlp's initial
-    /// weights, and of every stream of ppo and mmd (default 0)
+    /// weights, and of every stream of ppo, mmd and nfsp (default 0)
     #[arg(long, allow_negative_numbers = true, value_parser = crate::args::seed)]
     seed: Option<u64>,
     /// Policy file to write: .json, or anything else for compact binary
@@ -106,7 +112,7 @@ pub struct TrainArgs {
     #[arg(long, requires = "checkpoint", conflicts_with = "resume")]
     overwrite: bool,
     /// Evaluate exploitability every K iterations (default: 10 times a
-    /// run); ppo and mmd: every K steps (default 10 times a run where the
+    /// run); ppo, mmd and nfsp: every K steps (default 10 times a run where the
     /// tree compiles, else at the end only: over the tables a pass takes
     /// minutes); escher: every K iterations, likewise
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
@@ -180,7 +186,8 @@ pub struct TrainArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
     advantage_capacity: Option<usize>,
     /// deep-cfr and escher: samples each player's strategy (policy)
-    /// reservoir keeps, 1 to 1e9 (default 1e6)
+    /// reservoir keeps, 1 to 1e9 (default 1e6); nfsp: the average
+    /// network's reservoir (default 2e6)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1, Some(1_000_000_000)))]
     strategy_capacity: Option<usize>,
     /// deep-cfr and escher: Adam steps of the policy networks' fit at the
@@ -188,9 +195,10 @@ pub struct TrainArgs {
     /// --fit-steps)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(1_000_000)))]
     policy_steps: Option<u32>,
-    /// --regressor mlp, deep-cfr, escher, ppo and mmd: the hidden layers' widths,
+    /// --regressor mlp, deep-cfr, escher, ppo, mmd and nfsp: the hidden layers' widths,
     /// e.g. 64,64 (the default; ppo and mmd: 512,512,512, the benchmark's,
-    /// for each of the actor and the critic), up to 4 layers of 1 to 4096
+    /// for each of the actor and the critic; nfsp the same for each
+    /// network), up to 4 layers of 1 to 4096
     #[arg(long, value_parser = MlpSettings::parse_hidden)]
     hidden: Option<[u32; MAX_HIDDEN]>,
     /// --regressor mlp, deep-cfr and escher: Adam steps per player and
@@ -200,12 +208,12 @@ pub struct TrainArgs {
     /// --regressor mlp, deep-cfr and escher: feature rows per Adam step,
     /// taken in order (deep-cfr and escher shuffle their samples first); 1
     /// or more (default 4096, deep-cfr and escher 256; every row when there
-    /// are fewer)
+    /// are fewer); nfsp: the average network's minibatch (default 128)
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(u32::MAX.into())))]
     batch_size: Option<u32>,
-    /// --regressor mlp, deep-cfr, escher, ppo and mmd: Adam's learning rate, more
+    /// --regressor mlp, deep-cfr, escher, ppo, mmd and nfsp: Adam's learning rate, more
     /// than 0 and at most 1 (default 0.003; ppo and mmd 0.00025, annealed
-    /// to 0 over the run)
+    /// to 0 over the run; nfsp: the average network's, 0.01)
     #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1.0, false))]
     learning_rate: Option<f64>,
     /// Train full width over the streaming information-state tables, one
@@ -249,6 +257,8 @@ pub struct TrainArgs {
     rl: RlOptions,
     #[command(flatten)]
     escher: EscherOptions,
+    #[command(flatten)]
+    nfsp: NfspFlags,
 }
 
 /// What the trainer runs on: the compiled tree (when it fits or a sampler
@@ -279,13 +289,14 @@ const DEEP_CFR: &str = "deep-cfr";
 const PPO: &str = "ppo";
 const MMD: &str = "mmd";
 const ESCHER: &str = "escher";
+const NFSP: &str = "nfsp";
 
 /// The iterations of the CFR family and Deep CFR when none are given.
 const DEFAULT_ITERATIONS: u64 = 1000;
 
 /// Whether `algo` writes a model (a network) rather than a policy table.
 fn writes_model(algo: Option<&str>) -> bool {
-    matches!(algo, Some(DEEP_CFR | ESCHER | PPO | MMD))
+    matches!(algo, Some(DEEP_CFR | ESCHER | PPO | MMD | NFSP))
 }
 
 /// What `train` writes, for the output guard: an existing checkpoint only
@@ -334,6 +345,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
         ("--strategy-capacity", args.strategy_capacity.is_some()),
         ("--policy-steps", args.policy_steps.is_some()),
     ];
+    if args.algo.as_deref() != Some(NFSP)
+        && let Some(name) = args.nfsp.given().first()
+    {
+        bail!("{name} applies to --algo nfsp only");
+    }
+    if args.algo.as_deref() == Some(NFSP) {
+        return run_nfsp(args);
+    }
     if args.algo.as_deref() == Some(ESCHER) {
         return run_escher(args);
     }
@@ -344,7 +363,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
         return run_rl(args);
     }
     if let Some(name) = args.rl.first_given() {
-        bail!("{name} applies to --algo ppo and mmd only");
+        let takers = match name {
+            "--steps" => "ppo, mmd and nfsp",
+            "--preset" | "--no-eval" => "ppo, mmd, nfsp and escher",
+            _ => "ppo and mmd",
+        };
+        bail!("{name} applies to --algo {takers} only");
     }
     if args.algo.as_deref() == Some(DEEP_CFR) {
         return run_deep_cfr(args);
@@ -784,31 +808,90 @@ pub fn run(args: TrainArgs) -> Result<()> {
     report(&args, &trainer, e, &out.policy)
 }
 
+/// Which network trainers take each option they do not all take ("cfr"
+/// standing for the CFR family, which checks its own), as
+/// `(option, given, trainers)`.
+fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static str]); 28] {
+    const SAMPLED: &[&str] = &[DEEP_CFR, ESCHER];
+    const EVALUATED: &[&str] = &["cfr", ESCHER, PPO, MMD, NFSP];
+    const CFR: &[&str] = &["cfr"];
+    [
+        (
+            "--iterations",
+            args.iterations.is_some(),
+            &["cfr", DEEP_CFR, ESCHER],
+        ),
+        ("--plot", args.plot.is_some(), EVALUATED),
+        ("--eval-every", args.eval_every.is_some(), EVALUATED),
+        ("--evals-per-decade", args.evals_per_decade.is_some(), CFR),
+        ("--alpha", args.alpha.is_some(), CFR),
+        ("--beta", args.beta.is_some(), CFR),
+        ("--gamma", args.gamma.is_some(), CFR),
+        ("--exploration", args.exploration.is_some(), CFR),
+        ("--features", args.features.is_some(), CFR),
+        ("--link", args.link.is_some(), CFR),
+        ("--power", args.power.is_some(), CFR),
+        ("--temperature", args.temperature.is_some(), CFR),
+        ("--ridge", args.ridge.is_some(), CFR),
+        ("--regressor", args.regressor.is_some(), CFR),
+        ("--stream", args.stream, CFR),
+        ("--precision", args.precision.is_some(), CFR),
+        ("--sum-order", args.sum_order.is_some(), CFR),
+        ("--keyed", args.keyed, CFR),
+        ("--abstraction", args.abstraction.is_some(), CFR),
+        ("--traversals", args.traversals.is_some(), SAMPLED),
+        ("--explore", args.explore.is_some(), &[DEEP_CFR]),
+        (
+            "--advantage-capacity",
+            args.advantage_capacity.is_some(),
+            SAMPLED,
+        ),
+        (
+            "--strategy-capacity",
+            args.strategy_capacity.is_some(),
+            &[DEEP_CFR, ESCHER, NFSP],
+        ),
+        ("--policy-steps", args.policy_steps.is_some(), SAMPLED),
+        ("--fit-steps", args.fit_steps.is_some(), SAMPLED),
+        (
+            "--batch-size",
+            args.batch_size.is_some(),
+            &["cfr", DEEP_CFR, ESCHER, NFSP],
+        ),
+        (
+            "--hidden",
+            args.hidden.is_some(),
+            &["cfr", DEEP_CFR, ESCHER, PPO, MMD, NFSP],
+        ),
+        (
+            "--learning-rate",
+            args.learning_rate.is_some(),
+            &["cfr", DEEP_CFR, ESCHER, PPO, MMD, NFSP],
+        ),
+    ]
+}
+
+/// Refuses the first option given that the network trainer `algo` does
+/// not take, pointing to its own where it has one under another name.
+fn refuse_unused(args: &TrainArgs, algo: &str) -> Result<()> {
+    let own = |name: &str| match (algo, name) {
+        (PPO | MMD, "--gamma") => " (ppo and mmd's discount is --discount)",
+        (PPO | MMD, "--batch-size") => " (ppo and mmd's is --minibatches)",
+        (ESCHER, "--exploration") => " (escher's is --value-exploration)",
+        _ => "",
+    };
+    let unused = network_options(args)
+        .into_iter()
+        .find(|&(_, given, takers)| given && !takers.contains(&algo));
+    if let Some((name, ..)) = unused {
+        bail!("{algo} does not take {name}{}", own(name));
+    }
+    Ok(())
+}
+
 /// Deep CFR: its settings from the options, refusing those it ignores.
 fn run_deep_cfr(args: TrainArgs) -> Result<()> {
-    let unused = [
-        ("--plot", args.plot.is_some()),
-        ("--eval-every", args.eval_every.is_some()),
-        ("--evals-per-decade", args.evals_per_decade.is_some()),
-        ("--alpha", args.alpha.is_some()),
-        ("--beta", args.beta.is_some()),
-        ("--gamma", args.gamma.is_some()),
-        ("--exploration", args.exploration.is_some()),
-        ("--features", args.features.is_some()),
-        ("--link", args.link.is_some()),
-        ("--power", args.power.is_some()),
-        ("--temperature", args.temperature.is_some()),
-        ("--ridge", args.ridge.is_some()),
-        ("--regressor", args.regressor.is_some()),
-        ("--stream", args.stream),
-        ("--precision", args.precision.is_some()),
-        ("--sum-order", args.sum_order.is_some()),
-        ("--keyed", args.keyed),
-        ("--abstraction", args.abstraction.is_some()),
-    ];
-    if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
-        bail!("deep-cfr does not take {name}");
-    }
+    refuse_unused(&args, DEEP_CFR)?;
     let mut s = DeepCfrSettings::new(
         args.iterations.unwrap_or(DEFAULT_ITERATIONS),
         args.seed.unwrap_or(0),
@@ -862,62 +945,27 @@ fn run_escher(args: TrainArgs) -> Result<()> {
         no_eval: false,
         ..rl.clone()
     };
-    let unused = [
-        ("--evals-per-decade", args.evals_per_decade.is_some()),
-        ("--alpha", args.alpha.is_some()),
-        ("--beta", args.beta.is_some()),
-        ("--gamma", args.gamma.is_some()),
-        (
-            "--exploration (escher's is --value-exploration)",
-            args.exploration.is_some(),
-        ),
-        ("--features", args.features.is_some()),
-        ("--link", args.link.is_some()),
-        ("--power", args.power.is_some()),
-        ("--temperature", args.temperature.is_some()),
-        ("--ridge", args.ridge.is_some()),
-        ("--regressor", args.regressor.is_some()),
-        ("--stream", args.stream),
-        ("--precision", args.precision.is_some()),
-        ("--sum-order", args.sum_order.is_some()),
-        ("--keyed", args.keyed),
-        ("--abstraction", args.abstraction.is_some()),
-        ("--explore", args.explore.is_some()),
-    ];
-    if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
-        bail!("escher does not take {name}");
-    }
+    refuse_unused(&args, ESCHER)?;
     if let Some(name) = rl_given.first_given() {
         bail!("escher does not take {name} (of ppo and mmd; escher counts --iterations)");
     }
-    let iterations = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
-    let seed = args.seed.unwrap_or(0);
-    let mut s = match &rl.preset {
-        Some(name) => escher_preset(name, &args.game, iterations, seed)?,
-        None => EscherSettings::new(iterations, seed),
-    };
     let e = &args.escher;
-    s.regret_traversals = args.traversals.unwrap_or(s.regret_traversals);
-    s.value_traversals = e.value_traversals.unwrap_or(s.value_traversals);
-    s.value_exploration = e.value_exploration.unwrap_or(s.value_exploration);
-    s.regret_capacity = args.advantage_capacity.unwrap_or(s.regret_capacity);
-    s.policy_capacity = args.strategy_capacity.unwrap_or(s.policy_capacity);
-    for network in [
-        &mut s.regret_network,
-        &mut s.value_network,
-        &mut s.policy_network,
-    ] {
-        network.hidden = args.hidden.unwrap_or(network.hidden);
-        network.batch = args.batch_size.unwrap_or(network.batch);
-        network.learning_rate = args.learning_rate.unwrap_or(network.learning_rate);
-    }
-    s.regret_network.steps = args.fit_steps.unwrap_or(s.regret_network.steps);
-    if rl.preset.is_none() {
-        s.value_network.steps = s.regret_network.steps;
-        s.policy_network.steps = s.regret_network.steps.saturating_mul(4);
-    }
-    s.value_network.steps = e.value_steps.unwrap_or(s.value_network.steps);
-    s.policy_network.steps = args.policy_steps.unwrap_or(s.policy_network.steps);
+    let options = EscherGiven {
+        preset: rl.preset.clone(),
+        regret_traversals: args.traversals,
+        value_traversals: e.value_traversals,
+        value_exploration: e.value_exploration,
+        regret_capacity: args.advantage_capacity,
+        policy_capacity: args.strategy_capacity,
+        hidden: args.hidden,
+        batch: args.batch_size,
+        learning_rate: args.learning_rate,
+        fit_steps: args.fit_steps,
+        value_steps: e.value_steps,
+        policy_steps: args.policy_steps,
+    };
+    let iterations = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
+    let s = options.settings(&args.game, iterations, args.seed.unwrap_or(0))?;
     let out = model_path(&args, ESCHER)?;
     let mut given: Vec<&'static str> = [
         ("--preset", rl.preset.is_some()),
@@ -955,46 +1003,12 @@ fn run_escher(args: TrainArgs) -> Result<()> {
 
 /// PPO and MMD: their settings from the options, refusing those they ignore.
 fn run_rl(args: TrainArgs) -> Result<()> {
-    let unused = [
-        ("--iterations", args.iterations.is_some()),
-        ("--evals-per-decade", args.evals_per_decade.is_some()),
-        ("--alpha", args.alpha.is_some()),
-        ("--beta", args.beta.is_some()),
-        (
-            "--gamma (ppo and mmd's discount is --discount)",
-            args.gamma.is_some(),
-        ),
-        ("--exploration", args.exploration.is_some()),
-        ("--features", args.features.is_some()),
-        ("--link", args.link.is_some()),
-        ("--power", args.power.is_some()),
-        ("--temperature", args.temperature.is_some()),
-        ("--ridge", args.ridge.is_some()),
-        ("--regressor", args.regressor.is_some()),
-        ("--stream", args.stream),
-        ("--precision", args.precision.is_some()),
-        ("--sum-order", args.sum_order.is_some()),
-        ("--keyed", args.keyed),
-        ("--abstraction", args.abstraction.is_some()),
-        ("--traversals", args.traversals.is_some()),
-        ("--explore", args.explore.is_some()),
-        ("--advantage-capacity", args.advantage_capacity.is_some()),
-        ("--strategy-capacity", args.strategy_capacity.is_some()),
-        ("--policy-steps", args.policy_steps.is_some()),
-        ("--fit-steps", args.fit_steps.is_some()),
-        (
-            "--batch-size (ppo and mmd's is --minibatches)",
-            args.batch_size.is_some(),
-        ),
-    ];
     let algorithm = if args.algo.as_deref() == Some(MMD) {
         MMD
     } else {
         PPO
     };
-    if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
-        bail!("{algorithm} does not take {name}");
-    }
+    refuse_unused(&args, algorithm)?;
     let out = model_path(&args, algorithm)?;
     crate::train_rl::run(crate::train_rl::RlArgs {
         game: args.game,
@@ -1009,6 +1023,65 @@ fn run_rl(args: TrainArgs) -> Result<()> {
         json: args.json,
         plot: args.plot,
         eval_every: args.eval_every,
+        time_limit: args.time_limit,
+        threads: rayon::current_num_threads(),
+        limit: memory_limit(),
+    })
+}
+
+/// NFSP: its settings from the options (over a preset's), refusing those
+/// it ignores.
+fn run_nfsp(args: TrainArgs) -> Result<()> {
+    refuse_unused(&args, NFSP)?;
+    let ppo_only = RlOptions {
+        steps: None,
+        preset: None,
+        no_eval: false,
+        ..args.rl.clone()
+    };
+    if let Some(name) = ppo_only.first_given() {
+        bail!("nfsp does not take {name} (of ppo and mmd)");
+    }
+    let out = model_path(&args, NFSP)?;
+    let named: Vec<&'static str> = [
+        ("--preset", args.rl.preset.is_some()),
+        ("--hidden", args.hidden.is_some()),
+        ("--learning-rate", args.learning_rate.is_some()),
+        ("--batch-size", args.batch_size.is_some()),
+        ("--strategy-capacity", args.strategy_capacity.is_some()),
+        ("--seed", args.seed.is_some()),
+    ]
+    .iter()
+    .filter(|g| g.1)
+    .map(|g| g.0)
+    .chain(args.nfsp.given())
+    .collect();
+    let f = &args.nfsp;
+    let options = NfspOptions {
+        preset: args.rl.preset.clone(),
+        hidden: args.hidden,
+        learning_rate: args.learning_rate,
+        batch_size: args.batch_size,
+        reservoir_capacity: args
+            .strategy_capacity
+            .map(|c| u32::try_from(c).unwrap_or(u32::MAX)),
+        anticipatory: f.anticipatory,
+        rl_learning_rate: f.rl_learning_rate,
+        replay_capacity: f.replay_capacity,
+    };
+    crate::train_nfsp::run(crate::train_nfsp::NfspArgs {
+        game: args.game,
+        options,
+        steps: args.rl.steps.unwrap_or(DEFAULT_STEPS),
+        seed: args.seed.unwrap_or(0),
+        named,
+        out,
+        checkpoint: args.checkpoint,
+        resume: args.resume,
+        json: args.json,
+        plot: args.plot,
+        eval_every: args.eval_every,
+        no_eval: args.rl.no_eval,
         time_limit: args.time_limit,
         threads: rayon::current_num_threads(),
         limit: memory_limit(),
@@ -1030,18 +1103,6 @@ fn model_path(args: &TrainArgs, algo: &str) -> Result<PathBuf> {
         )
         .check()?;
     Ok(out)
-}
-
-/// Refuses a resumed run whose command line gives option `name` the value
-/// `want` where its checkpoint holds `have`: the run would go on with the
-/// checkpoint's, and the option would be silently ignored.
-pub(crate) fn refuse_conflict(name: &str, want: &str, have: &str) -> Result<()> {
-    if want != have {
-        bail!(
-            "the checkpoint was made with {name} {have}; it resumes only with that (or without {name}), not {want}"
-        );
-    }
-    Ok(())
 }
 
 /// Where a run writes its policy and checkpoint.
@@ -1235,29 +1296,6 @@ fn rescue_policy(trainer: &Trainer, path: &Path) -> Result<PathBuf> {
     Ok(fallback)
 }
 
-/// The first lines of a run's report: the game, the algorithm, the
-/// iterations and the exploitability (`too_large` says what else could
-/// compute it where the tree is too large).
-pub fn print_summary(
-    game: &str,
-    algo: &str,
-    iterations: u64,
-    eval: Option<(f64, f64)>,
-    too_large: &str,
-) -> Result<()> {
-    outln!("game             {game}");
-    outln!("algorithm        {algo}");
-    outln!("iterations       {iterations}");
-    match eval {
-        Some((e, v)) => {
-            outln!("exploitability   {e:.6e}");
-            outln!("value for p0     {v:.6}");
-        }
-        None => outln!("exploitability   not computed: the game tree is too large{too_large}"),
-    }
-    Ok(())
-}
-
 fn report(
     args: &TrainArgs,
     trainer: &Trainer,
@@ -1323,25 +1361,4 @@ fn report(
         outln!("plot             {}", plot.display());
     }
     Ok(())
-}
-
-/// The checkpoint `--resume` continues from, read by `load`: none without
-/// `--resume`, nor when the file does not exist yet (a first run of a
-/// resumable command starts afresh, saying so).
-pub(crate) fn resumed_checkpoint<T>(
-    path: &Option<PathBuf>,
-    resume: bool,
-    load: impl FnOnce(&Path) -> Result<T>,
-) -> Result<Option<T>> {
-    match (path, resume) {
-        (Some(path), true) if path.exists() => load(path).map(Some),
-        (Some(path), true) => {
-            eprintln!(
-                "no checkpoint at {} yet: starting a new run",
-                path.display()
-            );
-            Ok(None)
-        }
-        _ => Ok(None),
-    }
 }

@@ -2,22 +2,21 @@
 //! the exact exploitability of the learned policy where the tree compiles,
 //! and the policy networks saved as a model file (`darkhex-model`).
 
-use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
-use darkhex_algorithms::exploitability;
+use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
+use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator};
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
 
-use crate::checkpoint_clock::CheckpointClock;
-use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
-use crate::progress::{bar, compile};
-use crate::train::resumed_checkpoint;
+use crate::progress::compile;
+use crate::train_loop::{
+    LoopArgs, NetworkTrainer, print_summary, refuse_conflict, resumed_checkpoint, train,
+};
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
@@ -37,13 +36,66 @@ pub struct DeepArgs {
     pub eval_histories: f64,
 }
 
+/// A Deep CFR run as the training loop drives it: no evaluations as it
+/// goes (each needs the policy networks fitted), one at the end where
+/// the tree compiles.
+struct DeepCfr {
+    solver: DeepCfrSolver,
+    game: AnyGame,
+    /// The iteration the policy networks were last fitted at.
+    fitted: Option<u64>,
+}
+
+impl NetworkTrainer for DeepCfr {
+    const UNIT: &'static str = "iteration";
+    const MODEL_WHEN_STOPPED: bool = false;
+
+    fn algorithm(&self) -> &'static str {
+        "deep-cfr"
+    }
+
+    fn position(&self) -> u64 {
+        self.solver.iteration()
+    }
+
+    fn target(&self) -> u64 {
+        self.solver.settings().iterations
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        Ok(self.solver.iterate()?)
+    }
+
+    fn save(&mut self, path: &Path, seconds: f64, _curve: &[CurvePoint]) -> Result<()> {
+        DeepCheckpoint::new(&self.game, self.solver.state(), seconds).save(path)?;
+        Ok(())
+    }
+
+    fn model(&mut self) -> Result<&PolicyModel> {
+        let at = self.solver.iteration();
+        if self.fitted != Some(at) {
+            self.solver.train_policy()?;
+            self.fitted = Some(at);
+        }
+        Ok(self.solver.model()?)
+    }
+
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        self.solver.provenance(exploitability)
+    }
+
+    fn fitting(&self) -> Option<String> {
+        Some("while fitting deep-cfr's policy networks (the model is not written yet)".into())
+    }
+}
+
 pub fn run(a: DeepArgs) -> Result<()> {
     let target = a.settings.iterations;
     let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
         Ok(DeepCheckpoint::load_for(path, &a.game)?)
     })?;
     let resuming = resumed.is_some();
-    let (mut solver, earlier) = match resumed {
+    let (solver, earlier) = match resumed {
         Some(c) => {
             refuse_conflicts(&a.given, &a.settings, &c.deep_cfr.settings)?;
             eprintln!(
@@ -59,91 +111,37 @@ pub fn run(a: DeepArgs) -> Result<()> {
     };
     // The reservoirs fill as the run goes: their full size is refused now.
     solver.settings().check_memory(&a.game, a.limit)?;
-    // The first signal stops after the iteration under way, which is then
-    // saved; a second ends the process at once.
-    let interrupted = interrupt::flag();
-    let status = interrupt::Status::default();
-    let progress = bar(target);
-    progress.set_position(solver.iteration());
-    let start = Instant::now();
+    // The exploitability of the end, where the tree compiles.
+    let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
+    let evaluator = match fits.then(|| compile(&a.game, a.limit)) {
+        Some(Ok((tree, _))) => Some(ExactEvaluator::Tree(Box::new(tree))),
+        _ => None,
+    };
     // A resumed solver carries the whole run's traversal and node counts
     // but only this session's times: a rate takes both from this session.
     let before = solver.stats();
-    let before_iteration = solver.iteration();
-    let out_of_time = || {
-        a.time_limit
-            .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
+    let mut run = DeepCfr {
+        solver,
+        game: a.game,
+        fitted: None,
     };
-    let save = |solver: &DeepCfrSolver| -> Result<()> {
-        if let Some(path) = &a.checkpoint {
-            status.set("while writing the checkpoint");
-            let seconds = earlier + start.elapsed().as_secs_f64();
-            DeepCheckpoint::new(&a.game, solver.state(), seconds).save(path)?;
-        }
-        Ok(())
-    };
-    let mut clock = CheckpointClock::start();
-    let saved = |at: u64| match &a.checkpoint {
-        Some(p) => format!("the checkpoint {} holds iteration {at}", p.display()),
-        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
-    };
-    let mut last_saved = solver.iteration();
-    let stop = || interrupted.load(Ordering::SeqCst);
-    while solver.iteration() < target && !out_of_time() && !stop() {
-        status.set(format!(
-            "at iteration {} of deep-cfr ({})",
-            solver.iteration() + 1,
-            saved(last_saved)
-        ));
-        solver.iterate()?;
-        progress.set_position(solver.iteration());
-        if a.checkpoint.is_some() && clock.due() {
-            clock.save(|| save(&solver))?;
-            last_saved = solver.iteration();
-        }
-    }
-    progress.finish_and_clear();
-    if stop() {
-        save(&solver)?;
-        return Err(Interrupted(format!(
-            "interrupted at iteration {}: {}\n{}",
-            solver.iteration(),
-            saved(solver.iteration()),
-            match &a.checkpoint {
-                Some(p) => format!("rerun with --resume to continue from {}", p.display()),
-                None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
-            }
-        ))
-        .into());
-    }
-    if solver.iteration() < target {
-        eprintln!(
-            "time limit reached: stopped at iteration {} of {target}",
-            solver.iteration()
-        );
-    }
-    save(&solver)?;
-    // A signal from here on ends the process at once, saying what was
-    // under way: the checkpoint holds every iteration.
-    interrupt::exit_saying(&status);
-    status.set("while fitting deep-cfr's policy networks (the model is not written yet)");
-    solver.train_policy()?;
-    // The session's time and the whole run's end at the same instant: the
-    // run's is the checkpoints' clock, which stops before the evaluation.
-    let session_seconds = start.elapsed().as_secs_f64();
-    let seconds = earlier + session_seconds;
-    status.set("during the exploitability of deep-cfr's policy");
-    let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
-    let eval = match fits.then(|| compile(&a.game, a.limit)) {
-        Some(Ok((tree, _))) => {
-            let e = exploitability(&tree, &solver.model()?.tree_policy(&tree)?);
-            Some((e.exploitability, e.value_p0))
-        }
-        _ => None,
-    };
-    status.set("while writing the model");
-    let model = solver.model()?;
-    model.save(&a.out, solver.provenance(eval.map(|e| e.0)))?;
+    let o = train(
+        &mut run,
+        LoopArgs {
+            game: a.game,
+            out: a.out.clone(),
+            checkpoint: a.checkpoint.clone(),
+            plot: None,
+            time_limit: a.time_limit,
+            evaluator,
+            every: None,
+            earlier,
+            curve: Vec::new(),
+        },
+    )?;
+    let solver = &run.solver;
+    let eval = o.last.map(|p| (p.exploitability, p.value_p0));
+    let (seconds, session_seconds, before_iteration) = (o.seconds, o.session, o.before);
     let stats = solver.stats();
     let session_traversals = stats.traversals - before.traversals;
     let rate = session_traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
@@ -176,7 +174,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
         outln!("{json}");
         return Ok(());
     }
-    crate::train::print_summary(
+    print_summary(
         &game,
         "deep-cfr",
         solver.iteration(),
@@ -237,7 +235,7 @@ fn refuse_conflicts(given: &[&str], asked: &DeepCfrSettings, held: &DeepCfrSetti
             "--seed" => s.seed.to_string(),
             _ => String::new(),
         };
-        crate::train::refuse_conflict(name, &value(asked), &value(held))?;
+        refuse_conflict(name, &value(asked), &value(held))?;
     }
     Ok(())
 }

@@ -5,26 +5,23 @@
 //! checkpoints that resume bit for bit, and the policy networks saved as a
 //! model file (`darkhex-model`).
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::Exploitability;
 use darkhex_algorithms::cfr::escher::{EscherCheckpoint, EscherSettings, EscherSolver};
+use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
-use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator};
+use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::pool::with_threads;
-use darkhex_algorithms::stream::{PassOptions, StreamError};
 use darkhex_games::{AnyGame, Game};
 
 use crate::args::{number_in, whole};
-use crate::checkpoint_clock::CheckpointClock;
-use crate::interrupt::{self, Interrupted, Status};
 use crate::output::outln;
-use crate::progress::{bar, histories_bar};
-use crate::train::resumed_checkpoint;
+use crate::train_loop::{
+    LoopArgs, NetworkTrainer, evaluations, print_summary, refuse_conflict, resumed_checkpoint,
+    train,
+};
 
 /// The options of `train` that only ESCHER takes.
 #[derive(Args, Clone, Default)]
@@ -73,49 +70,49 @@ pub struct EscherArgs {
     pub limit: MemoryLimit,
 }
 
-/// What an evaluation gave.
-enum Evaluation {
-    Done(Exploitability, f64),
-    Stopped,
+/// An ESCHER run as the training loop drives it.
+struct Escher {
+    solver: EscherSolver,
+    game: AnyGame,
 }
 
-fn evaluate(
-    evaluator: &ExactEvaluator,
-    solver: &mut EscherSolver,
-    status: &Status,
-    stop: &AtomicBool,
-) -> Result<Evaluation> {
-    let start = Instant::now();
-    status.set(format!(
-        "during the exact evaluation at iteration {} ({})",
-        solver.iteration(),
-        evaluator.method()
-    ));
-    solver.train_policy()?;
-    let bar = match evaluator {
-        ExactEvaluator::Tables(t) => Some(histories_bar(t.histories())),
-        ExactEvaluator::Tree(_) => None,
-    };
-    let progress = |n: u64| {
-        if let Some(b) = &bar {
-            b.set_position(n);
-        }
-    };
-    let options = PassOptions {
-        progress: Some(&progress),
-        stop: Some(stop),
-        ..PassOptions::default()
-    };
-    let result = evaluator.evaluate(solver.model()?, &options);
-    if let Some(b) = bar {
-        b.finish_and_clear();
+impl NetworkTrainer for Escher {
+    const UNIT: &'static str = "iteration";
+    const MODEL_WHEN_STOPPED: bool = false;
+
+    fn algorithm(&self) -> &'static str {
+        "escher"
     }
-    match result {
-        Ok(e) => Ok(Evaluation::Done(e, start.elapsed().as_secs_f64())),
-        Err(darkhex_algorithms::rl::exact::ExactError::Stream(StreamError::Stopped)) => {
-            Ok(Evaluation::Stopped)
-        }
-        Err(e) => Err(e.into()),
+
+    fn position(&self) -> u64 {
+        self.solver.iteration()
+    }
+
+    fn target(&self) -> u64 {
+        self.solver.settings().iterations
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        Ok(self.solver.iterate()?)
+    }
+
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<()> {
+        EscherCheckpoint::new(&self.game, self.solver.state(), seconds, curve.to_vec())
+            .save(path)?;
+        Ok(())
+    }
+
+    fn model(&mut self) -> Result<&PolicyModel> {
+        self.solver.train_policy()?;
+        Ok(self.solver.model()?)
+    }
+
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        self.solver.provenance(exploitability)
+    }
+
+    fn fitting(&self) -> Option<String> {
+        Some("while fitting escher's policy networks (the model is not written yet)".into())
     }
 }
 
@@ -129,7 +126,7 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
         Ok(EscherCheckpoint::load_for(path, &a.game)?)
     })?;
     let resuming = resumed.is_some();
-    let (mut solver, earlier, mut curve) = match resumed {
+    let (solver, earlier, curve) = match resumed {
         Some(c) => {
             refuse_conflicts(&a.given, &a.settings, &c.escher.settings)?;
             eprintln!(
@@ -145,147 +142,37 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
         None => (EscherSolver::new(a.game, a.settings)?, 0.0, Vec::new()),
     };
     solver.settings().check_memory(&a.game, a.limit)?;
-    let evaluator = if a.no_eval {
-        None
-    } else {
-        crate::train_rl::evaluator(&a.game, a.limit)?
-    };
-    if a.plot.is_some() && evaluator.is_none() {
-        bail!(
-            "--plot draws exact exploitability, which {} is too large to compute; train without --plot",
-            a.game
-        );
-    }
-    // By default ten times a run on the compiled tree, and only at the end
-    // over the tables (a pass takes minutes).
-    let every = a.eval_every.or(match &evaluator {
-        Some(ExactEvaluator::Tree(_)) => Some((target / 10).max(1)),
-        _ => None,
-    });
-    let interrupted = interrupt::flag();
-    let status = Status::default();
-    let progress = bar(target);
-    progress.set_position(solver.iteration());
-    let start = Instant::now();
+    let (evaluator, every) = evaluations(
+        &a.game,
+        a.limit,
+        a.no_eval,
+        a.plot.is_some(),
+        a.eval_every,
+        target,
+    )?;
     let before = solver.stats();
-    let before_iteration = solver.iteration();
-    let out_of_time = || {
-        a.time_limit
-            .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
+    let mut run = Escher {
+        solver,
+        game: a.game,
     };
-    // Training seconds of this session, evaluations excluded.
-    let mut training = 0.0f64;
-    let save = |solver: &EscherSolver, curve: &[CurvePoint], training: f64| -> Result<()> {
-        if let Some(path) = &a.checkpoint {
-            status.set("while writing the checkpoint");
-            EscherCheckpoint::new(&a.game, solver.state(), earlier + training, curve.to_vec())
-                .save(path)?;
-        }
-        Ok(())
-    };
-    let saved = |at: u64| match &a.checkpoint {
-        Some(p) => format!("the checkpoint {} holds iteration {at}", p.display()),
-        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
-    };
-    let mut clock = CheckpointClock::start();
-    let mut last_saved = solver.iteration();
-    let stop = || interrupted.load(Ordering::SeqCst);
-    let mut stopped_in_eval = false;
-    while solver.iteration() < target && !out_of_time() && !stop() {
-        status.set(format!(
-            "at iteration {} of escher ({})",
-            solver.iteration() + 1,
-            saved(last_saved)
-        ));
-        let t = Instant::now();
-        solver.iterate()?;
-        training += t.elapsed().as_secs_f64();
-        progress.set_position(solver.iteration());
-        let due = every.is_some_and(|k| solver.iteration() % k == 0) && solver.iteration() < target;
-        if let (true, Some(ev)) = (due, &evaluator) {
-            match evaluate(ev, &mut solver, &status, &interrupted)? {
-                Evaluation::Done(e, took) => {
-                    progress.set_message(format!("exploitability {:.4}", e.exploitability));
-                    curve.push(point(&solver, earlier + training, &e, took));
-                }
-                Evaluation::Stopped => {
-                    stopped_in_eval = true;
-                    break;
-                }
-            }
-            if a.checkpoint.is_some() {
-                clock.save(|| save(&solver, &curve, training))?;
-                last_saved = solver.iteration();
-            }
-        } else if a.checkpoint.is_some() && clock.due() {
-            clock.save(|| save(&solver, &curve, training))?;
-            last_saved = solver.iteration();
-        }
-    }
-    progress.finish_and_clear();
-    if stop() {
-        save(&solver, &curve, training)?;
-        let during = if stopped_in_eval {
-            " during an exact evaluation"
-        } else {
-            ""
-        };
-        return Err(Interrupted(format!(
-            "interrupted at iteration {}{during}: {}\n{}",
-            solver.iteration(),
-            saved(solver.iteration()),
-            match &a.checkpoint {
-                Some(p) => format!("rerun with --resume to continue from {}", p.display()),
-                None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
-            }
-        ))
-        .into());
-    }
-    if solver.iteration() < target {
-        eprintln!(
-            "time limit reached: stopped at iteration {} of {target}",
-            solver.iteration()
-        );
-    }
-    save(&solver, &curve, training)?;
-    status.set("while fitting escher's policy networks (the model is not written yet)");
-    solver.train_policy()?;
-    solver.model()?.save(&a.out, solver.provenance(None))?;
-    let last = match (&evaluator, curve.last()) {
-        (_, Some(p)) if p.steps == solver.iteration() => Some(*p),
-        (Some(ev), _) => match evaluate(ev, &mut solver, &status, &interrupted)? {
-            Evaluation::Done(e, took) => {
-                let p = point(&solver, earlier + training, &e, took);
-                curve.push(p);
-                save(&solver, &curve, training)?;
-                Some(p)
-            }
-            Evaluation::Stopped => {
-                return Err(Interrupted(format!(
-                    "interrupted during the final evaluation, at iteration {}: the model is in {}, its exploitability was not computed (`darkhex exploit GAME {}` computes it)",
-                    solver.iteration(),
-                    a.out.display(),
-                    a.out.display()
-                ))
-                .into());
-            }
+    let o = train(
+        &mut run,
+        LoopArgs {
+            game: a.game,
+            out: a.out.clone(),
+            checkpoint: a.checkpoint.clone(),
+            plot: a.plot.clone(),
+            time_limit: a.time_limit,
+            evaluator,
+            every,
+            earlier,
+            curve,
         },
-        (None, _) => None,
-    };
-    // A signal from here on ends the process at once: everything is saved.
-    interrupt::exit_saying(&status);
-    status.set("while writing the model");
+    )?;
+    let solver = &run.solver;
+    let (curve, last, training) = (&o.curve, o.last, o.session);
     let exploitability = last.map(|p| p.exploitability);
-    solver
-        .model()?
-        .save(&a.out, solver.provenance(exploitability))?;
-    if let Some(plot) = &a.plot {
-        let points: Vec<(f64, f64, f64)> = curve
-            .iter()
-            .map(|p| (p.steps as f64, p.seconds, p.exploitability))
-            .collect();
-        crate::plot::curve(plot, &a.game.game_string(), "escher", "iterations", &points)?;
-    }
+    let before_iteration = o.before;
     let seconds = earlier + training;
     let stats = solver.stats();
     let session_traversals = stats.traversals - before.traversals;
@@ -327,7 +214,7 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
     } else {
         " (`darkhex exploit GAME MODEL` computes it by a streaming pass where the tables fit)"
     };
-    crate::train::print_summary(&game, "escher", solver.iteration(), eval, too_large)?;
+    print_summary(&game, "escher", solver.iteration(), eval, too_large)?;
     let times = format!(
         "{:.3} traversing, {:.3} fitting networks",
         stats.traversal_time.as_secs_f64(),
@@ -345,16 +232,6 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
         outln!("plot             {}", plot.display());
     }
     Ok(())
-}
-
-fn point(solver: &EscherSolver, seconds: f64, e: &Exploitability, took: f64) -> CurvePoint {
-    CurvePoint {
-        steps: solver.iteration(),
-        seconds,
-        exploitability: e.exploitability,
-        value_p0: e.value_p0,
-        eval_seconds: took,
-    }
 }
 
 /// Refuses a resumed run whose command line gives a setting other than
@@ -382,7 +259,7 @@ fn refuse_conflicts(given: &[&str], asked: &EscherSettings, held: &EscherSetting
             "--seed" => s.seed.to_string(),
             _ => String::new(),
         };
-        crate::train::refuse_conflict(name, &value(asked), &value(held))?;
+        refuse_conflict(name, &value(asked), &value(held))?;
     }
     Ok(())
 }

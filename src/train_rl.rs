@@ -4,45 +4,41 @@
 //! over the information-state tables past it), checkpoints that resume bit
 //! for bit, and the network saved as a model file (`darkhex-model`).
 
-use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::Exploitability;
 use darkhex_algorithms::fa::mlp::MAX_HIDDEN;
+use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
-use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exact_method};
+use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::mmd::Schedule;
 use darkhex_algorithms::rl::options::PpoOptions;
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer, hidden_text};
 use darkhex_algorithms::rl::presets;
-use darkhex_algorithms::stream::{AnyStream, PassOptions, StreamError};
 use darkhex_games::{AnyGame, Game};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{interval, number_in, whole};
-use crate::checkpoint_clock::CheckpointClock;
-use crate::info::build_tables_with_spinner;
-use crate::interrupt::{self, Interrupted, Status};
 use crate::output::outln;
-use crate::progress::{compile, histories_bar};
-use crate::train::resumed_checkpoint;
+use crate::train_loop::{
+    DEFAULT_STEPS, LoopArgs, NetworkTrainer, Outcome, evaluations, print_exploitability,
+    refuse_conflict, resumed_checkpoint, train,
+};
 
 /// The options of `train` that only PPO and MMD take.
 #[derive(Args, Clone, Default)]
 pub struct RlOptions {
-    /// ppo and mmd: steps to train for, an action in one game each (the
-    /// benchmark's max_steps; the last update may pass it); default 1e6
+    /// ppo, mmd and nfsp: steps to train for, an action in one game each
+    /// (the benchmark's max_steps; the last update or game may pass it);
+    /// default 1e6
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, Some(100_000_000_000)))]
     pub steps: Option<u64>,
-    /// ppo, mmd and escher: take the settings of a named preset, then any
-    /// option given: rudolph2026 is Rudolph et al.'s best hyper-parameters
-    /// for the game and method (ICLR 2026; classic and abrupt 3x3 Dark
-    /// Hex), with their network (3 layers of 512)
+    /// ppo, mmd, nfsp and escher: take the settings of a named preset, then
+    /// any option given: rudolph2026 is Rudolph et al.'s best
+    /// hyper-parameters for the game and method (ICLR 2026; classic and
+    /// abrupt 3x3 Dark Hex), with their network (3 layers of 512)
     #[arg(long, value_parser = presets::NAMES)]
     pub preset: Option<String>,
     /// ppo and mmd: games played at once, 1 to 65536 (default 8)
@@ -99,7 +95,7 @@ pub struct RlOptions {
     /// of normalising them
     #[arg(long)]
     pub raw_advantages: bool,
-    /// ppo, mmd and escher: no exact evaluation at all (on 3x3 Dark Hex the tables
+    /// ppo, mmd, nfsp and escher: no exact evaluation at all (on 3x3 Dark Hex the tables
     /// take 20 to 30 s and 0.7 to 2.5 GB, an evaluation minutes)
     #[arg(long, conflicts_with_all = ["eval_every", "plot"])]
     pub no_eval: bool,
@@ -155,9 +151,6 @@ pub struct RlArgs {
     pub threads: usize,
     pub limit: MemoryLimit,
 }
-
-/// The default run length.
-const DEFAULT_STEPS: u64 = 1_000_000;
 
 /// The settings the options and preset make.
 fn settings(a: &RlArgs) -> Result<PpoSettings> {
@@ -238,94 +231,60 @@ fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Resu
             "--seed" => s.seed.to_string(),
             _ => String::new(),
         };
-        crate::train::refuse_conflict(name, &value(asked), &value(held))?;
+        refuse_conflict(name, &value(asked), &value(held))?;
     }
     Ok(())
 }
 
-/// The exact evaluation the game allows ([`exact_method`]), built with a
-/// spinner: the compiled tree, or the tables (also when the tree turns out
-/// too large for the memory allowed).
-pub(crate) fn evaluator(game: &AnyGame, limit: MemoryLimit) -> Result<Option<ExactEvaluator>> {
-    let method = exact_method(game);
-    if method == Some(ExactMethod::Tree)
-        && let Ok((tree, _)) = compile(game, limit)
-    {
-        return Ok(Some(ExactEvaluator::Tree(Box::new(tree))));
-    }
-    let tables_too = matches!(game, AnyGame::DarkHex(_)) && AnyStream::new(game).is_ok();
-    if method.is_none() || !tables_too {
-        return Ok(None);
-    }
-    let threads = rayon::current_num_threads();
-    // Beside the tables: the policy (8 bytes a slot) and each worker's
-    // exact sums (16), as `exploit` counts them.
-    let slot_bytes = 8.0 + 16.0 * (threads + 1) as f64;
-    let what = format!("the exact evaluations over {game}'s tables with {threads} threads");
-    let tables = build_tables_with_spinner(game, limit, &what, |e| {
-        (e.slots[0] + e.slots[1]) * slot_bytes
-    })?;
-    Ok(Some(ExactEvaluator::Tables(Box::new(tables))))
-}
-
-fn steps_bar(target: u64) -> ProgressBar {
-    let bar = ProgressBar::new(target);
-    let style = ProgressStyle::with_template(
-        "{bar:32.cyan/blue} {human_pos}/{human_len} steps, {per_sec}  {msg}  [{elapsed_precise} < {eta}]",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
-}
-
-/// What an evaluation gave.
-enum Evaluation {
-    Done(Exploitability, f64),
-    Stopped,
-}
-
-fn evaluate(
-    evaluator: &ExactEvaluator,
-    trainer: &mut PpoTrainer,
-    status: &Status,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<Evaluation> {
-    let start = Instant::now();
-    status.set(format!(
-        "during the exact evaluation at step {} ({})",
-        trainer.steps(),
-        evaluator.method()
-    ));
-    let model = trainer.model()?;
-    let bar = match evaluator {
-        ExactEvaluator::Tables(t) => Some(histories_bar(t.histories())),
-        ExactEvaluator::Tree(_) => None,
-    };
-    let progress = |n: u64| {
-        if let Some(b) = &bar {
-            b.set_position(n);
-        }
-    };
-    let options = PassOptions {
-        progress: Some(&progress),
-        stop: Some(stop),
-        ..PassOptions::default()
-    };
-    let result = evaluator.evaluate(&model, &options);
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    match result {
-        Ok(e) => Ok(Evaluation::Done(e, start.elapsed().as_secs_f64())),
-        Err(darkhex_algorithms::rl::exact::ExactError::Stream(StreamError::Stopped)) => {
-            Ok(Evaluation::Stopped)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 pub fn run(a: RlArgs) -> Result<()> {
     with_threads(a.threads, || run_on_pool(a))
+}
+
+/// A PPO or MMD run as the training loop drives it.
+struct Ppo {
+    trainer: PpoTrainer,
+    /// The last model taken from the networks.
+    model: Option<PolicyModel>,
+}
+
+impl NetworkTrainer for Ppo {
+    const UNIT: &'static str = "step";
+    const MODEL_WHEN_STOPPED: bool = true;
+
+    fn algorithm(&self) -> &'static str {
+        self.trainer.settings().algorithm()
+    }
+
+    fn position(&self) -> u64 {
+        self.trainer.steps()
+    }
+
+    fn target(&self) -> u64 {
+        self.trainer.settings().steps
+    }
+
+    fn done(&self) -> bool {
+        self.trainer.done()
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        self.trainer.update()?;
+        Ok(())
+    }
+
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<()> {
+        let state = self.trainer.state()?;
+        RlCheckpoint::new(self.trainer.game(), state, seconds, curve.to_vec()).save(path)?;
+        Ok(())
+    }
+
+    fn model(&mut self) -> Result<&PolicyModel> {
+        Ok(self.model.insert(self.trainer.model()?))
+    }
+
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        self.trainer.provenance(exploitability)
+    }
 }
 
 fn run_on_pool(a: RlArgs) -> Result<()> {
@@ -335,7 +294,7 @@ fn run_on_pool(a: RlArgs) -> Result<()> {
         Ok(RlCheckpoint::load_for(path, &a.game)?)
     })?;
     let resuming = resumed.is_some();
-    let (mut trainer, earlier, mut curve) = match resumed {
+    let (trainer, earlier, curve) = match resumed {
         Some(c) => {
             if c.ppo.settings.algorithm() != a.algorithm {
                 bail!(
@@ -358,192 +317,38 @@ fn run_on_pool(a: RlArgs) -> Result<()> {
         }
         None => (PpoTrainer::new(a.game, asked)?, 0.0, Vec::new()),
     };
-    let settings = *trainer.settings();
-    let evaluator = if a.options.no_eval {
-        None
-    } else {
-        evaluator(&a.game, a.limit)?
+    let (evaluator, every) = evaluations(
+        &a.game,
+        a.limit,
+        a.options.no_eval,
+        a.plot.is_some(),
+        a.eval_every,
+        trainer.settings().steps,
+    )?;
+    let mut run = Ppo {
+        trainer,
+        model: None,
     };
-    if a.plot.is_some() && evaluator.is_none() {
-        bail!(
-            "--plot draws exact exploitability, which {} is too large to compute; train without --plot",
-            a.game
-        );
-    }
-    // Every `every` steps; by default ten times a run on the compiled
-    // tree, and only at the end over the tables (a pass takes minutes).
-    let every = a.eval_every.or(match &evaluator {
-        Some(ExactEvaluator::Tree(_)) => Some((settings.steps / 10).max(1)),
-        _ => None,
-    });
-    let target = settings.steps;
-    let interrupted = interrupt::flag();
-    let status = Status::default();
-    let progress = steps_bar(target);
-    progress.set_position(trainer.steps().min(target));
-    let start = Instant::now();
-    let before_steps = trainer.steps();
-    let out_of_time = || {
-        a.time_limit
-            .is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
-    };
-    // Training seconds of this session, evaluations excluded.
-    let mut training = 0.0f64;
-    let seconds = |training: f64| earlier + training;
-    let save = |trainer: &mut PpoTrainer, curve: &[CurvePoint], training: f64| -> Result<()> {
-        if let Some(path) = &a.checkpoint {
-            status.set("while writing the checkpoint");
-            let state = trainer.state()?;
-            RlCheckpoint::new(&a.game, state, seconds(training), curve.to_vec()).save(path)?;
-        }
-        Ok(())
-    };
-    let saved = |at: u64| match &a.checkpoint {
-        Some(p) => format!("the checkpoint {} holds step {at}", p.display()),
-        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
-    };
-    let mut next_eval = every.map(|k| (trainer.steps() / k + 1) * k);
-    let mut clock = CheckpointClock::start();
-    let mut last_saved = trainer.steps();
-    let stop = || interrupted.load(Ordering::SeqCst);
-    let mut stopped_in_eval = false;
-    while !trainer.done() && !out_of_time() && !stop() {
-        status.set(format!(
-            "at step {} of {} ({})",
-            trainer.steps(),
-            settings.algorithm(),
-            saved(last_saved)
-        ));
-        let t = Instant::now();
-        trainer.update()?;
-        training += t.elapsed().as_secs_f64();
-        progress.set_position(trainer.steps().min(target));
-        let due = next_eval.is_some_and(|n| trainer.steps() >= n) && !trainer.done();
-        if let (true, Some(ev)) = (due, &evaluator) {
-            next_eval = every.map(|k| (trainer.steps() / k + 1) * k);
-            match evaluate(ev, &mut trainer, &status, &interrupted)? {
-                Evaluation::Done(e, took) => {
-                    progress.set_message(format!("exploitability {:.4}", e.exploitability));
-                    curve.push(point(&trainer, seconds(training), &e, took));
-                }
-                Evaluation::Stopped => {
-                    stopped_in_eval = true;
-                    break;
-                }
-            }
-            if a.checkpoint.is_some() {
-                clock.save(|| save(&mut trainer, &curve, training))?;
-                last_saved = trainer.steps();
-            }
-        } else if a.checkpoint.is_some() && clock.due() {
-            clock.save(|| save(&mut trainer, &curve, training))?;
-            last_saved = trainer.steps();
-        }
-    }
-    progress.finish_and_clear();
-    if stop() {
-        save(&mut trainer, &curve, training)?;
-        let model = trainer.model()?;
-        model.save(&a.out, trainer.provenance(None))?;
-        let during = if stopped_in_eval {
-            " during an exact evaluation"
-        } else {
-            ""
-        };
-        return Err(Interrupted(format!(
-            "interrupted at step {}{during}: {}; the network so far is in {}\n{}",
-            trainer.steps(),
-            saved(trainer.steps()),
-            a.out.display(),
-            match &a.checkpoint {
-                Some(p) => format!("rerun with --resume to continue from {}", p.display()),
-                None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
-            }
-        ))
-        .into());
-    }
-    if !trainer.done() {
-        eprintln!(
-            "time limit reached: stopped at step {} of {target}",
-            trainer.steps()
-        );
-    }
-    // The checkpoint is written before the last evaluation, which may take
-    // minutes and be interrupted.
-    save(&mut trainer, &curve, training)?;
-    let model = trainer.model()?;
-    model.save(&a.out, trainer.provenance(None))?;
-    let last = match (&evaluator, curve.last()) {
-        (_, Some(p)) if p.steps == trainer.steps() => Some(*p),
-        (Some(ev), _) => match evaluate(ev, &mut trainer, &status, &interrupted)? {
-            Evaluation::Done(e, took) => {
-                let p = point(&trainer, seconds(training), &e, took);
-                curve.push(p);
-                save(&mut trainer, &curve, training)?;
-                Some(p)
-            }
-            Evaluation::Stopped => {
-                return Err(Interrupted(format!(
-                    "interrupted during the final evaluation, at step {}: the network is in {}, its exploitability was not computed (`darkhex exploit GAME {}` computes it)",
-                    trainer.steps(),
-                    a.out.display(),
-                    a.out.display()
-                ))
-                .into());
-            }
+    let outcome = train(
+        &mut run,
+        LoopArgs {
+            game: a.game,
+            out: a.out.clone(),
+            checkpoint: a.checkpoint.clone(),
+            plot: a.plot.clone(),
+            time_limit: a.time_limit,
+            evaluator,
+            every,
+            earlier,
+            curve,
         },
-        (None, _) => None,
-    };
-    // A signal from here on ends the process at once: everything is saved.
-    interrupt::exit_saying(&status);
-    status.set("while writing the model");
-    model.save(&a.out, trainer.provenance(last.map(|p| p.exploitability)))?;
-    if let Some(plot) = &a.plot {
-        let points: Vec<(f64, f64, f64)> = curve
-            .iter()
-            .map(|p| (p.steps as f64, p.seconds, p.exploitability))
-            .collect();
-        crate::plot::curve(
-            plot,
-            &a.game.game_string(),
-            settings.algorithm(),
-            "steps",
-            &points,
-        )?;
-    }
-    report(
-        &a,
-        &trainer,
-        &curve,
-        last,
-        seconds(training),
-        training,
-        before_steps,
-        resuming,
-    )
+    )?;
+    report(&a, &run.trainer, &outcome, resuming)
 }
 
-fn point(trainer: &PpoTrainer, seconds: f64, e: &Exploitability, took: f64) -> CurvePoint {
-    CurvePoint {
-        steps: trainer.steps(),
-        seconds,
-        exploitability: e.exploitability,
-        value_p0: e.value_p0,
-        eval_seconds: took,
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn report(
-    a: &RlArgs,
-    trainer: &PpoTrainer,
-    curve: &[CurvePoint],
-    last: Option<CurvePoint>,
-    seconds: f64,
-    session: f64,
-    before_steps: u64,
-    resuming: bool,
-) -> Result<()> {
+fn report(a: &RlArgs, trainer: &PpoTrainer, o: &Outcome, resuming: bool) -> Result<()> {
+    let (curve, last, seconds, session) = (&o.curve, o.last, o.seconds, o.session);
+    let before_steps = o.before;
     let s = trainer.settings();
     let game = a.game.game_string();
     let session_steps = trainer.steps() - before_steps;
@@ -580,16 +385,7 @@ fn report(
         trainer.steps(),
         trainer.updates()
     );
-    match last {
-        Some(p) => {
-            outln!("exploitability   {:.6e}", p.exploitability);
-            outln!("value for p0     {:.6}", p.value_p0);
-        }
-        None if a.options.no_eval => outln!("exploitability   not computed (--no-eval)"),
-        None => outln!(
-            "exploitability   not computed: the game is too large for the exact best response"
-        ),
-    }
+    print_exploitability(last, a.options.no_eval)?;
     let whole = if resuming {
         format!(" in the whole run; this session {session:.3}")
     } else {

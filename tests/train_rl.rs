@@ -277,7 +277,7 @@ fn what_ppo_and_mmd_do_not_take_is_refused_in_one_line() {
     assert_refused(
         d,
         &["train", "kuhn_poker", "--algo", "cfr", "--steps", "10"],
-        "--steps applies to --algo ppo and mmd only",
+        "--steps applies to --algo ppo, mmd and nfsp only",
     );
     assert_refused(
         d,

@@ -169,6 +169,10 @@ def train(
     hidden: list[int] | None = None,
     constant_lr: bool = False,
     raw_advantages: bool = False,
+    anticipatory: float | None = None,
+    traversals: int | None = None,
+    value_traversals: int | None = None,
+    fit_steps: int | None = None,
 ) -> TrainResult | RlResult: ...
 def train_deep_cfr(
     game: Game,

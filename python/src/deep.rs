@@ -131,7 +131,7 @@ impl PyModel {
         // PPO and MMD count steps where Deep CFR counts iterations.
         let unit = match self.provenance.training {
             Training::DeepCfr(_) | Training::Escher(_) => "iterations",
-            Training::PolicyGradient(_) => "steps",
+            Training::PolicyGradient(_) | Training::Nfsp(_) => "steps",
         };
         format!(
             "<darkhex.Model of {} by {}, {} {unit}>",

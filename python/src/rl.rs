@@ -1,19 +1,22 @@
-//! PPO and MMD from Python: `darkhex.train(game, algo="ppo"|"mmd", ...)`
-//! runs the library's trainer as `darkhex train --algo ppo|mmd` does (the
+//! PPO, MMD, NFSP and ESCHER from Python: `darkhex.train(game,
+//! algo="ppo"|"mmd"|"nfsp"|"escher", ...)` runs the library's trainer as
+//! `darkhex train --algo ...` does (the
 //! same settings, defaults and ranges: the same seed writes the same model
 //! file), with the exact exploitability of the network every `eval_every`
 //! steps where the game allows it, and returns the network as a `Model`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use darkhex_algorithms::Exploitability;
+use darkhex_algorithms::cfr::escher::{EscherCheckpoint, EscherSettings, EscherSolver};
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
-use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
+use darkhex_algorithms::rl::checkpoint::{NfspCheckpoint, RlCheckpoint};
 use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exact_method};
-use darkhex_algorithms::rl::options::PpoOptions;
+use darkhex_algorithms::rl::nfsp::{NfspSettings, NfspTrainer};
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer};
 use darkhex_algorithms::stream::{BuildOptions, PassOptions, build_tables};
@@ -27,7 +30,7 @@ use crate::interrupt::run_blocking;
 use crate::repr::fields_repr;
 use crate::solvers::{Failure, compile, failure};
 
-/// What `train` returns for `ppo` and `mmd`.
+/// What `train` returns for `ppo`, `mmd`, `nfsp` and `escher`.
 #[pyclass(module = "darkhex", name = "RlResult", frozen, get_all)]
 pub struct RlResult {
     /// Exact exploitability of the network at the end (None when the game
@@ -35,7 +38,8 @@ pub struct RlResult {
     exploitability: Option<f64>,
     /// Player 0's expected return when the network plays both seats.
     value_p0: Option<f64>,
-    /// Steps taken: actions in all games, as the benchmark counts them.
+    /// Steps taken: actions in all games, as the benchmark counts them
+    /// (escher: iterations).
     steps: u64,
     /// Training seconds (evaluations excluded), across resumed runs.
     seconds: f64,
@@ -66,28 +70,34 @@ struct Trained {
     stopped: bool,
 }
 
-/// A PPO or MMD run of `steps` steps (see `darkhex.train`).
-#[allow(clippy::too_many_arguments)]
+/// The settings of a reinforcement-learning run.
+pub enum RlSettings {
+    /// PPO or MMD.
+    Ppo(PpoSettings),
+    Nfsp(NfspSettings),
+    Escher(EscherSettings),
+}
+
+/// A PPO, MMD or NFSP run (see `darkhex.train`).
 pub fn train_rl(
     py: Python<'_>,
     game: AnyGame,
-    algo: &'static str,
-    steps: u64,
-    seed: u64,
+    settings: RlSettings,
     threads: Option<usize>,
     checkpoint: Option<PathBuf>,
     eval_every: Option<u64>,
-    options: PpoOptions,
 ) -> PyResult<RlResult> {
-    let settings = options
-        .settings(&game, algo, steps, seed)
-        .map_err(|e| failure(e.into()))?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let threads = threads.unwrap_or_else(rayon::current_num_threads);
     let trained = run_blocking(py, Some(stop), move || {
         with_threads(threads, || {
-            run(game, settings, checkpoint.as_deref(), eval_every, &flag)
+            let path = checkpoint.as_deref();
+            match settings {
+                RlSettings::Ppo(s) => run_ppo(game, s, path, eval_every, &flag),
+                RlSettings::Nfsp(s) => run_nfsp(game, s, path, eval_every, &flag),
+                RlSettings::Escher(s) => run_escher(game, s, path, eval_every, &flag),
+            }
         })
     })?
     .map_err(failure)?;
@@ -133,24 +143,181 @@ fn evaluator(game: &AnyGame) -> Result<Option<ExactEvaluator>, Failure> {
     })
 }
 
-fn run(
+/// A reinforcement-learning run as `train` drives it.
+trait Learner {
+    fn steps(&self) -> u64;
+    fn done(&self) -> bool;
+    /// The next unit of work: an update, a game.
+    fn advance(&mut self) -> Result<(), Failure>;
+    /// The exploitability of the policy learned so far.
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure>;
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure>;
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance;
+    /// The policy learned.
+    fn into_model(self) -> Result<PolicyModel, Failure>;
+}
+
+impl Learner for PpoTrainer {
+    fn steps(&self) -> u64 {
+        PpoTrainer::steps(self)
+    }
+    fn done(&self) -> bool {
+        PpoTrainer::done(self)
+    }
+    fn advance(&mut self) -> Result<(), Failure> {
+        self.update()?;
+        Ok(())
+    }
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure> {
+        Ok(evaluator.evaluate(&PpoTrainer::model(self)?, options)?)
+    }
+    fn into_model(mut self) -> Result<PolicyModel, Failure> {
+        Ok(PpoTrainer::model(&mut self)?)
+    }
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
+        let state = self.state()?;
+        Ok(RlCheckpoint::new(self.game(), state, seconds, curve.to_vec()).save(path)?)
+    }
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        PpoTrainer::provenance(self, exploitability)
+    }
+}
+
+impl Learner for NfspTrainer {
+    fn steps(&self) -> u64 {
+        NfspTrainer::steps(self)
+    }
+    fn done(&self) -> bool {
+        NfspTrainer::done(self)
+    }
+    fn advance(&mut self) -> Result<(), Failure> {
+        Ok(self.play_game()?)
+    }
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure> {
+        Ok(evaluator.evaluate(&NfspTrainer::model(self)?, options)?)
+    }
+    fn into_model(mut self) -> Result<PolicyModel, Failure> {
+        Ok(NfspTrainer::model(&mut self)?)
+    }
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
+        let state = self.state()?;
+        Ok(NfspCheckpoint::new(self.game(), state, seconds, curve.to_vec()).save(path)?)
+    }
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        NfspTrainer::provenance(self, exploitability)
+    }
+}
+
+/// An ESCHER run: its steps are its iterations.
+struct Escher {
+    solver: EscherSolver,
     game: AnyGame,
-    asked: PpoSettings,
-    checkpoint: Option<&std::path::Path>,
+}
+
+impl Learner for Escher {
+    fn steps(&self) -> u64 {
+        self.solver.iteration()
+    }
+    fn done(&self) -> bool {
+        self.solver.iteration() >= self.solver.settings().iterations
+    }
+    fn advance(&mut self) -> Result<(), Failure> {
+        Ok(self.solver.iterate()?)
+    }
+    fn evaluate(
+        &mut self,
+        evaluator: &ExactEvaluator,
+        options: &PassOptions,
+    ) -> Result<Exploitability, Failure> {
+        self.solver.train_policy()?;
+        Ok(evaluator.evaluate(self.solver.model()?, options)?)
+    }
+    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
+        let state = self.solver.state();
+        Ok(EscherCheckpoint::new(&self.game, state, seconds, curve.to_vec()).save(path)?)
+    }
+    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        self.solver.provenance(exploitability)
+    }
+    fn into_model(mut self) -> Result<PolicyModel, Failure> {
+        self.solver.train_policy()?;
+        Ok(self.solver.into_model()?)
+    }
+}
+
+fn run_escher(
+    game: AnyGame,
+    asked: EscherSettings,
+    checkpoint: Option<&Path>,
     eval_every: Option<u64>,
     stop: &AtomicBool,
 ) -> Result<Trained, Failure> {
     asked.check_memory(&game, MemoryLimit::new(None))?;
-    let (mut trainer, earlier, mut curve) = match checkpoint {
+    let (solver, earlier, curve) = match checkpoint {
+        Some(path) if path.exists() => {
+            let c = EscherCheckpoint::load_for(path, &game)?;
+            same_settings(
+                path,
+                c.escher.settings.with_iterations(0),
+                asked.with_iterations(0),
+            )?;
+            (
+                EscherSolver::resume(game, c.escher, asked.iterations)?,
+                c.seconds,
+                c.curve,
+            )
+        }
+        _ => (EscherSolver::new(game, asked)?, 0.0, Vec::new()),
+    };
+    let escher = Escher { solver, game };
+    drive(
+        game,
+        escher,
+        asked.iterations,
+        earlier,
+        curve,
+        checkpoint,
+        eval_every,
+        stop,
+    )
+}
+
+/// Refuses a checkpoint made with other settings than `asked`.
+fn same_settings<S: PartialEq>(path: &Path, held: S, asked: S) -> Result<(), Failure> {
+    if held != asked {
+        return Err(format!(
+            "the checkpoint {} was made with other settings than these",
+            path.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn run_ppo(
+    game: AnyGame,
+    asked: PpoSettings,
+    checkpoint: Option<&Path>,
+    eval_every: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<Trained, Failure> {
+    asked.check_memory(&game, MemoryLimit::new(None))?;
+    let (trainer, earlier, curve) = match checkpoint {
         Some(path) if path.exists() => {
             let c = RlCheckpoint::load_for(path, &game)?;
-            if c.ppo.settings.with_steps(0) != asked.with_steps(0) {
-                return Err(format!(
-                    "the checkpoint {} was made with other settings than these",
-                    path.display()
-                )
-                .into());
-            }
+            same_settings(path, c.ppo.settings.with_steps(0), asked.with_steps(0))?;
             (
                 PpoTrainer::resume(game, c.ppo, asked.steps)?,
                 c.seconds,
@@ -159,9 +326,67 @@ fn run(
         }
         _ => (PpoTrainer::new(game, asked)?, 0.0, Vec::new()),
     };
+    drive(
+        game,
+        trainer,
+        asked.steps,
+        earlier,
+        curve,
+        checkpoint,
+        eval_every,
+        stop,
+    )
+}
+
+fn run_nfsp(
+    game: AnyGame,
+    asked: NfspSettings,
+    checkpoint: Option<&Path>,
+    eval_every: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<Trained, Failure> {
+    asked.check_memory(&game, MemoryLimit::new(None))?;
+    let (trainer, earlier, curve) = match checkpoint {
+        Some(path) if path.exists() => {
+            let c = NfspCheckpoint::load_for(path, &game)?;
+            same_settings(path, c.nfsp.settings.with_steps(0), asked.with_steps(0))?;
+            (
+                NfspTrainer::resume(game, c.nfsp, asked.steps)?,
+                c.seconds,
+                c.curve,
+            )
+        }
+        _ => (NfspTrainer::new(game, asked)?, 0.0, Vec::new()),
+    };
+    drive(
+        game,
+        trainer,
+        asked.steps,
+        earlier,
+        curve,
+        checkpoint,
+        eval_every,
+        stop,
+    )
+}
+
+/// Trains `trainer` to its steps or a stop, evaluating every `eval_every`
+/// steps (by default ten times a run where the tree compiles) and at the
+/// end, saving to `checkpoint` at each evaluation and at the end.
+#[allow(clippy::too_many_arguments)]
+fn drive<L: Learner>(
+    game: AnyGame,
+    mut trainer: L,
+    target: u64,
+    earlier: f64,
+    mut curve: Vec<CurvePoint>,
+    checkpoint: Option<&Path>,
+    eval_every: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<Trained, Failure> {
     let evaluator = evaluator(&game)?;
     let every = eval_every.or(match &evaluator {
-        Some(ExactEvaluator::Tree(_)) => Some((asked.steps / 10).max(1)),
+        Some(ExactEvaluator::Tree(_)) => Some((target / 10).max(1)),
         _ => None,
     });
     let mut next = every.map(|k| (trainer.steps() / k + 1) * k);
@@ -170,10 +395,10 @@ fn run(
         stop: Some(stop),
         ..PassOptions::default()
     };
-    let evaluate = |trainer: &mut PpoTrainer, seconds: f64| -> Result<CurvePoint, Failure> {
+    let evaluate = |trainer: &mut L, seconds: f64| -> Result<CurvePoint, Failure> {
         let start = Instant::now();
         let ev = evaluator.as_ref().ok_or("no exact evaluation")?;
-        let e = ev.evaluate(&trainer.model()?, &options)?;
+        let e = trainer.evaluate(ev, &options)?;
         Ok(CurvePoint {
             steps: trainer.steps(),
             seconds,
@@ -182,16 +407,15 @@ fn run(
             eval_seconds: start.elapsed().as_secs_f64(),
         })
     };
-    let save =
-        |trainer: &mut PpoTrainer, curve: &[CurvePoint], seconds: f64| -> Result<(), Failure> {
-            if let Some(path) = checkpoint {
-                RlCheckpoint::new(&game, trainer.state()?, seconds, curve.to_vec()).save(path)?;
-            }
-            Ok(())
-        };
+    let save = |trainer: &mut L, curve: &[CurvePoint], seconds: f64| -> Result<(), Failure> {
+        match checkpoint {
+            Some(path) => trainer.save(path, seconds, curve),
+            None => Ok(()),
+        }
+    };
     while !trainer.done() && !stop.load(Ordering::SeqCst) {
         let t = Instant::now();
-        trainer.update()?;
+        trainer.advance()?;
         training += t.elapsed().as_secs_f64();
         if evaluator.is_some() && next.is_some_and(|n| trainer.steps() >= n) && !trainer.done() {
             next = every.map(|k| (trainer.steps() / k + 1) * k);
@@ -213,12 +437,14 @@ fn run(
         .last()
         .filter(|p| p.steps == trainer.steps())
         .map(|p| p.exploitability);
+    let provenance = trainer.provenance(last);
+    let steps = trainer.steps();
     Ok(Trained {
-        model: trainer.model()?,
-        provenance: trainer.provenance(last),
-        steps: trainer.steps(),
+        model: trainer.into_model()?,
+        provenance,
+        steps,
         seconds: earlier + training,
-        rate: (trainer.steps() - before) as f64 / training.max(1e-9),
+        rate: (steps - before) as f64 / training.max(1e-9),
         curve,
         stopped,
     })

@@ -27,18 +27,23 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::args::{self, number, whole, whole_opt};
 use crate::deep::{DEEP_CFR, PyModel, load_model};
+use darkhex_algorithms::cfr::escher_options::EscherOptions;
 use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::rl::mmd::Schedule;
+use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::rl::options::PpoOptions;
 use darkhex_algorithms::rl::presets;
 
 /// The trainers `train` runs on networks.
 const PPO: &str = "ppo";
 const MMD: &str = "mmd";
+const NFSP: &str = "nfsp";
+const ESCHER: &str = "escher";
 use crate::errors::{IntoPy, message, value_error};
 use crate::games::{PyGame, PyState, action_of, player_index};
 use crate::interrupt::{on_threads, run_blocking};
 use crate::repr::fields_repr;
+use crate::rl::RlSettings;
 
 /// Monte Carlo runs compile the tree for exact evaluation up to this many
 /// histories, as `darkhex train` does.
@@ -280,6 +285,13 @@ struct Trained {
 /// `gae_lambda`, `max_grad_norm`, `target_kl`, `hidden`, `constant_lr`,
 /// `raw_advantages`), `eval_every` in steps; the result's `model` is a
 /// `Model` (its `save` writes the CLI's model file, bit for bit).
+/// `algo="nfsp"` runs neural fictitious self-play as `darkhex train --algo
+/// nfsp` does, with `steps`, `preset`, `hidden`, `learning_rate` (the
+/// average network's), `anticipatory` and `eval_every`. `algo="escher"`
+/// runs ESCHER as `darkhex train --algo escher` does, with `iterations`
+/// (default 1000; the result's `steps` counts them), `preset`, `hidden`,
+/// `learning_rate`, `traversals`, `value_traversals`, `fit_steps` and
+/// `eval_every` in iterations.
 ///
 /// >>> import darkhex
 /// >>> result = darkhex.train(darkhex.load_game("kuhn_poker"), algo="cfr+", iterations=1000)
@@ -290,6 +302,9 @@ struct Trained {
 /// >>> ppo = darkhex.train(darkhex.load_game("kuhn_poker"), algo="ppo", steps=4096, hidden=[16], eval_every=2048)
 /// >>> ppo.steps, [point["steps"] for point in ppo.history], 0 < ppo.exploitability < 0.5
 /// (4096, [2048, 4096], True)
+/// >>> nfsp = darkhex.train(darkhex.load_game("kuhn_poker"), algo="nfsp", steps=4000, hidden=[16], anticipatory=0.5, eval_every=2000)
+/// >>> len(nfsp.history), nfsp.steps >= 4000, 0 < nfsp.exploitability < 1
+/// (2, True, True)
 #[pyfunction]
 #[pyo3(signature = (
     game, algo = "cfr+", iterations = None, threads = None, seed = 0, checkpoint = None,
@@ -297,7 +312,8 @@ struct Trained {
     minibatches = None, epochs = None, learning_rate = None, clip = None, ent_coef = None,
     vf_coef = None, kl_coef = None, mmd_schedule = None, discount = None, gae_lambda = None,
     max_grad_norm = None, target_kl = None, hidden = None, constant_lr = false,
-    raw_advantages = false,
+    raw_advantages = false, anticipatory = None, traversals = None, value_traversals = None,
+    fit_steps = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train(
@@ -328,10 +344,121 @@ pub fn train(
     hidden: Option<Vec<i128>>,
     constant_lr: bool,
     raw_advantages: bool,
+    anticipatory: Option<f64>,
+    traversals: Option<i128>,
+    value_traversals: Option<i128>,
+    fit_steps: Option<i128>,
 ) -> PyResult<TrainResultOf> {
     let threads = args::threads(py, threads)?;
     let seed = args::seed(seed)?;
     let eval_every: Option<u64> = whole_opt("eval_every", eval_every, 1, None)?;
+    if let Some(name) = &preset
+        && !presets::NAMES.contains(&name.as_str())
+    {
+        return Err(value_error(format!(
+            "preset: '{name}' is not one of {}",
+            presets::NAMES.join(", ")
+        )));
+    }
+    if algo != NFSP && anticipatory.is_some() {
+        return Err(value_error("anticipatory applies to algo=\"nfsp\" only"));
+    }
+    // What only ppo and mmd take, the first given.
+    let ppo_only = [
+        ("num_envs", num_envs.is_some()),
+        ("rollout_steps", rollout_steps.is_some()),
+        ("minibatches", minibatches.is_some()),
+        ("epochs", epochs.is_some()),
+        ("clip", clip.is_some()),
+        ("ent_coef", ent_coef.is_some()),
+        ("vf_coef", vf_coef.is_some()),
+        ("kl_coef", kl_coef.is_some()),
+        ("mmd_schedule", mmd_schedule.is_some()),
+        ("discount", discount.is_some()),
+        ("gae_lambda", gae_lambda.is_some()),
+        ("max_grad_norm", max_grad_norm.is_some()),
+        ("target_kl", target_kl.is_some()),
+        ("constant_lr", constant_lr),
+        ("raw_advantages", raw_advantages),
+    ]
+    .into_iter()
+    .find_map(|(name, given)| given.then_some(name));
+    let escher_only = [
+        ("traversals", traversals.is_some()),
+        ("value_traversals", value_traversals.is_some()),
+        ("fit_steps", fit_steps.is_some()),
+    ];
+    if algo != ESCHER
+        && let Some((name, _)) = escher_only.iter().find(|g| g.1)
+    {
+        return Err(value_error(format!(
+            "{name} applies to algo=\"escher\" only"
+        )));
+    }
+    if algo == ESCHER {
+        let name = steps.is_some().then_some("steps").or(ppo_only);
+        if let Some(name) = name {
+            return Err(value_error(format!(
+                "escher does not take {name} (escher counts iterations)"
+            )));
+        }
+        let iterations: u64 = whole("iterations", iterations.unwrap_or(1000), 1, None)?;
+        let options = EscherOptions {
+            preset,
+            regret_traversals: whole_opt("traversals", traversals, 1, Some(10_000_000))?,
+            value_traversals: whole_opt("value_traversals", value_traversals, 1, Some(10_000_000))?,
+            hidden: hidden_widths(hidden)?,
+            learning_rate: learning_rate
+                .map(|r| number("learning_rate", r, (0.0, true), (1.0, false)))
+                .transpose()?,
+            fit_steps: whole_opt("fit_steps", fit_steps, 1, Some(1_000_000))?,
+            ..EscherOptions::default()
+        };
+        let s = options
+            .settings(&game.game, iterations, seed)
+            .map_err(|e| failure(e.into()))?;
+        let result = crate::rl::train_rl(
+            py,
+            game.game,
+            RlSettings::Escher(s),
+            threads,
+            checkpoint,
+            eval_every,
+        )?;
+        return Ok(TrainResultOf::Rl(result));
+    }
+    if algo == NFSP {
+        if iterations.is_some() {
+            return Err(value_error("nfsp takes steps, not iterations"));
+        }
+        if let Some(name) = ppo_only {
+            return Err(value_error(format!("nfsp does not take {name}")));
+        }
+        let steps = whole_opt("steps", steps, 1, Some(100_000_000_000))?.unwrap_or(1_000_000);
+        let options = NfspOptions {
+            preset,
+            hidden: hidden_widths(hidden)?,
+            learning_rate: learning_rate
+                .map(|r| number("learning_rate", r, (0.0, true), (1.0, false)))
+                .transpose()?,
+            anticipatory: anticipatory
+                .map(|x| number("anticipatory", x, (0.0, false), (1.0, false)))
+                .transpose()?,
+            ..NfspOptions::default()
+        };
+        let s = options
+            .settings(&game.game, steps, seed)
+            .map_err(|e| failure(e.into()))?;
+        let result = crate::rl::train_rl(
+            py,
+            game.game,
+            RlSettings::Nfsp(s),
+            threads,
+            checkpoint,
+            eval_every,
+        )?;
+        return Ok(TrainResultOf::Rl(result));
+    }
     if let Some(rl_algo) = [PPO, MMD].into_iter().find(|a| *a == algo) {
         if iterations.is_some() {
             return Err(value_error(format!("{algo} takes steps, not iterations")));
@@ -356,14 +483,6 @@ pub fn train(
                 })
             })
             .transpose()?;
-        if let Some(name) = &preset
-            && !presets::NAMES.contains(&name.as_str())
-        {
-            return Err(value_error(format!(
-                "preset: '{name}' is not one of {}",
-                presets::NAMES.join(", ")
-            )));
-        }
         let options = PpoOptions {
             preset,
             num_envs: u32_opt("num_envs", num_envs)?,
@@ -384,33 +503,33 @@ pub fn train(
             constant_lr,
             raw_advantages,
         };
+        let settings = options
+            .settings(&game.game, rl_algo, steps, seed)
+            .map_err(|e| failure(e.into()))?;
         let result = crate::rl::train_rl(
-            py, game.game, rl_algo, steps, seed, threads, checkpoint, eval_every, options,
+            py,
+            game.game,
+            RlSettings::Ppo(settings),
+            threads,
+            checkpoint,
+            eval_every,
         )?;
         return Ok(TrainResultOf::Rl(result));
     }
-    let given = [
+    let shared = [
         ("steps", steps.is_some()),
         ("preset", preset.is_some()),
-        ("num_envs", num_envs.is_some()),
-        ("rollout_steps", rollout_steps.is_some()),
-        ("minibatches", minibatches.is_some()),
-        ("epochs", epochs.is_some()),
         ("learning_rate", learning_rate.is_some()),
-        ("clip", clip.is_some()),
-        ("ent_coef", ent_coef.is_some()),
-        ("vf_coef", vf_coef.is_some()),
-        ("kl_coef", kl_coef.is_some()),
-        ("mmd_schedule", mmd_schedule.is_some()),
-        ("discount", discount.is_some()),
-        ("gae_lambda", gae_lambda.is_some()),
-        ("max_grad_norm", max_grad_norm.is_some()),
-        ("target_kl", target_kl.is_some()),
         ("hidden", hidden.is_some()),
-        ("constant_lr", constant_lr),
-        ("raw_advantages", raw_advantages),
-    ];
-    if let Some((name, _)) = given.iter().find(|g| g.1) {
+    ]
+    .into_iter()
+    .find_map(|(name, given)| given.then_some(name));
+    if let Some(name) = shared {
+        return Err(value_error(format!(
+            "{name} applies to algo=\"ppo\", algo=\"mmd\" and algo=\"nfsp\" only"
+        )));
+    }
+    if let Some(name) = ppo_only {
         return Err(value_error(format!(
             "{name} applies to algo=\"ppo\" and algo=\"mmd\" only"
         )));

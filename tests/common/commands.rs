@@ -140,6 +140,45 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ),
     (
         "train",
+        "out",
+        Role::Writes(
+            Kind::Model,
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "nfsp",
+                "--hidden",
+                "8",
+                "--steps",
+                "64",
+                "--out",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "train",
+        "checkpoint",
+        Role::Writes(
+            Kind::Checkpoint,
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "nfsp",
+                "--hidden",
+                "8",
+                "--steps",
+                "64",
+                "--checkpoint",
+                "{}",
+                "--overwrite",
+            ],
+        ),
+    ),
+    (
+        "train",
         "plot",
         Role::Writes(
             Kind::Svg,

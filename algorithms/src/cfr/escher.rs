@@ -706,6 +706,12 @@ impl EscherSolver {
             .ok_or(DeepCfrError::NoPolicy)
     }
 
+    /// The learned average policy, taken out of the run, once
+    /// [`EscherSolver::train_policy`] has fitted it.
+    pub fn into_model(self) -> Result<PolicyModel, EscherError> {
+        self.model.map(|m| m.0).ok_or(DeepCfrError::NoPolicy)
+    }
+
     /// What a saved model says of this run.
     pub fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
         ModelProvenance {

@@ -28,7 +28,7 @@ use std::path::Path;
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
 
-use crate::cfr::deep_cfr::DeepCfrSettings;
+use crate::cfr::deep_cfr_settings::DeepCfrSettings;
 use crate::cfr::escher::EscherSettings;
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
@@ -36,6 +36,7 @@ use crate::fa::regress::RegressError;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy::{TreePolicy, normalise};
 use crate::policy_file::{PolicyError, require_game};
+use crate::rl::nfsp::NfspSettings;
 use crate::rl::ppo::PpoSettings;
 use crate::stream::{InfoStateTables, RowPolicy};
 use crate::tree::GameTree;
@@ -75,6 +76,7 @@ pub enum Training {
     /// PPO or MMD (the settings say which).
     PolicyGradient(PpoSettings),
     Escher(EscherSettings),
+    Nfsp(NfspSettings),
 }
 
 /// A policy model file.

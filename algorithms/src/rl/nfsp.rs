@@ -25,7 +25,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::fa::mlp::{Activation, MAX_HIDDEN, Mlp, MlpParams, MlpSettings};
-use crate::fa::model::{PolicyHead, PolicyModel};
+use crate::fa::model::{ModelProvenance, PolicyHead, PolicyModel, Training};
+use crate::memory::{MemoryLimit, TooLarge};
 use crate::policy::sample_index;
 use crate::rl::adam::{Adam, AdamState};
 use crate::rl::dqn::{Dqn, DqnError, DqnLoss, DqnSettings, DqnState, epsilon_greedy};
@@ -138,6 +139,20 @@ impl NfspSettings {
         let avg = 20.0 * self.network().parameters_with(inputs, actions) as f64;
         let reservoir = Reservoir::bytes(self.reservoir_buffer_capacity as usize, inputs, actions);
         NUM_PLAYERS as f64 * (self.dqn().memory_bytes(inputs, actions) + avg + reservoir)
+    }
+}
+
+impl NfspSettings {
+    /// Refuses a run past `limit` (see [`NfspSettings::memory_bytes`]).
+    pub fn check_memory(&self, game: &AnyGame, limit: MemoryLimit) -> Result<(), TooLarge> {
+        limit.check(
+            format!(
+                "nfsp on {game} with reservoirs of {} and replay buffers of {}",
+                self.reservoir_buffer_capacity, self.dqn.replay_buffer_capacity
+            ),
+            self.memory_bytes(game),
+            "its networks, optimisers, replay buffers and reservoirs",
+        )
     }
 }
 
@@ -500,6 +515,16 @@ impl NfspTrainer {
         }
         self.games += 1;
         Ok(())
+    }
+
+    /// What a saved model says of this run.
+    pub fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
+        ModelProvenance {
+            algorithm: "nfsp".to_string(),
+            iterations: self.steps,
+            exploitability,
+            training: Training::Nfsp(self.settings),
+        }
     }
 
     /// The average policy: each player's average network, a softmax over

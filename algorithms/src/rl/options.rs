@@ -1,12 +1,16 @@
-//! The settings a user gives a PPO or MMD run (the CLI's options, Python's
-//! keywords), each over the defaults or a preset's value: one place that
-//! turns them into [`PpoSettings`] for both.
+//! The settings a user gives a PPO, MMD or NFSP run (the CLI's options,
+//! Python's keywords), each over the defaults or a preset's value: one
+//! place that turns them into [`PpoSettings`] and [`NfspSettings`] for
+//! both.
 
 use darkhex_games::AnyGame;
 use thiserror::Error;
 
 use crate::fa::mlp::MAX_HIDDEN;
+use crate::rl::dqn::DqnError;
 use crate::rl::mmd::{MmdSettings, Schedule};
+use crate::rl::nfsp::NfspSettings;
+use crate::rl::nfsp_presets::nfsp_preset;
 use crate::rl::ppo::{PpoError, PpoSettings};
 use crate::rl::presets::{PresetError, preset};
 
@@ -16,6 +20,8 @@ pub enum OptionsError {
     Preset(#[from] PresetError),
     #[error(transparent)]
     Settings(#[from] PpoError),
+    #[error(transparent)]
+    Nfsp(#[from] DqnError),
     #[error("{0} apply to mmd only")]
     MmdOnly(&'static str),
 }
@@ -87,6 +93,50 @@ impl PpoOptions {
             m.kl_coef = self.kl_coef.unwrap_or(m.kl_coef);
             m.schedule = self.schedule.unwrap_or(m.schedule);
         }
+        s.check()?;
+        Ok(s)
+    }
+}
+
+/// What was given for an NFSP run; `None` keeps the default or the
+/// preset's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NfspOptions {
+    pub preset: Option<String>,
+    /// Both networks' hidden widths.
+    pub hidden: Option<[u32; MAX_HIDDEN]>,
+    /// The average network's.
+    pub learning_rate: Option<f64>,
+    pub batch_size: Option<u32>,
+    pub reservoir_capacity: Option<u32>,
+    pub anticipatory: Option<f64>,
+    /// The best responder's (DQN's).
+    pub rl_learning_rate: Option<f64>,
+    pub replay_capacity: Option<u32>,
+}
+
+impl NfspOptions {
+    /// The settings of a run on `game` for `steps` steps from `seed`: the
+    /// preset's or the defaults, then what was given, checked.
+    pub fn settings(
+        &self,
+        game: &AnyGame,
+        steps: u64,
+        seed: u64,
+    ) -> Result<NfspSettings, OptionsError> {
+        let mut s = match &self.preset {
+            Some(name) => nfsp_preset(name, game, steps, seed)?,
+            None => NfspSettings::new(steps, seed),
+        };
+        s.hidden = self.hidden.unwrap_or(s.hidden);
+        s.sl_learning_rate = self.learning_rate.unwrap_or(s.sl_learning_rate);
+        s.batch_size = self.batch_size.unwrap_or(s.batch_size);
+        s.reservoir_buffer_capacity = self
+            .reservoir_capacity
+            .unwrap_or(s.reservoir_buffer_capacity);
+        s.anticipatory_param = self.anticipatory.unwrap_or(s.anticipatory_param);
+        s.dqn.learning_rate = self.rl_learning_rate.unwrap_or(s.dqn.learning_rate);
+        s.dqn.replay_buffer_capacity = self.replay_capacity.unwrap_or(s.dqn.replay_buffer_capacity);
         s.check()?;
         Ok(s)
     }
