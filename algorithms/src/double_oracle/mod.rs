@@ -3,21 +3,20 @@
 //! it runs on boards no table holds.
 //!
 //! Each player keeps a set of pure strategies, complete ones ([`Pure`]: a
-//! listed move, else the lowest legal action). The restricted game is the
-//! normal form over the two sets: its payoffs are the pure pairs' values
-//! (each a walk over the two strategies' supports, one path per chance
-//! outcome) and it is solved exactly as a matrix game by the LP already in
-//! the tree. This is simpler than Bosansky et al.'s restricted sequence
-//! form (no temporary leaves, no default extension of partial plans) and
-//! as correct: the game is finite, so only finitely many pure strategies
-//! can be added, and a best response that earns no more than the
-//! restricted value against the restricted equilibrium proves it the
-//! value. Each restricted equilibrium strategy, played as the behaviour
-//! strategy equivalent to its mixture ([`Mixture`]), is a certificate:
-//! Black's proves a lower bound on Black's value (what it earns against
-//! White's exact best response), White's an upper bound. The best
-//! responses join the sets, and the loop goes on until the best bounds
-//! met so far are within the asked gap, or no best response is new.
+//! listed move, else the lowest legal action). The restricted game is
+//! either the sequence form over the sequences the sets' strategies play
+//! ([`sequence`], Bosansky et al. 2014: any combination of them across
+//! information states) or the normal form over the sets themselves (each
+//! pair's payoff one walk over the two strategies' supports); either is
+//! solved exactly by the LP already in the tree. Each restricted
+//! equilibrium strategy, played in the full game as a behaviour strategy
+//! ([`PlanPolicy`], [`Mixture`]), is a certificate: Black's proves a lower
+//! bound on Black's value (what it earns against White's exact best
+//! response), White's an upper bound. The best responses join the sets,
+//! and the loop goes on until the best bounds met so far are within the
+//! asked gap, or no best response is new (the restricted value is then
+//! the game's). The game is finite, so only finitely many pure strategies
+//! can be added.
 
 mod pure;
 pub mod sequence;
@@ -207,6 +206,10 @@ pub struct Iteration {
     pub restricted_histories: u64,
     /// Histories the two best responses visited.
     pub histories: u64,
+    /// Histories and seconds of the best response to each side's
+    /// strategy (Black's strategy first): the cost against its support.
+    pub response_histories: [u64; NUM_PLAYERS],
+    pub response_seconds: [f64; NUM_PLAYERS],
     /// Strategies the best responses added.
     pub added: usize,
     pub seconds: f64,
@@ -285,7 +288,9 @@ pub fn run<G: Game>(
             support: step.support,
             mixed: step.mixed,
             restricted_histories: step.restricted_histories,
-            histories: step.histories,
+            histories: step.response_histories.iter().sum(),
+            response_histories: step.response_histories,
+            response_seconds: step.response_seconds,
             added,
             seconds: start.elapsed().as_secs_f64(),
         };
@@ -310,7 +315,8 @@ struct Step {
     support: [usize; NUM_PLAYERS],
     mixed: [usize; NUM_PLAYERS],
     restricted_histories: u64,
-    histories: u64,
+    response_histories: [u64; NUM_PLAYERS],
+    response_seconds: [f64; NUM_PLAYERS],
 }
 
 /// The exact best response to `player`'s restricted equilibrium strategy,
@@ -376,7 +382,8 @@ fn normal_form_step<G: Game>(
         support: [0; NUM_PLAYERS],
         mixed: [0; NUM_PLAYERS],
         restricted_histories: 0,
-        histories: 0,
+        response_histories: [0; NUM_PLAYERS],
+        response_seconds: [0.0; NUM_PLAYERS],
     };
     for (p, mix) in [x, y].iter().enumerate() {
         let mixture = Mixture::new(
@@ -390,10 +397,12 @@ fn normal_form_step<G: Game>(
                 .collect(),
         );
         step.support[p] = mix.iter().filter(|&&w| w > WEIGHT_FLOOR).count();
+        let started = Instant::now();
         let Some(response) = respond(game, &mixture, p, stop)? else {
             return Ok(None);
         };
-        step.histories += response.work.histories;
+        step.response_seconds[p] = started.elapsed().as_secs_f64();
+        step.response_histories[p] = response.work.histories;
         step.bounds[p] = bound_of(p, &response);
         let infosets = mixture.infosets();
         step.mixed[p] = mixed_states(&infosets);
@@ -419,15 +428,18 @@ fn sequence_form_step<G: Game>(
         support: [0; NUM_PLAYERS],
         mixed: [0; NUM_PLAYERS],
         restricted_histories: restricted.histories,
-        histories: 0,
+        response_histories: [0; NUM_PLAYERS],
+        response_seconds: [0.0; NUM_PLAYERS],
     };
     for (p, plan) in plans.iter().enumerate() {
         let policy = PlanPolicy::new(game, &restricted, p, plan, &oracle.strategies[p]);
         step.support[p] = plan.iter().filter(|&&w| w > NOISE).count();
+        let started = Instant::now();
         let Some(response) = respond(game, &policy, p, stop)? else {
             return Ok(None);
         };
-        step.histories += response.work.histories;
+        step.response_seconds[p] = started.elapsed().as_secs_f64();
+        step.response_histories[p] = response.work.histories;
         step.bounds[p] = bound_of(p, &response);
         let infosets = policy.infosets();
         step.mixed[p] = mixed_states(&infosets);
