@@ -133,7 +133,7 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
     let step = |it: &Iteration, o: &Oracle| -> Result<()> {
         if !args.json {
             outln!(
-                "iteration {}: {}x{} pure strategies, restricted value {:.12}, bounds [{:.12}, {:.12}], best [{:.12}, {:.12}] (width {:.3e}), supports {} and {} ({} and {} mixed information states), {} restricted histories, {} histories walked, {}",
+                "iteration {}: {}x{} pure strategies, restricted value {:.12}, bounds [{:.12}, {:.12}], best [{:.12}, {:.12}] (width {:.3e}), supports {} and {} ({} and {} mixed information states), {} restricted histories, {} and {} histories walked against Black's and White's ({} and {}), {}",
                 it.iteration,
                 it.sizes[0],
                 it.sizes[1],
@@ -148,7 +148,10 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
                 it.mixed[0],
                 it.mixed[1],
                 it.restricted_histories,
-                it.histories,
+                it.response_histories[0],
+                it.response_histories[1],
+                duration(it.response_seconds[0]),
+                duration(it.response_seconds[1]),
                 duration(it.seconds)
             );
         }
