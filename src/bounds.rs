@@ -80,12 +80,18 @@ pub struct BoundsArgs {
     /// game, strategy files and --missing) resumes from them
     #[arg(long)]
     checkpoint: Option<PathBuf>,
-    /// Find the strategies instead: a double oracle over the normal form
-    /// of pure strategies, each restricted game solved by LP, each side's
-    /// exact best response to its equilibrium added, until the bounds meet
-    /// (or --gap); every restricted equilibrium strategy is a certificate
+    /// Find the strategies instead: a double oracle over the sequences of
+    /// the best responses found (--restricted), each restricted game solved
+    /// by LP, each side's exact best response to its equilibrium added,
+    /// until the bounds meet (or --gap); every restricted equilibrium
+    /// strategy is a certificate
     #[arg(long)]
     double_oracle: bool,
+    /// The double oracle's restricted game: `sequence`, every combination
+    /// of the sequences its pure strategies play (Bosansky et al.'s
+    /// sequence form), or `normal`, the mixtures of its pure strategies
+    #[arg(long, default_value = "sequence", requires = "double_oracle", value_parser = ["sequence", "normal"])]
+    restricted: String,
     /// A strategy the double oracle starts from: a policy file (each
     /// player's entries, purified: the most likely action) or a PONE
     /// strategy; repeatable. Without seeds each side starts from the

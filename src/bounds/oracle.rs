@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use darkhex_algorithms::double_oracle::{
-    self, Certificate, Finish, Iteration, Options, Oracle, Pure,
+    self, Certificate, Finish, Iteration, Options, Oracle, Pure, Restricted,
 };
 use darkhex_algorithms::files::{self, Encoding, FileKind};
 use darkhex_algorithms::policy_file::require_game;
@@ -122,6 +122,8 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
     let options = Options {
         gap: args.gap,
         max_iterations: args.max_iterations,
+        restricted: Restricted::from_name(&args.restricted)
+            .context("--restricted is sequence or normal")?,
         ..Options::default()
     };
     let stop = interrupt::flag();
@@ -131,7 +133,7 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
     let step = |it: &Iteration, o: &Oracle| -> Result<()> {
         if !args.json {
             outln!(
-                "iteration {}: {}x{} pure strategies, restricted value {:.12}, bounds [{:.12}, {:.12}], best [{:.12}, {:.12}] (width {:.3e}), mixtures of {} and {}, {} histories, {}",
+                "iteration {}: {}x{} pure strategies, restricted value {:.12}, bounds [{:.12}, {:.12}], best [{:.12}, {:.12}] (width {:.3e}), supports {} and {} ({} and {} mixed information states), {} restricted histories, {} and {} histories walked against Black's and White's ({} and {}), {}",
                 it.iteration,
                 it.sizes[0],
                 it.sizes[1],
@@ -143,7 +145,13 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
                 it.best_upper - it.best_lower,
                 it.support[0],
                 it.support[1],
-                it.histories,
+                it.mixed[0],
+                it.mixed[1],
+                it.restricted_histories,
+                it.response_histories[0],
+                it.response_histories[1],
+                duration(it.response_seconds[0]),
+                duration(it.response_seconds[1]),
                 duration(it.seconds)
             );
         }
@@ -256,6 +264,10 @@ fn report(
                     "lower": it.lower,
                     "upper": it.upper,
                     "support": it.support,
+                    "mixed": it.mixed,
+                    "restricted_histories": it.restricted_histories,
+                    "response_histories": it.response_histories,
+                    "response_seconds": it.response_seconds,
                     "histories": it.histories,
                     "seconds": it.seconds,
                 })
@@ -297,11 +309,11 @@ fn report(
         let side = if p == 0 { "at least" } else { "at most" };
         let file = written(p).map_or(String::new(), |f| format!(", written to {f}"));
         outln!(
-            "  {side} {:.12}: {}'s mixture of {} pure strategies from iteration {} ({} information states{file})",
+            "  {side} {:.12}: {}'s restricted equilibrium from iteration {} (support {}, {} information states{file})",
             c.bound,
             SEAT[p],
-            c.support,
             c.iteration,
+            c.support,
             c.infosets.len()
         );
     }

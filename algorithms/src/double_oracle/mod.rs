@@ -3,23 +3,23 @@
 //! it runs on boards no table holds.
 //!
 //! Each player keeps a set of pure strategies, complete ones ([`Pure`]: a
-//! listed move, else the lowest legal action). The restricted game is the
-//! normal form over the two sets: its payoffs are the pure pairs' values
-//! (each a walk over the two strategies' supports, one path per chance
-//! outcome) and it is solved exactly as a matrix game by the LP already in
-//! the tree. This is simpler than Bosansky et al.'s restricted sequence
-//! form (no temporary leaves, no default extension of partial plans) and
-//! as correct: the game is finite, so only finitely many pure strategies
-//! can be added, and a best response that earns no more than the
-//! restricted value against the restricted equilibrium proves it the
-//! value. Each restricted equilibrium strategy, played as the behaviour
-//! strategy equivalent to its mixture ([`Mixture`]), is a certificate:
-//! Black's proves a lower bound on Black's value (what it earns against
-//! White's exact best response), White's an upper bound. The best
-//! responses join the sets, and the loop goes on until the best bounds
-//! met so far are within the asked gap, or no best response is new.
+//! listed move, else the lowest legal action). The restricted game is
+//! either the sequence form over the sequences the sets' strategies play
+//! ([`sequence`], Bosansky et al. 2014: any combination of them across
+//! information states) or the normal form over the sets themselves (each
+//! pair's payoff one walk over the two strategies' supports); either is
+//! solved exactly by the LP already in the tree. Each restricted
+//! equilibrium strategy, played in the full game as a behaviour strategy
+//! ([`PlanPolicy`], [`Mixture`]), is a certificate: Black's proves a lower
+//! bound on Black's value (what it earns against White's exact best
+//! response), White's an upper bound. The best responses join the sets,
+//! and the loop goes on until the best bounds met so far are within the
+//! asked gap, or no best response is new (the restricted value is then
+//! the game's). The game is finite, so only finitely many pure strategies
+//! can be added.
 
 mod pure;
+pub mod sequence;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -29,8 +29,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use pure::{Mixture, Pure, Seat};
+pub use sequence::{PlanPolicy, RestrictedGame};
 
 use crate::lp::normal_form::solve_matrix_game;
+use crate::lp::sequence_form::NOISE;
 use crate::lp::{LpBackend, LpError};
 use crate::policy_file::InfosetPolicy;
 use crate::restricted_br::{
@@ -58,6 +60,29 @@ pub struct Options {
     /// Stop after this many iterations (each an LP and two best responses).
     pub max_iterations: usize,
     pub backend: LpBackend,
+    pub restricted: Restricted,
+}
+
+/// The restricted game's form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Restricted {
+    /// The matrix game over the sets' pure strategies.
+    Normal,
+    /// The sequence form over the sequences the sets' strategies play
+    /// ([`sequence`]).
+    Sequence,
+}
+
+impl Restricted {
+    pub const NAMES: [&'static str; 2] = ["sequence", "normal"];
+
+    pub fn from_name(name: &str) -> Option<Restricted> {
+        match name {
+            "sequence" => Some(Restricted::Sequence),
+            "normal" => Some(Restricted::Normal),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Options {
@@ -66,6 +91,7 @@ impl Default for Options {
             gap: 1e-12,
             max_iterations: 1000,
             backend: LpBackend::Microlp,
+            restricted: Restricted::Sequence,
         }
     }
 }
@@ -169,10 +195,21 @@ pub struct Iteration {
     /// The best bounds so far.
     pub best_lower: f64,
     pub best_upper: f64,
-    /// Pure strategies in each restricted equilibrium's mixture.
+    /// Each restricted equilibrium's support: pure strategies in the
+    /// mixture (normal form), sequences with positive weight (sequence
+    /// form).
     pub support: [usize; NUM_PLAYERS],
+    /// Information states where each certificate mixes.
+    pub mixed: [usize; NUM_PLAYERS],
+    /// Histories of the restricted game (sequence form; 0 for the normal
+    /// form, whose pairs are valued one by one).
+    pub restricted_histories: u64,
     /// Histories the two best responses visited.
     pub histories: u64,
+    /// Histories and seconds of the best response to each side's
+    /// strategy (Black's strategy first): the cost against its support.
+    pub response_histories: [u64; NUM_PLAYERS],
+    pub response_seconds: [f64; NUM_PLAYERS],
     /// Strategies the best responses added.
     pub added: usize,
     pub seconds: f64,
@@ -212,52 +249,16 @@ pub fn run<G: Game>(
             return Ok(Finish::MaxIterations);
         }
         let start = Instant::now();
-        oracle.fill_matrix(game)?;
-        let sizes = [oracle.strategies[0].len(), oracle.strategies[1].len()];
-        let m = &oracle.matrix;
-        let (value, x) = solve_matrix_game(sizes[0], sizes[1], |i, j| m[i][j], options.backend)?;
-        let (_, y) = solve_matrix_game(sizes[1], sizes[0], |j, i| -m[i][j], options.backend)?;
         let iteration = oracle.iterations + 1;
-        let mut bounds = [0.0; NUM_PLAYERS];
-        let mut responses = Vec::with_capacity(NUM_PLAYERS);
-        let mut support = [0; NUM_PLAYERS];
-        let mut histories = 0;
-        for (p, mix) in [x, y].iter().enumerate() {
-            let mixture = Mixture::new(
-                game,
-                p,
-                oracle.strategies[p]
-                    .iter()
-                    .zip(mix)
-                    .filter(|(_, w)| **w > WEIGHT_FLOOR)
-                    .map(|(s, &w)| (s, w))
-                    .collect(),
-            );
-            support[p] = mix.iter().filter(|&&w| w > WEIGHT_FLOOR).count();
-            let settings = Settings {
-                missing: Missing::Error,
-                record: true,
-            };
-            let outcome = restricted_br::restricted_best_response(
-                game,
-                &mixture,
-                1 - p,
-                settings,
-                None,
-                stop,
-                &|_| {},
-            )?;
-            let Outcome::Done(response) = outcome else {
-                return Ok(Finish::Stopped);
-            };
-            histories += response.work.histories;
-            // The responder's value is the other side of Black's bound.
-            let bound = if p == 0 {
-                -response.value
-            } else {
-                response.value
-            };
-            bounds[p] = bound;
+        let sizes = [oracle.strategies[0].len(), oracle.strategies[1].len()];
+        let solved = match options.restricted {
+            Restricted::Normal => normal_form_step(game, oracle, options.backend, stop)?,
+            Restricted::Sequence => sequence_form_step(game, oracle, options.backend, stop)?,
+        };
+        let Some(step) = solved else {
+            return Ok(Finish::Stopped);
+        };
+        for (p, (bound, infosets)) in step.certificates.into_iter().enumerate() {
             let better = match &oracle.best[p] {
                 None => true,
                 Some(c) => (p == 0 && bound > c.bound) || (p == 1 && bound < c.bound),
@@ -266,27 +267,30 @@ pub fn run<G: Game>(
                 oracle.best[p] = Some(Certificate {
                     bound,
                     iteration,
-                    support: support[p],
-                    infosets: mixture.infosets(),
+                    support: step.support[p],
+                    infosets,
                 });
             }
-            responses.push(Pure::from_choices(&response.choices));
         }
         let mut added = 0;
-        for (p, r) in responses.into_iter().enumerate() {
+        for (p, r) in step.responses.into_iter().enumerate() {
             added += usize::from(oracle.add(1 - p, r));
         }
         oracle.iterations = iteration;
         let report = Iteration {
             iteration,
             sizes,
-            restricted_value: value,
-            lower: bounds[0],
-            upper: bounds[1],
-            best_lower: oracle.lower().unwrap_or(bounds[0]),
-            best_upper: oracle.upper().unwrap_or(bounds[1]),
-            support,
-            histories,
+            restricted_value: step.value,
+            lower: step.bounds[0],
+            upper: step.bounds[1],
+            best_lower: oracle.lower().unwrap_or(step.bounds[0]),
+            best_upper: oracle.upper().unwrap_or(step.bounds[1]),
+            support: step.support,
+            mixed: step.mixed,
+            restricted_histories: step.restricted_histories,
+            histories: step.response_histories.iter().sum(),
+            response_histories: step.response_histories,
+            response_seconds: step.response_seconds,
             added,
             seconds: start.elapsed().as_secs_f64(),
         };
@@ -298,4 +302,149 @@ pub fn run<G: Game>(
             return Ok(Finish::Converged);
         }
     }
+}
+
+/// What one iteration's restricted equilibrium and best responses give.
+struct Step {
+    value: f64,
+    bounds: [f64; NUM_PLAYERS],
+    /// Each side's bound and the strategy proving it.
+    certificates: Vec<(f64, Vec<InfosetPolicy>)>,
+    /// Black's best response (to White's strategy), then White's.
+    responses: Vec<Pure>,
+    support: [usize; NUM_PLAYERS],
+    mixed: [usize; NUM_PLAYERS],
+    restricted_histories: u64,
+    response_histories: [u64; NUM_PLAYERS],
+    response_seconds: [f64; NUM_PLAYERS],
+}
+
+/// The exact best response to `player`'s restricted equilibrium strategy,
+/// or `None` when stopped.
+fn respond<G: Game>(
+    game: &G,
+    policy: &dyn FixedPolicy,
+    player: usize,
+    stop: &AtomicBool,
+) -> Result<Option<restricted_br::Response>, DoubleOracleError> {
+    let settings = Settings {
+        missing: Missing::Error,
+        record: true,
+    };
+    let outcome = restricted_br::restricted_best_response(
+        game,
+        policy,
+        1 - player,
+        settings,
+        None,
+        stop,
+        &|_| {},
+    )?;
+    Ok(match outcome {
+        Outcome::Done(response) => Some(response),
+        Outcome::Stopped(_) => None,
+    })
+}
+
+/// Black's bound from the responder's value against `player`'s strategy.
+fn bound_of(player: usize, response: &restricted_br::Response) -> f64 {
+    if player == 0 {
+        -response.value
+    } else {
+        response.value
+    }
+}
+
+/// Information states where a strategy mixes.
+fn mixed_states(infosets: &[InfosetPolicy]) -> usize {
+    infosets
+        .iter()
+        .filter(|e| e.probs.iter().filter(|&&p| p > 0.0).count() > 1)
+        .count()
+}
+
+fn normal_form_step<G: Game>(
+    game: &G,
+    oracle: &mut Oracle,
+    backend: LpBackend,
+    stop: &AtomicBool,
+) -> Result<Option<Step>, DoubleOracleError> {
+    oracle.fill_matrix(game)?;
+    let sizes = [oracle.strategies[0].len(), oracle.strategies[1].len()];
+    let m = &oracle.matrix;
+    let (value, x) = solve_matrix_game(sizes[0], sizes[1], |i, j| m[i][j], backend)?;
+    let (_, y) = solve_matrix_game(sizes[1], sizes[0], |j, i| -m[i][j], backend)?;
+    let mut step = Step {
+        value,
+        bounds: [0.0; NUM_PLAYERS],
+        certificates: Vec::with_capacity(NUM_PLAYERS),
+        responses: Vec::with_capacity(NUM_PLAYERS),
+        support: [0; NUM_PLAYERS],
+        mixed: [0; NUM_PLAYERS],
+        restricted_histories: 0,
+        response_histories: [0; NUM_PLAYERS],
+        response_seconds: [0.0; NUM_PLAYERS],
+    };
+    for (p, mix) in [x, y].iter().enumerate() {
+        let mixture = Mixture::new(
+            game,
+            p,
+            oracle.strategies[p]
+                .iter()
+                .zip(mix)
+                .filter(|(_, w)| **w > WEIGHT_FLOOR)
+                .map(|(s, &w)| (s, w))
+                .collect(),
+        );
+        step.support[p] = mix.iter().filter(|&&w| w > WEIGHT_FLOOR).count();
+        let started = Instant::now();
+        let Some(response) = respond(game, &mixture, p, stop)? else {
+            return Ok(None);
+        };
+        step.response_seconds[p] = started.elapsed().as_secs_f64();
+        step.response_histories[p] = response.work.histories;
+        step.bounds[p] = bound_of(p, &response);
+        let infosets = mixture.infosets();
+        step.mixed[p] = mixed_states(&infosets);
+        step.certificates.push((step.bounds[p], infosets));
+        step.responses.push(Pure::from_choices(&response.choices));
+    }
+    Ok(Some(step))
+}
+
+fn sequence_form_step<G: Game>(
+    game: &G,
+    oracle: &Oracle,
+    backend: LpBackend,
+    stop: &AtomicBool,
+) -> Result<Option<Step>, DoubleOracleError> {
+    let restricted = RestrictedGame::build(game, &oracle.strategies)?;
+    let (value, plans) = restricted.solve(backend)?;
+    let mut step = Step {
+        value,
+        bounds: [0.0; NUM_PLAYERS],
+        certificates: Vec::with_capacity(NUM_PLAYERS),
+        responses: Vec::with_capacity(NUM_PLAYERS),
+        support: [0; NUM_PLAYERS],
+        mixed: [0; NUM_PLAYERS],
+        restricted_histories: restricted.histories,
+        response_histories: [0; NUM_PLAYERS],
+        response_seconds: [0.0; NUM_PLAYERS],
+    };
+    for (p, plan) in plans.iter().enumerate() {
+        let policy = PlanPolicy::new(game, &restricted, p, plan, &oracle.strategies[p]);
+        step.support[p] = plan.iter().filter(|&&w| w > NOISE).count();
+        let started = Instant::now();
+        let Some(response) = respond(game, &policy, p, stop)? else {
+            return Ok(None);
+        };
+        step.response_seconds[p] = started.elapsed().as_secs_f64();
+        step.response_histories[p] = response.work.histories;
+        step.bounds[p] = bound_of(p, &response);
+        let infosets = policy.infosets();
+        step.mixed[p] = mixed_states(&infosets);
+        step.certificates.push((step.bounds[p], infosets));
+        step.responses.push(Pure::from_choices(&response.choices));
+    }
+    Ok(Some(step))
 }

@@ -128,7 +128,7 @@ impl FixedPolicy for Seat<'_> {
 
 /// The distributions a mixture has worked out: the legal actions and
 /// their probabilities, by information state.
-type Kept = FxHashMap<Vec<Token>, (Vec<Action>, Vec<f64>)>;
+pub(super) type Kept = FxHashMap<Vec<Token>, (Vec<Action>, Vec<f64>)>;
 
 /// A mixture of `player`'s pure strategies, played as its behaviour
 /// strategy (perfect recall makes them equivalent, Kuhn's theorem): at an

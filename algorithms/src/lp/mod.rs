@@ -6,4 +6,6 @@ pub mod normal_form;
 pub mod sequence_form;
 pub mod solve;
 
-pub use solve::{LpBackend, LpError, LpOptions, LpSolution, lp_bytes, solve_sequence_form};
+pub use solve::{
+    LpBackend, LpError, LpOptions, LpSolution, lp_bytes, solve_player_lp, solve_sequence_form,
+};

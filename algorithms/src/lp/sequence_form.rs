@@ -23,6 +23,12 @@ impl SequencePayoffs {
         if tree.num_nodes() > 0 {
             collect(tree, 0, [0, 0], 1.0, &mut entries);
         }
+        SequencePayoffs::from_entries(entries)
+    }
+
+    /// From (sequence of player 0, sequence of player 1, payoff) triples in
+    /// any order, repeats allowed.
+    pub fn from_entries(mut entries: Vec<(u32, u32, f64)>) -> SequencePayoffs {
         entries.sort_unstable_by_key(|&(s0, s1, _)| (s1, s0));
         let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(entries.len());
         for (s0, s1, v) in entries {

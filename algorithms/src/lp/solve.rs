@@ -201,7 +201,7 @@ struct PlayerLp {
 /// Solves player `p`'s LP with p's plan restricted to `allowed` sequences
 /// (all of them if `None`).
 fn solve_player(
-    tree: &GameTree,
+    tables: [&InfosetTable; NUM_PLAYERS],
     payoffs: &SequencePayoffs,
     p: usize,
     allowed: Option<&[bool]>,
@@ -209,8 +209,7 @@ fn solve_player(
     stats: &mut Stats,
 ) -> Result<PlayerLp, LpError> {
     let start = Instant::now();
-    let o = 1 - p;
-    let (mine, theirs) = (tree.infosets(p), tree.infosets(o));
+    let (mine, theirs) = (tables[p], tables[1 - p]);
     let sign = if p == 0 { 1.0 } else { -1.0 };
     let is_allowed = |s: usize| allowed.is_none_or(|a| a[s]);
     let mut vars = ProblemVariables::new();
@@ -310,6 +309,19 @@ fn solve_player(
     };
     stats.solve += start.elapsed().as_secs_f64();
     Ok(result)
+}
+
+/// Player `p`'s guarantee and realization plan in the sequence form given
+/// by its two players' information-state tables and payoffs (a restricted
+/// game's, which no compiled tree holds).
+pub fn solve_player_lp(
+    tables: [&InfosetTable; NUM_PLAYERS],
+    payoffs: &SequencePayoffs,
+    p: usize,
+    backend: LpBackend,
+) -> Result<(f64, Vec<f64>), LpError> {
+    let lp = solve_player(tables, payoffs, p, None, backend, &mut Stats::default())?;
+    Ok((lp.value, lp.plan))
 }
 
 /// The sequences a behaviour strategy reaches with weight above `min_weight`,
@@ -440,7 +452,8 @@ pub fn solve_sequence_form(
                 total[p],
                 options.backend.name()
             ));
-            let lp = solve_player(tree, &payoffs, p, allowed, options.backend, &mut stats)?;
+            let tables = [tree.infosets(0), tree.infosets(1)];
+            let lp = solve_player(tables, &payoffs, p, allowed, options.backend, &mut stats)?;
             values[p] = lp.value;
             plans[p] = lp.plan;
             opponent_plans[p] = lp.opponent_plan;
