@@ -303,11 +303,15 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         }
         let sliced = self.params.threads > 1 && self.params.time_limit.is_none();
         let first_slice = self.params.first_slice.filter(|_| sliced);
-        // (positions to start, each with its slice; searches running)
-        let queue: Mutex<(VecDeque<(usize, Option<u64>)>, Vec<Arc<Running<W>>>)> = Mutex::new((
-            (0..positions.len()).map(|i| (i, first_slice)).collect(),
-            Vec::new(),
-        ));
+        // Positions to start, each with its slice, and searches running.
+        struct Queue<'s, 'g, const W: usize> {
+            waiting: VecDeque<(usize, Option<u64>)>,
+            running: Vec<Arc<Running<'s, 'g, W>>>,
+        }
+        let queue = Mutex::new(Queue {
+            waiting: (0..positions.len()).map(|i| (i, first_slice)).collect(),
+            running: Vec::new(),
+        });
         // Each position's counters from its slices so far.
         let earlier: Mutex<Vec<Stats>> = Mutex::new(vec![Stats::default(); positions.len()]);
         let take_job = || -> Option<Job<W>> {
@@ -315,7 +319,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             let past_deadline = self.params.deadline.is_some_and(|d| Instant::now() >= d);
             if !self.stop.load(Ordering::Relaxed)
                 && !past_deadline
-                && let Some((index, slice)) = q.0.pop_front()
+                && let Some((index, slice)) = q.waiting.pop_front()
             {
                 let mut search = self.search(&positions[index], index, progress);
                 search.slice = slice;
@@ -325,20 +329,21 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                     helpers: AtomicUsize::new(0),
                     locals: Mutex::new(Vec::new()),
                 });
-                q.1.push(running.clone());
+                q.running.push(running.clone());
                 return Some(Job::Own(running));
             }
-            let helped =
-                q.1.iter()
-                    .filter(|r| !r.search.finished())
-                    .min_by_key(|r| r.helpers.load(Ordering::Relaxed));
+            let helped = q
+                .running
+                .iter()
+                .filter(|r| !r.search.finished())
+                .min_by_key(|r| r.helpers.load(Ordering::Relaxed));
             match helped {
                 Some(r) => {
                     r.helpers.fetch_add(1, Ordering::SeqCst);
                     Some(Job::Help(r.clone()))
                 }
                 // Nothing starts any more and nothing runs: done.
-                None if q.1.is_empty() => Some(Job::Stop),
+                None if q.running.is_empty() => Some(Job::Stop),
                 None => None,
             }
         };
@@ -366,12 +371,13 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                     let before = &mut earlier[r.index];
                     before.add(&out.stats);
                     let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
-                    q.1.retain(|x| !Arc::ptr_eq(x, &r));
+                    q.running.retain(|x| !Arc::ptr_eq(x, &r));
                     if out.wins.is_none() && r.search.out_of_slice() {
                         // Requeued under the same lock that took it off the
                         // running ones, so no thread finds nothing to do
                         // in between and stops.
-                        q.0.push_back((r.index, r.search.slice.map(|s| s * SLICE_GROWTH)));
+                        q.waiting
+                            .push_back((r.index, r.search.slice.map(|s| s * SLICE_GROWTH)));
                         continue;
                     }
                     drop(q);
