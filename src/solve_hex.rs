@@ -33,7 +33,7 @@ use crate::outputs::{Files, Holds};
 const DEFAULT_TT_MB: usize = 1024;
 
 /// Hex rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 13] = [
+pub const RULE_NAMES: [&str; 14] = [
     "connections",
     "edge-patterns",
     "ladder-patterns",
@@ -47,6 +47,7 @@ pub const RULE_NAMES: [&str; 13] = [
     "symmetry",
     "resistance-order",
     "proof-sets",
+    "slices",
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
@@ -105,7 +106,9 @@ pub struct HexSolveArgs {
     /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, path-domination, neighbour-domination, symmetry,
-    /// resistance-order, proof-sets. Rex:
+    /// resistance-order, proof-sets, slices (with several threads, each
+    /// search of --openings or --all-moves runs to its end at once instead
+    /// of in slices of growing length). Rex:
     /// pairings, decompositions, dead-move, dead-fill, clique-cutsets,
     /// capture-fill, mutual-fill, preferences, colour-symmetry, symmetry,
     /// resistance-order
@@ -306,6 +309,8 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
                 "symmetry" => rules.symmetry = false,
                 "resistance-order" => rules.resistance_order = false,
                 "proof-sets" => rules.proof_sets = false,
+                // A setting of the search, not a rule: see `run_width`.
+                "slices" => {}
                 other => bail!(
                     "unknown rule '{other}' in --without: accepted are {}",
                     RULE_NAMES.join(", ")
@@ -314,6 +319,13 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
         }
     }
     Ok(rules)
+}
+
+/// Whether `name` is among the comma-separated names of `--without`.
+fn switched_off(without: &Option<String>, name: &str) -> bool {
+    without
+        .as_deref()
+        .is_some_and(|list| list.split(',').any(|n| n.trim() == name))
 }
 
 /// Switches off the Rex rule `name`.
@@ -372,6 +384,9 @@ fn run_width<const W: usize>(
         epsilon: args.epsilon.unwrap_or(defaults.epsilon),
         widening_base,
         widening_factor,
+        first_slice: defaults
+            .first_slice
+            .filter(|_| !switched_off(&args.without, "slices")),
         ..defaults
     };
     let order = args.order.as_deref().unwrap_or("resistance");

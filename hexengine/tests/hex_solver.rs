@@ -180,3 +180,44 @@ fn proof_sets_hold_and_keep_values() {
         "{smaller} of {proved} proof sets leave cells out"
     );
 }
+
+#[test]
+fn openings_searched_in_slices_keep_their_values() {
+    // Every 6x6 opening with two threads, each search stopped after 8
+    // positions and resumed from the table (then 32, 128, ...): the same
+    // values as whole searches, and the losing openings of the 6x6 table
+    // (docs/results/hex-solver.md, as Benzene gives them).
+    let dims = Dims::new("hex", 6, 6).unwrap();
+    let g = Geometry::<1>::new(dims).unwrap();
+    let empty = Position::empty(&g);
+    let values = |first_slice| {
+        let params = DfpnParams {
+            threads: 2,
+            first_slice,
+            ..DfpnParams::default()
+        };
+        let solver = HexSolver::new(&g, Rules::hex(), params);
+        let (mut values, stats) = solver.move_values(&empty, &|_, _| {});
+        values.sort_unstable();
+        (values, stats.expansions)
+    };
+    let (sliced, examined) = values(Some(8));
+    let (whole, _) = values(None);
+    assert_eq!(sliced, whole);
+    assert!(examined > 36 * 8, "some searches needed several slices");
+    let losing: Vec<usize> = sliced
+        .iter()
+        .filter(|(_, wins)| *wins == Some(false))
+        .map(|&(c, _)| c)
+        .collect();
+    let mut expected: Vec<usize> = [
+        "a1", "b1", "c1", "d1", "e1", "a2", "f5", "b6", "c6", "d6", "e6", "f6",
+    ]
+    .iter()
+    .map(|c| dims.parse_cell(c).unwrap())
+    .collect();
+    expected.sort_unstable();
+    assert_eq!(losing, expected);
+    assert!(sliced.iter().all(|(_, wins)| wins.is_some()));
+    assert_eq!(sliced.len(), 36);
+}

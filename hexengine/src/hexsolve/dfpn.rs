@@ -25,6 +25,7 @@
 //!   more expensive to the others (a virtual loss on its delta), so they
 //!   spread over different moves (Kaneko's parallel df-pn).
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -55,6 +56,10 @@ pub struct DfpnParams {
     /// Focus: the best `base + factor × live moves` moves set phi.
     pub widening_base: usize,
     pub widening_factor: f64,
+    /// With several threads, [`HexSolver::solve_each`] runs each search in
+    /// slices, the first of this many positions; `None`: each search runs
+    /// to its end.
+    pub first_slice: Option<u64>,
 }
 
 impl Default for DfpnParams {
@@ -67,6 +72,7 @@ impl Default for DfpnParams {
             epsilon: 0.25,
             widening_base: 1,
             widening_factor: 0.25,
+            first_slice: Some(FIRST_SLICE),
         }
     }
 }
@@ -162,6 +168,16 @@ pub struct HexSolver<'g, const W: usize> {
     new_learner: NewLearner<W>,
 }
 
+/// The positions of a search's first slice in [`HexSolver::solve_each`]
+/// by default (each later slice [`SLICE_GROWTH`] times more). On 8x8 the 32
+/// openings took from 3 to 1,500 seconds, two of them 2,700 between them,
+/// and in table order the hardest came last: the two threads ended on
+/// them with 3,025 s of wall clock for 4,984 s of searches (of one thread
+/// each), where the longest first would take about 2,500.
+pub const FIRST_SLICE: u64 = 4096;
+/// How much longer each slice of a search is than the one before.
+pub const SLICE_GROWTH: u64 = 4;
+
 /// Slots of the virtual-loss counters (positions hash into them).
 const BUSY_SLOTS: usize = 1 << 16;
 
@@ -180,6 +196,8 @@ struct Search<'s, 'g, const W: usize> {
     deadline: Option<Instant>,
     start: Instant,
     expansions: AtomicU64,
+    /// The positions this search stops after, when it runs in slices.
+    slice: Option<u64>,
     busy: Vec<AtomicU32>,
     last_report: AtomicU64,
     progress: &'s (dyn Fn(usize, &Progress) + Sync),
@@ -259,6 +277,13 @@ impl<'g, const W: usize> HexSolver<'g, W> {
     /// Each search reports its progress under its index.
     /// Independent searches scale better on several threads than several
     /// threads on one search, and the table is shared by all of them.
+    ///
+    /// With several threads (and no time limit) each search runs in
+    /// slices: it stops after [`DfpnParams::first_slice`] positions and
+    /// goes to the back of the queue, to resume from the table with
+    /// [`SLICE_GROWTH`] times the positions, and so on. The threads
+    /// then end on the hardest positions, each on its own, instead of
+    /// two threads on whichever one came last (see [`FIRST_SLICE`]).
     pub fn solve_each(
         &self,
         positions: &[Position<W>],
@@ -276,33 +301,59 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             Help(Arc<Running<'s, 'g, W>>),
             Stop,
         }
-        let queue: Mutex<(usize, Vec<Arc<Running<W>>>)> = Mutex::new((0, Vec::new()));
-        let next_job = || -> Job<W> {
+        let sliced = self.params.threads > 1 && self.params.time_limit.is_none();
+        let first_slice = self.params.first_slice.filter(|_| sliced);
+        // Positions to start, each with its slice, and searches running.
+        struct Queue<'s, 'g, const W: usize> {
+            waiting: VecDeque<(usize, Option<u64>)>,
+            running: Vec<Arc<Running<'s, 'g, W>>>,
+        }
+        let queue = Mutex::new(Queue {
+            waiting: (0..positions.len()).map(|i| (i, first_slice)).collect(),
+            running: Vec::new(),
+        });
+        // Each position's counters from its slices so far.
+        let earlier: Mutex<Vec<Stats>> = Mutex::new(vec![Stats::default(); positions.len()]);
+        let take_job = || -> Option<Job<W>> {
             let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
             let past_deadline = self.params.deadline.is_some_and(|d| Instant::now() >= d);
-            if q.0 < positions.len() && !self.stop.load(Ordering::Relaxed) && !past_deadline {
-                let index = q.0;
-                q.0 += 1;
+            if !self.stop.load(Ordering::Relaxed)
+                && !past_deadline
+                && let Some((index, slice)) = q.waiting.pop_front()
+            {
+                let mut search = self.search(&positions[index], index, progress);
+                search.slice = slice;
                 let running = Arc::new(Running {
                     index,
-                    search: self.search(&positions[index], index, progress),
+                    search,
                     helpers: AtomicUsize::new(0),
                     locals: Mutex::new(Vec::new()),
                 });
-                q.1.push(running.clone());
-                return Job::Own(running);
+                q.running.push(running.clone());
+                return Some(Job::Own(running));
             }
-            let helped =
-                q.1.iter()
-                    .filter(|r| !r.search.finished())
-                    .min_by_key(|r| r.helpers.load(Ordering::Relaxed));
-            // Nothing starts any more, so a thread with nothing to help is done.
+            let helped = q
+                .running
+                .iter()
+                .filter(|r| !r.search.finished())
+                .min_by_key(|r| r.helpers.load(Ordering::Relaxed));
             match helped {
                 Some(r) => {
                     r.helpers.fetch_add(1, Ordering::SeqCst);
-                    Job::Help(r.clone())
+                    Some(Job::Help(r.clone()))
                 }
-                None => Job::Stop,
+                // Nothing starts any more and nothing runs: done.
+                None if q.running.is_empty() => Some(Job::Stop),
+                None => None,
+            }
+        };
+        let next_job = || -> Job<W> {
+            loop {
+                if let Some(job) = take_job() {
+                    return job;
+                }
+                // A search is ending and may come back for another slice.
+                std::thread::sleep(Duration::from_millis(1));
             }
         };
         let worker = || loop {
@@ -315,12 +366,23 @@ impl<'g, const W: usize> HexSolver<'g, W> {
                     let mut locals =
                         std::mem::take(&mut *r.locals.lock().unwrap_or_else(|e| e.into_inner()));
                     locals.push(local);
-                    let out = self.outcome(&positions[r.index], &r.search, &locals);
-                    queue
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .1
-                        .retain(|x| !Arc::ptr_eq(x, &r));
+                    let mut out = self.outcome(&positions[r.index], &r.search, &locals);
+                    let mut earlier = earlier.lock().unwrap_or_else(|e| e.into_inner());
+                    let before = &mut earlier[r.index];
+                    before.add(&out.stats);
+                    let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+                    q.running.retain(|x| !Arc::ptr_eq(x, &r));
+                    if out.wins.is_none() && r.search.out_of_slice() {
+                        // Requeued under the same lock that took it off the
+                        // running ones, so no thread finds nothing to do
+                        // in between and stops.
+                        q.waiting
+                            .push_back((r.index, r.search.slice.map(|s| s * SLICE_GROWTH)));
+                        continue;
+                    }
+                    drop(q);
+                    out.stats = *before;
+                    drop(earlier);
                     done(r.index, out);
                 }
                 Job::Help(r) => {
@@ -370,6 +432,7 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             },
             start,
             expansions: AtomicU64::new(0),
+            slice: None,
             // Virtual losses only matter between threads.
             busy: if self.params.threads > 1 {
                 (0..BUSY_SLOTS).map(|_| AtomicU32::new(0)).collect()
@@ -501,7 +564,17 @@ impl<'g, const W: usize> HexSolver<'g, W> {
 
 impl<const W: usize> Search<'_, '_, W> {
     fn finished(&self) -> bool {
-        self.done.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed)
+        self.done.load(Ordering::Relaxed)
+            || self.stop.load(Ordering::Relaxed)
+            || self.out_of_slice()
+    }
+
+    /// Whether the search used up its slice (and nothing else stopped it).
+    fn out_of_slice(&self) -> bool {
+        self.slice
+            .is_some_and(|s| self.expansions.load(Ordering::Relaxed) >= s)
+            && !self.done.load(Ordering::Relaxed)
+            && !self.stop.load(Ordering::Relaxed)
     }
 
     fn report(&self, force: bool) {
