@@ -6,7 +6,7 @@ the game (its best_hyperparameters folder; darkhex's `--preset
 rudolph2026`) and network (towers of three layers of 512), from scratch,
 for the same number of steps, and report steps a second of training (no
 exploitability is computed: the benchmark's needs exp-a-spiel, darkhex's
-is exact by its own streaming pass, see docs/results/rl.md).
+is exact by its own streaming pass, see docs/guide/rl.md).
 
 The benchmark's side runs its own PPO and MMD classes
 (algorithms/ppo/ppo.py, algorithms/mmd/mmd.py of a clone of

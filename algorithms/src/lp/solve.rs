@@ -9,15 +9,18 @@
 //! belongs to the empty sequence). Each player's LP gives that player's
 //! equilibrium plan; the two values agree up to the solver's tolerance.
 //!
-//! On larger games the LPs are solved on restricted supports (Bosansky et
-//! al.'s sequence-form double oracle): player p's plan may use only some of
+//! On larger games the LPs are solved on restricted supports of the
+//! compiled tree (a column-generation loop in the spirit of Bosansky et
+//! al.'s double oracle; the double oracle proper, which never builds the
+//! tree, is `crate::double_oracle`): player p's plan may use only some of
 //! p's sequences while every constraint of the opponent stays, so the
 //! restricted value is a true guarantee for p. When the two guarantees meet,
 //! the pair is an equilibrium of the whole game; otherwise each side's best
 //! response to the other, and the sequences of the plan the other's LP found
 //! for it (the LP's duals), are added to its support and the LPs are solved
-//! again; after ten rounds the full LPs are solved instead. Equilibria of games like Dark Hex use a small fraction of the
-//! sequences, and the restricted LPs factorise far faster than the full ones.
+//! again; after ten rounds the full LPs are solved instead. Equilibria of
+//! games like Dark Hex use a small fraction of the sequences, and the
+//! restricted LPs factorise far faster than the full ones.
 
 use std::time::Instant;
 
