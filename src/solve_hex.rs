@@ -15,6 +15,7 @@ use darkhex_algorithms::shard::Shard;
 use darkhex_games::board::{Dims, stone_glyph};
 use darkhex_games::hex::HexGame;
 use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
+use darkhex_hexengine::hexsolve::dfpn::FIRST_SLICE;
 use darkhex_hexengine::hexsolve::edge_patterns::LEARNT_HEADER;
 use darkhex_hexengine::hexsolve::openings::{
     OpeningValue, OpeningsLog, merge_openings, opening_cells,
@@ -33,7 +34,7 @@ use crate::outputs::{Files, Holds};
 const DEFAULT_TT_MB: usize = 1024;
 
 /// Hex rules `--without` can switch off, for measuring what each saves.
-pub const RULE_NAMES: [&str; 14] = [
+pub const RULE_NAMES: [&str; 13] = [
     "connections",
     "edge-patterns",
     "ladder-patterns",
@@ -47,7 +48,6 @@ pub const RULE_NAMES: [&str; 14] = [
     "symmetry",
     "resistance-order",
     "proof-sets",
-    "slices",
 ];
 
 /// Rex rules `--without` can switch off (Solrex's rule set).
@@ -106,9 +106,7 @@ pub struct HexSolveArgs {
     /// Hex/Rex: rules to switch off, comma-separated. Hex: connections,
     /// edge-patterns, ladder-patterns, fill-in, template-captures, decompositions,
     /// vulnerable, dominated, path-domination, neighbour-domination, symmetry,
-    /// resistance-order, proof-sets, slices (with several threads, each
-    /// search of --openings or --all-moves runs to its end at once instead
-    /// of in slices of growing length). Rex:
+    /// resistance-order, proof-sets. Rex:
     /// pairings, decompositions, dead-move, dead-fill, clique-cutsets,
     /// capture-fill, mutual-fill, preferences, colour-symmetry, symmetry,
     /// resistance-order
@@ -116,8 +114,11 @@ pub struct HexSolveArgs {
     without: Option<String>,
     /// Hex/Rex: rules off by default to switch on, comma-separated. Hex:
     /// path-domination, neighbour-domination (Henderson and Hayward's
-    /// inferior cells). Rex: captured-overlap (H-search combining semis
-    /// that overlap on captured pairs, Solrex's augmented H-search)
+    /// inferior cells), slices (with several threads, each search of
+    /// --openings or --all-moves runs in slices of growing length and waits
+    /// at the back of the queue between them). Rex: captured-overlap
+    /// (H-search combining semis that overlap on captured pairs, Solrex's
+    /// augmented H-search), slices
     #[arg(long)]
     with: Option<String>,
     /// Hex: search locally for edge connections no built-in pattern
@@ -309,8 +310,6 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
                 "symmetry" => rules.symmetry = false,
                 "resistance-order" => rules.resistance_order = false,
                 "proof-sets" => rules.proof_sets = false,
-                // A setting of the search, not a rule: see `run_width`.
-                "slices" => {}
                 other => bail!(
                     "unknown rule '{other}' in --without: accepted are {}",
                     RULE_NAMES.join(", ")
@@ -321,10 +320,9 @@ fn rules(game: &HexGame, without: &Option<String>, order: &str) -> Result<Rules>
     Ok(rules)
 }
 
-/// Whether `name` is among the comma-separated names of `--without`.
-fn switched_off(without: &Option<String>, name: &str) -> bool {
-    without
-        .as_deref()
+/// Whether `name` is among the comma-separated names of `--with`.
+fn switched_on(with: &Option<String>, name: &str) -> bool {
+    with.as_deref()
         .is_some_and(|list| list.split(',').any(|n| n.trim() == name))
 }
 
@@ -384,9 +382,7 @@ fn run_width<const W: usize>(
         epsilon: args.epsilon.unwrap_or(defaults.epsilon),
         widening_base,
         widening_factor,
-        first_slice: defaults
-            .first_slice
-            .filter(|_| !switched_off(&args.without, "slices")),
+        first_slice: switched_on(&args.with, "slices").then_some(FIRST_SLICE),
         ..defaults
     };
     let order = args.order.as_deref().unwrap_or("resistance");
@@ -394,11 +390,15 @@ fn run_width<const W: usize>(
     if let Some(list) = &args.with {
         for name in list.split(',').map(str::trim) {
             match (game.is_misere(), name) {
+                // A setting of the search, not a rule: see `first_slice`.
+                (_, "slices") => {}
                 (true, "captured-overlap") => rules.vc.captured_overlap = true,
                 (false, "path-domination") => rules.path_domination = true,
                 (false, "neighbour-domination") => rules.neighbour_domination = true,
                 (true, other) => {
-                    bail!("unknown Rex rule '{other}' in --with: accepted is captured-overlap")
+                    bail!(
+                        "unknown Rex rule '{other}' in --with: accepted are captured-overlap, slices"
+                    )
                 }
                 (false, other) => bail!(
                     "unknown Hex rule '{other}' in --with: accepted are path-domination, \

@@ -57,8 +57,9 @@ pub struct DfpnParams {
     pub widening_base: usize,
     pub widening_factor: f64,
     /// With several threads, [`HexSolver::solve_each`] runs each search in
-    /// slices, the first of this many positions; `None`: each search runs
-    /// to its end.
+    /// slices, the first of this many positions (see [`FIRST_SLICE`]);
+    /// `None` (the default: on 8x8 resumed searches cost more than the
+    /// balance saves): each search runs to its end.
     pub first_slice: Option<u64>,
 }
 
@@ -72,7 +73,7 @@ impl Default for DfpnParams {
             epsilon: 0.25,
             widening_base: 1,
             widening_factor: 0.25,
-            first_slice: Some(FIRST_SLICE),
+            first_slice: None,
         }
     }
 }
