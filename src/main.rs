@@ -19,6 +19,7 @@ mod plot_runs;
 mod pone;
 mod progress;
 mod region;
+mod run_flags;
 mod serve;
 mod sgf;
 mod showcase;

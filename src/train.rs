@@ -41,6 +41,7 @@ use crate::interrupt::{self, Interrupted};
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 use crate::progress::{bar, compile, default_policy_path, histories_bar};
+use crate::run_flags::{NetworkRun, RunFlags};
 use crate::train_escher::EscherOptions;
 use crate::train_loop::{DEFAULT_STEPS, print_summary, resumed_checkpoint};
 use crate::train_nfsp::NfspFlags;
@@ -86,49 +87,13 @@ pub struct TrainArgs {
     /// default 1000). ppo, mmd and nfsp count --steps instead
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
     iterations: Option<u64>,
-    /// Worker threads (default: all cores); full-width results do not depend
-    /// on it, Monte Carlo results do (each thread samples its own share)
-    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::threads)]
-    threads: Option<usize>,
-    /// Seed of the Monte Carlo samplers, of --regressor mlp's initial
-    /// weights, and of every stream of ppo, mmd and nfsp (default 0)
-    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::seed)]
-    seed: Option<u64>,
-    /// Policy file to write: .json, or anything else for compact binary
-    /// (default: policies/<game>-<algo>.json, or .bin past 100000 information
-    /// states; deep-cfr's model: policies/<game>-deep-cfr.bin)
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Save the solver state here at every evaluation, at least every 3
-    /// minutes, at a stop and at the end (always the checksummed binary
-    /// form, whatever the name); an existing checkpoint is continued with
-    /// --resume or replaced with --overwrite, never otherwise
-    #[arg(long)]
-    checkpoint: Option<PathBuf>,
-    /// Continue from --checkpoint if it exists
-    #[arg(long, requires = "checkpoint")]
-    resume: bool,
-    /// Start a new run over an existing --checkpoint, replacing it
-    #[arg(long, requires = "checkpoint", conflicts_with = "resume")]
-    overwrite: bool,
-    /// Evaluate exploitability every K iterations (default: 10 times a
-    /// run); ppo, mmd and nfsp: every K steps (default 10 times a run where the
-    /// tree compiles, else at the end only: over the tables a pass takes
-    /// minutes); escher: every K iterations, likewise
-    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1, None))]
-    eval_every: Option<u64>,
+    #[command(flatten)]
+    run: RunFlags,
     /// Evaluate at N iterations evenly spaced per decade on a log scale
     /// (1, 2, 5, 10, 22, 46, 100, ... for 3) instead of every K: long runs on
     /// large games, where each evaluation is a pass over every history
     #[arg(long, conflicts_with = "eval_every", allow_negative_numbers = true, value_parser = whole::<u32>(1, Some(100)))]
     evals_per_decade: Option<u32>,
-    /// Draw exploitability against iterations and seconds into this SVG
-    /// file (named .svg)
-    #[arg(long)]
-    plot: Option<PathBuf>,
-    /// Print one JSON object at the end
-    #[arg(long)]
-    json: bool,
     /// DCFR: discount of positive regrets, t^alpha/(t^alpha+1); 0 to 10 (default 1.5)
     #[arg(long, allow_negative_numbers = true, value_parser = number_in(0.0, 10.0, false))]
     alpha: Option<f64>,
@@ -248,11 +213,6 @@ pub struct TrainArgs {
     /// perfect-recall game
     #[arg(long, value_parser = Abstraction::NAMES)]
     abstraction: Option<String>,
-    /// Start no new iteration after this many seconds of this run (wall
-    /// clock, evaluations included); the run then ends as if --iterations
-    /// were reached: evaluation, checkpoint, policy file and plot
-    #[arg(long, allow_negative_numbers = true, value_parser = interval(0.0, true, 1e9, false))]
-    time_limit: Option<f64>,
     #[command(flatten)]
     rl: RlOptions,
     #[command(flatten)]
@@ -304,10 +264,10 @@ fn writes_model(algo: Option<&str>) -> bool {
 /// policy path, named after the algorithm that a resumed checkpoint may
 /// tell, is checked once it is known.
 pub fn files(args: &TrainArgs) -> Result<Files> {
-    if let Some(path) = &args.checkpoint
+    if let Some(path) = &args.run.checkpoint
         && path.exists()
-        && !args.resume
-        && !args.overwrite
+        && !args.run.resume
+        && !args.run.overwrite
     {
         bail!(
             "{} already exists: give --resume to continue that run, or --overwrite to start a new one and replace it",
@@ -321,10 +281,11 @@ pub fn files(args: &TrainArgs) -> Result<Files> {
     };
     // A checkpoint resumed is read first, and its reader names what it is.
     let resumed = args
+        .run
         .checkpoint
         .as_deref()
-        .filter(|p| args.resume && p.exists());
-    let written = args.checkpoint.as_deref().filter(|_| resumed.is_none());
+        .filter(|p| args.run.resume && p.exists());
+    let written = args.run.checkpoint.as_deref().filter(|_| resumed.is_none());
     Ok(Files::new()
         .reads("--checkpoint", resumed)
         .writes(
@@ -332,12 +293,12 @@ pub fn files(args: &TrainArgs) -> Result<Files> {
             written,
             Holds::Document(FileKind::Checkpoint),
         )
-        .writes("--plot", args.plot.as_deref(), Holds::Svg)
-        .writes("--out", args.out.as_deref(), Holds::Document(out)))
+        .writes("--plot", args.run.plot.as_deref(), Holds::Svg)
+        .writes("--out", args.run.out.as_deref(), Holds::Document(out)))
 }
 
 pub fn run(args: TrainArgs) -> Result<()> {
-    set_threads(args.threads)?;
+    set_threads(args.run.threads)?;
     let deep_options = [
         ("--traversals", args.traversals.is_some()),
         ("--explore", args.explore.is_some()),
@@ -397,14 +358,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
         fit_steps: args.fit_steps,
         batch_size: args.batch_size,
         learning_rate: args.learning_rate,
-        seed: Some(args.seed.unwrap_or(0)),
+        seed: Some(args.run.seed.unwrap_or(0)),
     };
     let requested = args
         .algo
         .as_deref()
         .map(|a| Algorithm::parse(a, params))
         .transpose()?;
-    let checkpoint = resumed_checkpoint(&args.checkpoint, args.resume, |path| {
+    let checkpoint = resumed_checkpoint(&args.run.checkpoint, args.run.resume, |path| {
         Checkpoint::load(path).map_err(|e| match files::load::<RlCheckpoint>(path) {
             // PPO's and MMD's checkpoints share the format name.
             Ok(c) => {
@@ -419,7 +380,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     })?;
     // The checkpoint's generator continues its own stream: another seed
     // would be silently ignored.
-    if let (Some(c), Some(asked)) = (&checkpoint, args.seed)
+    if let (Some(c), Some(asked)) = (&checkpoint, args.run.seed)
         && let Some(held) = c.seed()
         && held != asked
     {
@@ -438,7 +399,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     // in both forms before the first iteration.
     let default_out =
         [false, true].map(|binary| default_policy_path(&args.game, algorithm.name(), binary));
-    if args.out.is_none() {
+    if args.run.out.is_none() {
         let policy = Holds::Document(FileKind::Policy);
         files(&args)?
             .writes("the policy's default path", Some(&default_out[0]), policy)
@@ -613,7 +574,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         backing,
         Backing::Tree(Some(_)) | Backing::Tables(_) | Backing::SamplingTables(..)
     );
-    if args.plot.is_some() && !can_evaluate {
+    if args.run.plot.is_some() && !can_evaluate {
         bail!(
             "--plot draws exact exploitability, which {game} is too large to compute; train without --plot"
         );
@@ -633,7 +594,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                     tree.as_deref(),
                     a,
                     exploration,
-                    args.seed.unwrap_or(0),
+                    args.run.seed.unwrap_or(0),
                     workers,
                 )?
             }
@@ -641,7 +602,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 game,
                 tree.as_deref(),
                 algorithm,
-                args.seed.unwrap_or(0),
+                args.run.seed.unwrap_or(0),
                 workers,
             )?,
         },
@@ -657,7 +618,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                 tree.as_deref(),
                 t,
                 sampling,
-                args.seed.unwrap_or(0),
+                args.run.seed.unwrap_or(0),
                 workers,
             )?
         }
@@ -675,7 +636,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     let schedule = match args.evals_per_decade {
         Some(n) => EvalSchedule::PerDecade(n),
-        None => EvalSchedule::Every(args.eval_every.unwrap_or(default_eval.max(1)).max(1)),
+        None => EvalSchedule::Every(args.run.eval_every.unwrap_or(default_eval.max(1)).max(1)),
     };
 
     let interrupted = interrupt::flag();
@@ -688,10 +649,11 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     let out = Destinations {
         policy: args
+            .run
             .out
             .clone()
             .unwrap_or_else(|| default_out[usize::from(policy_is_large(&trainer))].clone()),
-        checkpoint: args.checkpoint.clone(),
+        checkpoint: args.run.checkpoint.clone(),
     };
     // The uniform policy's exploitability is a pass over every history on
     // streaming runs: not worth it at the start.
@@ -706,7 +668,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let mut clock = CheckpointClock::start();
     let run_start = Instant::now();
     let out_of_time = || {
-        args.time_limit
+        args.run
+            .time_limit
             .is_some_and(|limit| run_start.elapsed().as_secs_f64() >= limit)
     };
     while trainer.iteration() < target && !interrupted.load(Ordering::SeqCst) && !out_of_time() {
@@ -797,7 +760,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             }
         },
     };
-    if let Some(plot) = &args.plot {
+    if let Some(plot) = &args.run.plot {
         crate::plot::convergence(
             plot,
             &game.game_string(),
@@ -821,8 +784,8 @@ fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static
             args.iterations.is_some(),
             &["cfr", DEEP_CFR, ESCHER],
         ),
-        ("--plot", args.plot.is_some(), EVALUATED),
-        ("--eval-every", args.eval_every.is_some(), EVALUATED),
+        ("--plot", args.run.plot.is_some(), EVALUATED),
+        ("--eval-every", args.run.eval_every.is_some(), EVALUATED),
         ("--evals-per-decade", args.evals_per_decade.is_some(), CFR),
         ("--alpha", args.alpha.is_some(), CFR),
         ("--beta", args.beta.is_some(), CFR),
@@ -894,7 +857,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     refuse_unused(&args, DEEP_CFR)?;
     let mut s = DeepCfrSettings::new(
         args.iterations.unwrap_or(DEFAULT_ITERATIONS),
-        args.seed.unwrap_or(0),
+        args.run.seed.unwrap_or(0),
     );
     s.traversals = args.traversals.unwrap_or(s.traversals);
     s.explored_actions = args.explore.unwrap_or(s.explored_actions);
@@ -909,7 +872,7 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
     s.policy_network.steps = args
         .policy_steps
         .unwrap_or(s.advantage_network.steps.saturating_mul(4));
-    let out = model_path(&args, DEEP_CFR)?;
+    let run = network_run(&args, DEEP_CFR)?;
     let given = [
         ("--traversals", args.traversals.is_some()),
         ("--explore", args.explore.is_some()),
@@ -920,18 +883,12 @@ fn run_deep_cfr(args: TrainArgs) -> Result<()> {
         ("--policy-steps", args.policy_steps.is_some()),
         ("--batch-size", args.batch_size.is_some()),
         ("--learning-rate", args.learning_rate.is_some()),
-        ("--seed", args.seed.is_some()),
+        ("--seed", args.run.seed.is_some()),
     ];
     crate::train_deep::run(crate::train_deep::DeepArgs {
-        game: args.game,
+        run,
         settings: s,
         given: given.iter().filter(|g| g.1).map(|g| g.0).collect(),
-        out,
-        checkpoint: args.checkpoint,
-        resume: args.resume,
-        json: args.json,
-        time_limit: args.time_limit,
-        limit: memory_limit(),
         eval_histories: EVAL_TREE_HISTORIES,
     })
 }
@@ -965,8 +922,8 @@ fn run_escher(args: TrainArgs) -> Result<()> {
         policy_steps: args.policy_steps,
     };
     let iterations = args.iterations.unwrap_or(DEFAULT_ITERATIONS);
-    let s = options.settings(&args.game, iterations, args.seed.unwrap_or(0))?;
-    let out = model_path(&args, ESCHER)?;
+    let s = options.settings(&args.game, iterations, args.run.seed.unwrap_or(0))?;
+    let run = network_run(&args, ESCHER)?;
     let mut given: Vec<&'static str> = [
         ("--preset", rl.preset.is_some()),
         ("--traversals", args.traversals.is_some()),
@@ -977,7 +934,7 @@ fn run_escher(args: TrainArgs) -> Result<()> {
         ("--policy-steps", args.policy_steps.is_some()),
         ("--batch-size", args.batch_size.is_some()),
         ("--learning-rate", args.learning_rate.is_some()),
-        ("--seed", args.seed.is_some()),
+        ("--seed", args.run.seed.is_some()),
     ]
     .iter()
     .filter(|g| g.1)
@@ -985,19 +942,9 @@ fn run_escher(args: TrainArgs) -> Result<()> {
     .collect();
     given.extend(e.given());
     crate::train_escher::run(crate::train_escher::EscherArgs {
-        game: args.game,
+        run,
         settings: s,
         given,
-        out,
-        checkpoint: args.checkpoint,
-        resume: args.resume,
-        json: args.json,
-        plot: args.plot,
-        eval_every: args.eval_every,
-        no_eval: rl.no_eval,
-        time_limit: args.time_limit,
-        threads: rayon::current_num_threads(),
-        limit: memory_limit(),
     })
 }
 
@@ -1009,23 +956,12 @@ fn run_rl(args: TrainArgs) -> Result<()> {
         PPO
     };
     refuse_unused(&args, algorithm)?;
-    let out = model_path(&args, algorithm)?;
     crate::train_rl::run(crate::train_rl::RlArgs {
-        game: args.game,
+        run: network_run(&args, algorithm)?,
         algorithm,
         options: args.rl,
         hidden: args.hidden,
         learning_rate: args.learning_rate,
-        seed: args.seed,
-        out,
-        checkpoint: args.checkpoint,
-        resume: args.resume,
-        json: args.json,
-        plot: args.plot,
-        eval_every: args.eval_every,
-        time_limit: args.time_limit,
-        threads: rayon::current_num_threads(),
-        limit: memory_limit(),
     })
 }
 
@@ -1042,14 +978,14 @@ fn run_nfsp(args: TrainArgs) -> Result<()> {
     if let Some(name) = ppo_only.first_given() {
         bail!("nfsp does not take {name} (of ppo and mmd)");
     }
-    let out = model_path(&args, NFSP)?;
+    let run = network_run(&args, NFSP)?;
     let named: Vec<&'static str> = [
         ("--preset", args.rl.preset.is_some()),
         ("--hidden", args.hidden.is_some()),
         ("--learning-rate", args.learning_rate.is_some()),
         ("--batch-size", args.batch_size.is_some()),
         ("--strategy-capacity", args.strategy_capacity.is_some()),
-        ("--seed", args.seed.is_some()),
+        ("--seed", args.run.seed.is_some()),
     ]
     .iter()
     .filter(|g| g.1)
@@ -1070,20 +1006,22 @@ fn run_nfsp(args: TrainArgs) -> Result<()> {
         replay_capacity: f.replay_capacity,
     };
     crate::train_nfsp::run(crate::train_nfsp::NfspArgs {
-        game: args.game,
+        run,
         options,
         steps: args.rl.steps.unwrap_or(DEFAULT_STEPS),
-        seed: args.seed.unwrap_or(0),
         named,
-        out,
-        checkpoint: args.checkpoint,
-        resume: args.resume,
-        json: args.json,
-        plot: args.plot,
-        eval_every: args.eval_every,
+    })
+}
+
+/// What a network trainer's run takes beside its settings: the run's
+/// flags, where its model goes (see [`model_path`]), --no-eval and the
+/// memory allowed.
+fn network_run(args: &TrainArgs, algo: &str) -> Result<NetworkRun> {
+    Ok(NetworkRun {
+        game: args.game,
+        flags: args.run.clone(),
+        out: model_path(args, algo)?,
         no_eval: args.rl.no_eval,
-        time_limit: args.time_limit,
-        threads: rayon::current_num_threads(),
         limit: memory_limit(),
     })
 }
@@ -1091,7 +1029,7 @@ fn run_nfsp(args: TrainArgs) -> Result<()> {
 /// Where a network's model goes: `--out`, or the default path of `algo`
 /// (checked by the output guard here, as `main` checked `--out`).
 fn model_path(args: &TrainArgs, algo: &str) -> Result<PathBuf> {
-    if let Some(out) = &args.out {
+    if let Some(out) = &args.run.out {
         return Ok(out.clone());
     }
     let out = default_policy_path(&args.game, algo, true);
@@ -1304,7 +1242,7 @@ fn report(
 ) -> Result<()> {
     let game = args.game.game_string();
     let algo = trainer.algorithm().name();
-    if args.json {
+    if args.run.json {
         let json = serde_json::json!({
             "game": game,
             "algo": algo,
@@ -1353,11 +1291,11 @@ fn report(
     if let Some(workers) = trainer.workers() {
         outln!(
             "threads          {workers} (Monte Carlo results depend on it: --threads {workers} --seed {} reproduces them)",
-            args.seed.unwrap_or(0)
+            args.run.seed.unwrap_or(0)
         );
     }
     outln!("policy           {}", path.display());
-    if let Some(plot) = &args.plot {
+    if let Some(plot) = &args.run.plot {
         outln!("plot             {}", plot.display());
     }
     Ok(())

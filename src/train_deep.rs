@@ -2,37 +2,28 @@
 //! the exact exploitability of the learned policy where the tree compiles,
 //! and the policy networks saved as a model file (`darkhex-model`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
-use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator};
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_games::{AnyGame, Game, with_game};
 
 use crate::output::outln;
 use crate::progress::compile;
-use crate::train_loop::{
-    LoopArgs, NetworkTrainer, print_summary, refuse_conflict, resumed_checkpoint, train,
-};
+use crate::run_flags::NetworkRun;
+use crate::train_loop::{NetworkTrainer, print_summary, refuse_conflict, train};
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
-    pub game: AnyGame,
+    /// Its evaluation is its own: once at the end where the tree compiles.
+    pub run: NetworkRun,
     pub settings: DeepCfrSettings,
     /// The options of `settings` given on the command line: a resumed run
     /// refuses those that differ from its checkpoint's.
     pub given: Vec<&'static str>,
-    /// Where the model goes.
-    pub out: PathBuf,
-    pub checkpoint: Option<PathBuf>,
-    /// Continue from the checkpoint if it exists.
-    pub resume: bool,
-    pub json: bool,
-    pub time_limit: Option<f64>,
-    pub limit: MemoryLimit,
     pub eval_histories: f64,
 }
 
@@ -90,10 +81,9 @@ impl NetworkTrainer for DeepCfr {
 }
 
 pub fn run(a: DeepArgs) -> Result<()> {
+    let r = &a.run;
     let target = a.settings.iterations;
-    let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
-        Ok(DeepCheckpoint::load_for(path, &a.game)?)
-    })?;
+    let resumed = r.resumed(|path| Ok(DeepCheckpoint::load_for(path, &r.game)?))?;
     let resuming = resumed.is_some();
     let (solver, earlier) = match resumed {
         Some(c) => {
@@ -103,17 +93,17 @@ pub fn run(a: DeepArgs) -> Result<()> {
                 c.deep_cfr.iteration
             );
             (
-                DeepCfrSolver::resume(a.game, c.deep_cfr, target)?,
+                DeepCfrSolver::resume(r.game, c.deep_cfr, target)?,
                 c.seconds,
             )
         }
-        None => (DeepCfrSolver::new(a.game, a.settings)?, 0.0),
+        None => (DeepCfrSolver::new(r.game, a.settings)?, 0.0),
     };
     // The reservoirs fill as the run goes: their full size is refused now.
-    solver.settings().check_memory(&a.game, a.limit)?;
+    solver.settings().check_memory(&r.game, r.limit)?;
     // The exploitability of the end, where the tree compiles.
-    let fits = with_game!(&a.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
-    let evaluator = match fits.then(|| compile(&a.game, a.limit)) {
+    let fits = with_game!(&r.game, g => estimate_histories(g, 256, 0)) <= a.eval_histories;
+    let evaluator = match fits.then(|| compile(&r.game, r.limit)) {
         Some(Ok((tree, _))) => Some(ExactEvaluator::Tree(Box::new(tree))),
         _ => None,
     };
@@ -122,22 +112,12 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let before = solver.stats();
     let mut run = DeepCfr {
         solver,
-        game: a.game,
+        game: r.game,
         fitted: None,
     };
     let o = train(
         &mut run,
-        LoopArgs {
-            game: a.game,
-            out: a.out.clone(),
-            checkpoint: a.checkpoint.clone(),
-            plot: None,
-            time_limit: a.time_limit,
-            evaluator,
-            every: None,
-            earlier,
-            curve: Vec::new(),
-        },
+        r.loop_args((evaluator, None), earlier, Vec::new()),
     )?;
     let solver = &run.solver;
     let eval = o.last.map(|p| (p.exploitability, p.value_p0));
@@ -145,8 +125,8 @@ pub fn run(a: DeepArgs) -> Result<()> {
     let stats = solver.stats();
     let session_traversals = stats.traversals - before.traversals;
     let rate = session_traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
-    let game = a.game.game_string();
-    if a.json {
+    let game = r.game.game_string();
+    if r.flags.json {
         let (advantages, strategies) = solver.reservoirs(0);
         let json = serde_json::json!({
             "game": game,
@@ -169,7 +149,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
             },
             "advantage_samples_p0": advantages.items().len(),
             "strategy_samples_p0": strategies.items().len(),
-            "policy": a.out.display().to_string(),
+            "policy": r.out.display().to_string(),
         });
         outln!("{json}");
         return Ok(());
@@ -203,7 +183,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
         );
         outln!("seconds          {seconds:.3} ({times})");
     }
-    outln!("policy           {} (a model)", a.out.display());
+    outln!("policy           {} (a model)", r.out.display());
     Ok(())
 }
 

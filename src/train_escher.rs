@@ -5,23 +5,20 @@
 //! checkpoints that resume bit for bit, and the policy networks saved as a
 //! model file (`darkhex-model`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::cfr::escher::{EscherCheckpoint, EscherSettings, EscherSolver};
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
-use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_games::{AnyGame, Game};
 
 use crate::args::{number_in, whole};
 use crate::output::outln;
-use crate::train_loop::{
-    LoopArgs, NetworkTrainer, evaluations, print_summary, refuse_conflict, resumed_checkpoint,
-    train,
-};
+use crate::run_flags::NetworkRun;
+use crate::train_loop::{NetworkTrainer, print_summary, refuse_conflict, train};
 
 /// The options of `train` that only ESCHER takes.
 #[derive(Args, Clone, Default)]
@@ -53,21 +50,11 @@ impl EscherOptions {
 
 /// What an ESCHER run takes from the command line.
 pub struct EscherArgs {
-    pub game: AnyGame,
+    pub run: NetworkRun,
     pub settings: EscherSettings,
     /// The options of `settings` given on the command line: a resumed run
     /// refuses those that differ from its checkpoint's.
     pub given: Vec<&'static str>,
-    pub out: PathBuf,
-    pub checkpoint: Option<PathBuf>,
-    pub resume: bool,
-    pub json: bool,
-    pub plot: Option<PathBuf>,
-    pub eval_every: Option<u64>,
-    pub no_eval: bool,
-    pub time_limit: Option<f64>,
-    pub threads: usize,
-    pub limit: MemoryLimit,
 }
 
 /// An ESCHER run as the training loop drives it.
@@ -117,14 +104,13 @@ impl NetworkTrainer for Escher {
 }
 
 pub fn run(a: EscherArgs) -> Result<()> {
-    with_threads(a.threads, || run_on_pool(a))
+    with_threads(rayon::current_num_threads(), || run_on_pool(a))
 }
 
 fn run_on_pool(a: EscherArgs) -> Result<()> {
+    let r = &a.run;
     let target = a.settings.iterations;
-    let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
-        Ok(EscherCheckpoint::load_for(path, &a.game)?)
-    })?;
+    let resumed = r.resumed(|path| Ok(EscherCheckpoint::load_for(path, &r.game)?))?;
     let resuming = resumed.is_some();
     let (solver, earlier, curve) = match resumed {
         Some(c) => {
@@ -134,41 +120,21 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
                 c.escher.iteration
             );
             (
-                EscherSolver::resume(a.game, c.escher, target)?,
+                EscherSolver::resume(r.game, c.escher, target)?,
                 c.seconds,
                 c.curve,
             )
         }
-        None => (EscherSolver::new(a.game, a.settings)?, 0.0, Vec::new()),
+        None => (EscherSolver::new(r.game, a.settings)?, 0.0, Vec::new()),
     };
-    solver.settings().check_memory(&a.game, a.limit)?;
-    let (evaluator, every) = evaluations(
-        &a.game,
-        a.limit,
-        a.no_eval,
-        a.plot.is_some(),
-        a.eval_every,
-        target,
-    )?;
+    solver.settings().check_memory(&r.game, r.limit)?;
+    let evaluations = r.evaluations(target)?;
     let before = solver.stats();
     let mut run = Escher {
         solver,
-        game: a.game,
+        game: r.game,
     };
-    let o = train(
-        &mut run,
-        LoopArgs {
-            game: a.game,
-            out: a.out.clone(),
-            checkpoint: a.checkpoint.clone(),
-            plot: a.plot.clone(),
-            time_limit: a.time_limit,
-            evaluator,
-            every,
-            earlier,
-            curve,
-        },
-    )?;
+    let o = train(&mut run, r.loop_args(evaluations, earlier, curve))?;
     let solver = &run.solver;
     let (curve, last, training) = (&o.curve, o.last, o.session);
     let exploitability = last.map(|p| p.exploitability);
@@ -177,8 +143,8 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
     let stats = solver.stats();
     let session_traversals = stats.traversals - before.traversals;
     let rate = session_traversals as f64 / stats.traversal_time.as_secs_f64().max(1e-9);
-    let game = a.game.game_string();
-    if a.json {
+    let game = r.game.game_string();
+    if r.flags.json {
         let (regrets, policies) = solver.reservoirs(0);
         let json = serde_json::json!({
             "game": game,
@@ -203,13 +169,13 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
             "value_samples": stats.value_samples,
             "settings": solver.settings(),
             "curve": curve,
-            "policy": a.out.display().to_string(),
+            "policy": r.out.display().to_string(),
         });
         outln!("{json}");
         return Ok(());
     }
     let eval = last.map(|p| (p.exploitability, p.value_p0));
-    let too_large = if a.no_eval {
+    let too_large = if r.no_eval {
         " (--no-eval)"
     } else {
         " (`darkhex exploit GAME MODEL` computes it by a streaming pass where the tables fit)"
@@ -227,8 +193,8 @@ fn run_on_pool(a: EscherArgs) -> Result<()> {
     };
     outln!("trajectories     {} ({rate:.0} a second)", stats.traversals);
     outln!("seconds          {seconds:.3}{whole} ({times})");
-    outln!("policy           {} (a model)", a.out.display());
-    if let Some(plot) = &a.plot {
+    outln!("policy           {} (a model)", r.out.display());
+    if let Some(plot) = &r.flags.plot {
         outln!("plot             {}", plot.display());
     }
     Ok(())

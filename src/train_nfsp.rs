@@ -5,26 +5,23 @@
 //! checkpoints that resume bit for bit, the average networks saved as a
 //! model file (`darkhex-model`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
-use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::NfspCheckpoint;
 use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::nfsp::{NfspSettings, NfspTrainer};
 use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::hidden_text;
-use darkhex_games::{AnyGame, Game};
+use darkhex_games::Game;
 
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
-use crate::train_loop::{
-    LoopArgs, NetworkTrainer, Outcome, evaluations, print_exploitability, refuse_conflict,
-    resumed_checkpoint, train,
-};
+use crate::run_flags::NetworkRun;
+use crate::train_loop::{NetworkTrainer, Outcome, print_exploitability, refuse_conflict, train};
 
 /// The options of `train` that only NFSP takes.
 #[derive(Args, Clone, Default)]
@@ -56,23 +53,12 @@ impl NfspFlags {
 
 /// What an NFSP run takes from the command line.
 pub struct NfspArgs {
-    pub game: AnyGame,
+    pub run: NetworkRun,
     pub options: NfspOptions,
     pub steps: u64,
-    pub seed: u64,
     /// The options of the settings given: a resumed run refuses those
     /// that differ from its checkpoint's.
     pub named: Vec<&'static str>,
-    pub out: PathBuf,
-    pub checkpoint: Option<PathBuf>,
-    pub resume: bool,
-    pub json: bool,
-    pub plot: Option<PathBuf>,
-    pub eval_every: Option<u64>,
-    pub no_eval: bool,
-    pub time_limit: Option<f64>,
-    pub threads: usize,
-    pub limit: MemoryLimit,
 }
 
 /// An NFSP run as the training loop drives it.
@@ -118,59 +104,39 @@ impl NetworkTrainer for Nfsp {
 }
 
 pub fn run(a: NfspArgs) -> Result<()> {
-    with_threads(a.threads, || run_on_pool(a))
+    with_threads(rayon::current_num_threads(), || run_on_pool(a))
 }
 
 fn run_on_pool(a: NfspArgs) -> Result<()> {
-    let asked = a.options.settings(&a.game, a.steps, a.seed)?;
-    asked.check_memory(&a.game, a.limit)?;
-    let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
-        Ok(NfspCheckpoint::load_for(path, &a.game)?)
-    })?;
+    let r = &a.run;
+    let seed = r.flags.seed.unwrap_or(0);
+    let asked = a.options.settings(&r.game, a.steps, seed)?;
+    asked.check_memory(&r.game, r.limit)?;
+    let resumed = r.resumed(|path| Ok(NfspCheckpoint::load_for(path, &r.game)?))?;
     let resuming = resumed.is_some();
     let (trainer, earlier, curve) = match resumed {
         Some(c) => {
             refuse_conflicts(&a, &asked, &c.nfsp.settings)?;
-            c.nfsp.settings.check_memory(&a.game, a.limit)?;
+            c.nfsp.settings.check_memory(&r.game, r.limit)?;
             eprintln!(
                 "resuming at step {} with the checkpoint's settings",
                 c.nfsp.steps
             );
             (
-                NfspTrainer::resume(a.game, c.nfsp, asked.steps)?,
+                NfspTrainer::resume(r.game, c.nfsp, asked.steps)?,
                 c.seconds,
                 c.curve,
             )
         }
-        None => (NfspTrainer::new(a.game, asked)?, 0.0, Vec::new()),
+        None => (NfspTrainer::new(r.game, asked)?, 0.0, Vec::new()),
     };
-    let (evaluator, every) = evaluations(
-        &a.game,
-        a.limit,
-        a.no_eval,
-        a.plot.is_some(),
-        a.eval_every,
-        trainer.settings().steps,
-    )?;
+    let evaluations = r.evaluations(trainer.settings().steps)?;
     let before_games = trainer.games();
     let mut run = Nfsp {
         trainer,
         model: None,
     };
-    let outcome = train(
-        &mut run,
-        LoopArgs {
-            game: a.game,
-            out: a.out.clone(),
-            checkpoint: a.checkpoint.clone(),
-            plot: a.plot.clone(),
-            time_limit: a.time_limit,
-            evaluator,
-            every,
-            earlier,
-            curve,
-        },
-    )?;
+    let outcome = train(&mut run, r.loop_args(evaluations, earlier, curve))?;
     report(&a, &run.trainer, &outcome, before_games, resuming)
 }
 
@@ -208,11 +174,12 @@ fn report(
     resuming: bool,
 ) -> Result<()> {
     let s = trainer.settings();
-    let game = a.game.game_string();
+    let r = &a.run;
+    let game = r.game.game_string();
     let session_steps = trainer.steps() - o.before;
     let rate = session_steps as f64 / o.session.max(1e-9);
     let last = o.last;
-    if a.json {
+    if r.flags.json {
         let json = serde_json::json!({
             "game": game,
             "algo": "nfsp",
@@ -230,7 +197,7 @@ fn report(
             "threads": rayon::current_num_threads(),
             "settings": s,
             "curve": o.curve,
-            "policy": a.out.display().to_string(),
+            "policy": r.out.display().to_string(),
         });
         outln!("{json}");
         return Ok(());
@@ -242,7 +209,7 @@ fn report(
         trainer.steps(),
         trainer.games()
     );
-    print_exploitability(last, a.no_eval)?;
+    print_exploitability(last, r.no_eval)?;
     let whole = if resuming {
         format!(" in the whole run; this session {:.3}", o.session)
     } else {
@@ -256,8 +223,8 @@ fn report(
         "network          {} for each agent's best responder and average network",
         hidden_text(&s.hidden)
     );
-    outln!("policy           {} (a model)", a.out.display());
-    if let Some(plot) = &a.plot {
+    outln!("policy           {} (a model)", r.out.display());
+    if let Some(plot) = &r.flags.plot {
         outln!("plot             {}", plot.display());
     }
     Ok(())

@@ -4,13 +4,12 @@
 //! over the information-state tables past it), checkpoints that resume bit
 //! for bit, and the network saved as a model file (`darkhex-model`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::fa::mlp::MAX_HIDDEN;
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
-use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
 use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::mmd::Schedule;
@@ -18,13 +17,13 @@ use darkhex_algorithms::rl::options::PpoOptions;
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer, hidden_text};
 use darkhex_algorithms::rl::presets;
-use darkhex_games::{AnyGame, Game};
+use darkhex_games::Game;
 
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
+use crate::run_flags::NetworkRun;
 use crate::train_loop::{
-    DEFAULT_STEPS, LoopArgs, NetworkTrainer, Outcome, evaluations, print_exploitability,
-    refuse_conflict, resumed_checkpoint, train,
+    DEFAULT_STEPS, NetworkTrainer, Outcome, print_exploitability, refuse_conflict, train,
 };
 
 /// The options of `train` that only PPO and MMD take.
@@ -135,21 +134,11 @@ impl RlOptions {
 
 /// What a PPO or MMD run takes from the command line.
 pub struct RlArgs {
-    pub game: AnyGame,
+    pub run: NetworkRun,
     pub algorithm: &'static str,
     pub options: RlOptions,
     pub hidden: Option<[u32; MAX_HIDDEN]>,
     pub learning_rate: Option<f64>,
-    pub seed: Option<u64>,
-    pub out: PathBuf,
-    pub checkpoint: Option<PathBuf>,
-    pub resume: bool,
-    pub json: bool,
-    pub plot: Option<PathBuf>,
-    pub eval_every: Option<u64>,
-    pub time_limit: Option<f64>,
-    pub threads: usize,
-    pub limit: MemoryLimit,
 }
 
 /// The settings the options and preset make.
@@ -179,7 +168,8 @@ fn settings(a: &RlArgs) -> Result<PpoSettings> {
         raw_advantages: o.raw_advantages,
     };
     let steps = o.steps.unwrap_or(DEFAULT_STEPS);
-    Ok(given.settings(&a.game, a.algorithm, steps, a.seed.unwrap_or(0))?)
+    let seed = a.run.flags.seed.unwrap_or(0);
+    Ok(given.settings(&a.run.game, a.algorithm, steps, seed)?)
 }
 
 /// Refuses a resumed run whose command line gives a setting other than
@@ -190,7 +180,7 @@ fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Resu
         [
             ("--hidden", a.hidden.is_some()),
             ("--learning-rate", a.learning_rate.is_some()),
-            ("--seed", a.seed.is_some()),
+            ("--seed", a.run.flags.seed.is_some()),
         ]
         .iter()
         .filter(|g| g.1)
@@ -237,7 +227,7 @@ fn refuse_conflicts(a: &RlArgs, asked: &PpoSettings, held: &PpoSettings) -> Resu
 }
 
 pub fn run(a: RlArgs) -> Result<()> {
-    with_threads(a.threads, || run_on_pool(a))
+    with_threads(rayon::current_num_threads(), || run_on_pool(a))
 }
 
 /// A PPO or MMD run as the training loop drives it.
@@ -288,11 +278,10 @@ impl NetworkTrainer for Ppo {
 }
 
 fn run_on_pool(a: RlArgs) -> Result<()> {
+    let r = &a.run;
     let asked = settings(&a)?;
-    asked.check_memory(&a.game, a.limit)?;
-    let resumed = resumed_checkpoint(&a.checkpoint, a.resume, |path| {
-        Ok(RlCheckpoint::load_for(path, &a.game)?)
-    })?;
+    asked.check_memory(&r.game, r.limit)?;
+    let resumed = r.resumed(|path| Ok(RlCheckpoint::load_for(path, &r.game)?))?;
     let resuming = resumed.is_some();
     let (trainer, earlier, curve) = match resumed {
         Some(c) => {
@@ -304,57 +293,38 @@ fn run_on_pool(a: RlArgs) -> Result<()> {
                 );
             }
             refuse_conflicts(&a, &asked, &c.ppo.settings)?;
-            c.ppo.settings.check_memory(&a.game, a.limit)?;
+            c.ppo.settings.check_memory(&r.game, r.limit)?;
             eprintln!(
                 "resuming at step {} with the checkpoint's settings",
                 c.ppo.steps
             );
             (
-                PpoTrainer::resume(a.game, c.ppo, asked.steps)?,
+                PpoTrainer::resume(r.game, c.ppo, asked.steps)?,
                 c.seconds,
                 c.curve,
             )
         }
-        None => (PpoTrainer::new(a.game, asked)?, 0.0, Vec::new()),
+        None => (PpoTrainer::new(r.game, asked)?, 0.0, Vec::new()),
     };
-    let (evaluator, every) = evaluations(
-        &a.game,
-        a.limit,
-        a.options.no_eval,
-        a.plot.is_some(),
-        a.eval_every,
-        trainer.settings().steps,
-    )?;
+    let evaluations = r.evaluations(trainer.settings().steps)?;
     let mut run = Ppo {
         trainer,
         model: None,
     };
-    let outcome = train(
-        &mut run,
-        LoopArgs {
-            game: a.game,
-            out: a.out.clone(),
-            checkpoint: a.checkpoint.clone(),
-            plot: a.plot.clone(),
-            time_limit: a.time_limit,
-            evaluator,
-            every,
-            earlier,
-            curve,
-        },
-    )?;
+    let outcome = train(&mut run, r.loop_args(evaluations, earlier, curve))?;
     report(&a, &run.trainer, &outcome, resuming)
 }
 
 fn report(a: &RlArgs, trainer: &PpoTrainer, o: &Outcome, resuming: bool) -> Result<()> {
     let (curve, last, seconds, session) = (&o.curve, o.last, o.seconds, o.session);
     let before_steps = o.before;
+    let r = &a.run;
     let s = trainer.settings();
-    let game = a.game.game_string();
+    let game = r.game.game_string();
     let session_steps = trainer.steps() - before_steps;
     let rate = session_steps as f64 / session.max(1e-9);
     let times = trainer.times();
-    if a.json {
+    if r.flags.json {
         let json = serde_json::json!({
             "game": game,
             "algo": s.algorithm(),
@@ -373,7 +343,7 @@ fn report(a: &RlArgs, trainer: &PpoTrainer, o: &Outcome, resuming: bool) -> Resu
             "threads": rayon::current_num_threads(),
             "settings": s,
             "curve": curve,
-            "policy": a.out.display().to_string(),
+            "policy": r.out.display().to_string(),
         });
         outln!("{json}");
         return Ok(());
@@ -385,7 +355,7 @@ fn report(a: &RlArgs, trainer: &PpoTrainer, o: &Outcome, resuming: bool) -> Resu
         trainer.steps(),
         trainer.updates()
     );
-    print_exploitability(last, a.options.no_eval)?;
+    print_exploitability(last, r.no_eval)?;
     let whole = if resuming {
         format!(" in the whole run; this session {session:.3}")
     } else {
@@ -401,8 +371,8 @@ fn report(a: &RlArgs, trainer: &PpoTrainer, o: &Outcome, resuming: bool) -> Resu
         hidden_text(&s.hidden),
         s.num_envs
     );
-    outln!("policy           {} (a model)", a.out.display());
-    if let Some(plot) = &a.plot {
+    outln!("policy           {} (a model)", r.out.display());
+    if let Some(plot) = &r.flags.plot {
         outln!("plot             {}", plot.display());
     }
     Ok(())

@@ -9,6 +9,7 @@ mod common;
 
 use std::path::Path;
 
+use common::training::{same_bytes, train_kuhn};
 use common::{assert_refused, darkhex, json, ok};
 
 /// A small ESCHER run on Kuhn poker.
@@ -28,14 +29,7 @@ const SMALL: [&str; 12] = [
 ];
 
 fn escher(d: &Path, extra: &[&str]) -> serde_json::Value {
-    let args = [
-        &["train", "kuhn_poker", "--algo", "escher"][..],
-        &SMALL[..],
-        extra,
-        &["--json"][..],
-    ]
-    .concat();
-    json(&darkhex(d, &args))
+    train_kuhn(d, "escher", &SMALL, extra)
 }
 
 #[test]
@@ -110,12 +104,8 @@ fn escher_resumes_to_the_same_model() {
         );
         assert_eq!(resumed["iterations"], 4);
         assert_eq!(resumed["exploitability"], one["exploitability"]);
-        let (a, b) = (
-            std::fs::read(d.join(&out)).unwrap(),
-            std::fs::read(d.join("one.model")).unwrap(),
-        );
         assert!(
-            a == b,
+            same_bytes(d, &out, "one.model"),
             "{ckpt}: the resumed model differs from the uninterrupted one"
         );
     }

@@ -10,6 +10,7 @@ mod common;
 
 use std::path::Path;
 
+use common::training::{same_bytes, train_kuhn, without_times};
 use common::{assert_refused, darkhex, json, ok};
 use darkhex_algorithms::files;
 use darkhex_algorithms::rl::checkpoint::NfspCheckpoint;
@@ -29,26 +30,7 @@ const SMALL: [&str; 8] = [
 ];
 
 fn nfsp(d: &Path, extra: &[&str]) -> serde_json::Value {
-    let args = [
-        &["train", "kuhn_poker", "--algo", "nfsp"][..],
-        &SMALL[..],
-        extra,
-        &["--json"][..],
-    ]
-    .concat();
-    json(&darkhex(d, &args))
-}
-
-/// Zeroes the wall times a checkpoint records (the only bytes two runs of
-/// one seed may differ in), re-encoded.
-fn without_times(path: &Path) -> Vec<u8> {
-    let mut c: NfspCheckpoint = files::load(path).unwrap();
-    c.seconds = 0.0;
-    for p in &mut c.curve {
-        p.seconds = 0.0;
-        p.eval_seconds = 0.0;
-    }
-    rmp_serde::to_vec_named(&c).unwrap()
+    train_kuhn(d, "nfsp", &SMALL, extra)
 }
 
 #[test]
@@ -101,7 +83,7 @@ fn nfsp_resumes_to_the_same_model_and_checkpoint() {
         &["--steps", "8000", "--threads", "1", "--out", "one.model"],
     );
     assert!(
-        std::fs::read(d.join("one.model")).unwrap() == std::fs::read(d.join("s.model")).unwrap(),
+        same_bytes(d, "one.model", "s.model"),
         "one thread and two give different models"
     );
     // Stopped by its steps halfway, and by its time limit after a game.
@@ -146,7 +128,7 @@ fn nfsp_resumes_to_the_same_model_and_checkpoint() {
         assert_eq!(resumed["steps"], straight["steps"]);
         assert_eq!(resumed["exploitability"], straight["exploitability"]);
         assert!(
-            std::fs::read(d.join(&out)).unwrap() == std::fs::read(d.join("s.model")).unwrap(),
+            same_bytes(d, &out, "s.model"),
             "{ckpt}: the resumed model differs from the uninterrupted one"
         );
         // The run stopped by its time limit evaluated where it stopped, a
@@ -157,7 +139,8 @@ fn nfsp_resumes_to_the_same_model_and_checkpoint() {
             assert!(state(ckpt) == state("s.ckpt"), "{ckpt}: the states differ");
         } else {
             assert!(
-                without_times(&d.join(ckpt)) == without_times(&d.join("s.ckpt")),
+                without_times::<NfspCheckpoint>(&d.join(ckpt))
+                    == without_times::<NfspCheckpoint>(&d.join("s.ckpt")),
                 "{ckpt}: the checkpoints differ"
             );
         }

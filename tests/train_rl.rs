@@ -12,8 +12,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::training::{same_bytes, train_kuhn, without_times};
 use common::{assert_refused, darkhex, json, ok, stderr};
-use darkhex_algorithms::files;
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
 
 /// A small PPO run on Kuhn poker: towers of 16, an update every 256 steps.
@@ -29,14 +29,7 @@ const SMALL: [&str; 8] = [
 ];
 
 fn train(d: &Path, extra: &[&str]) -> serde_json::Value {
-    let args = [
-        &["train", "kuhn_poker", "--algo", "ppo"][..],
-        &SMALL[..],
-        extra,
-        &["--json"][..],
-    ]
-    .concat();
-    json(&darkhex(d, &args))
+    train_kuhn(d, "ppo", &SMALL, extra)
 }
 
 #[test]
@@ -143,18 +136,6 @@ fn the_same_seed_trains_the_same_model_on_one_thread_or_two() {
     assert!(run("1") == run("2"), "the models differ");
 }
 
-/// Zeroes the wall times a checkpoint records (the only bytes two runs of
-/// one seed may differ in), re-encoded.
-fn without_times(path: &Path) -> Vec<u8> {
-    let mut c: RlCheckpoint = files::load(path).unwrap();
-    c.seconds = 0.0;
-    for p in &mut c.curve {
-        p.seconds = 0.0;
-        p.eval_seconds = 0.0;
-    }
-    rmp_serde::to_vec_named(&c).unwrap()
-}
-
 /// Ctrl-C stops after the update under way and saves the checkpoint and
 /// the network so far; the run resumed from it writes the model of the run
 /// that never stopped, byte for byte, and the same checkpoint but for the
@@ -224,14 +205,13 @@ fn a_run_stopped_by_ctrl_c_resumes_to_the_uninterrupted_model_and_checkpoint() {
     ));
     assert_eq!(resumed["steps"], straight["steps"]);
     assert_eq!(resumed["exploitability"], straight["exploitability"]);
-    let a = std::fs::read(d.join("resumed.model")).unwrap();
-    let b = std::fs::read(d.join("straight.model")).unwrap();
     assert!(
-        a == b,
+        same_bytes(d, "resumed.model", "straight.model"),
         "the resumed model differs from the uninterrupted one"
     );
     assert!(
-        without_times(&d.join("r.ckpt")) == without_times(&d.join("s.ckpt")),
+        without_times::<RlCheckpoint>(&d.join("r.ckpt"))
+            == without_times::<RlCheckpoint>(&d.join("s.ckpt")),
         "the checkpoints differ"
     );
 }

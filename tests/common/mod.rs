@@ -62,3 +62,4 @@ pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_str(&ok(o)).unwrap()
 }
 pub mod commands;
+pub mod training;
