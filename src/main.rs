@@ -3,7 +3,6 @@
 mod analyze;
 mod args;
 mod bounds;
-mod checkpoint_clock;
 mod exploit;
 mod gtp;
 mod heatmap;

@@ -14,6 +14,7 @@ use darkhex_algorithms::cfr::escher_options::EscherOptions as EscherGiven;
 use darkhex_algorithms::cfr::rcfr::{Link, RegressorKind};
 use darkhex_algorithms::cfr::streaming::{PassKind, StreamProgress};
 use darkhex_algorithms::cfr::training::ALGORITHM_NAMES;
+use darkhex_algorithms::driver::clock::CheckpointClock;
 use darkhex_algorithms::fa::features::FeatureKind;
 use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use darkhex_algorithms::files::{self, FileKind};
@@ -34,7 +35,6 @@ use darkhex_games::{AnyGame, Game, with_game};
 use indicatif::{MultiProgress, ProgressBar};
 
 use crate::args::{interval, memory_limit, number_in, set_threads, whole};
-use crate::checkpoint_clock::CheckpointClock;
 use crate::help;
 use crate::info::build_tables_with_spinner;
 use crate::interrupt::{self, Interrupted};

@@ -2,19 +2,17 @@
 //! the exact exploitability of the learned policy where the tree compiles,
 //! and the policy networks saved as a model file (`darkhex-model`).
 
-use std::path::Path;
-
 use anyhow::Result;
 use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
-use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
-use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator};
+use darkhex_algorithms::driver::trainers::DeepCfr;
+use darkhex_algorithms::rl::exact::ExactEvaluator;
 use darkhex_algorithms::tree::estimate_histories;
-use darkhex_games::{AnyGame, Game, with_game};
+use darkhex_games::{Game, with_game};
 
 use crate::output::outln;
 use crate::progress::compile;
 use crate::run_flags::NetworkRun;
-use crate::train_loop::{NetworkTrainer, print_summary, refuse_conflict, train};
+use crate::train_loop::{print_summary, refuse_conflict, train};
 
 /// What a Deep CFR run takes from the command line.
 pub struct DeepArgs {
@@ -25,59 +23,6 @@ pub struct DeepArgs {
     /// refuses those that differ from its checkpoint's.
     pub given: Vec<&'static str>,
     pub eval_histories: f64,
-}
-
-/// A Deep CFR run as the training loop drives it: no evaluations as it
-/// goes (each needs the policy networks fitted), one at the end where
-/// the tree compiles.
-struct DeepCfr {
-    solver: DeepCfrSolver,
-    game: AnyGame,
-    /// The iteration the policy networks were last fitted at.
-    fitted: Option<u64>,
-}
-
-impl NetworkTrainer for DeepCfr {
-    const UNIT: &'static str = "iteration";
-    const MODEL_WHEN_STOPPED: bool = false;
-
-    fn algorithm(&self) -> &'static str {
-        "deep-cfr"
-    }
-
-    fn position(&self) -> u64 {
-        self.solver.iteration()
-    }
-
-    fn target(&self) -> u64 {
-        self.solver.settings().iterations
-    }
-
-    fn advance(&mut self) -> Result<()> {
-        Ok(self.solver.iterate()?)
-    }
-
-    fn save(&mut self, path: &Path, seconds: f64, _curve: &[CurvePoint]) -> Result<()> {
-        DeepCheckpoint::new(&self.game, self.solver.state(), seconds).save(path)?;
-        Ok(())
-    }
-
-    fn model(&mut self) -> Result<&PolicyModel> {
-        let at = self.solver.iteration();
-        if self.fitted != Some(at) {
-            self.solver.train_policy()?;
-            self.fitted = Some(at);
-        }
-        Ok(self.solver.model()?)
-    }
-
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        self.solver.provenance(exploitability)
-    }
-
-    fn fitting(&self) -> Option<String> {
-        Some("while fitting deep-cfr's policy networks (the model is not written yet)".into())
-    }
 }
 
 pub fn run(a: DeepArgs) -> Result<()> {
@@ -110,11 +55,7 @@ pub fn run(a: DeepArgs) -> Result<()> {
     // A resumed solver carries the whole run's traversal and node counts
     // but only this session's times: a rate takes both from this session.
     let before = solver.stats();
-    let mut run = DeepCfr {
-        solver,
-        game: r.game,
-        fitted: None,
-    };
+    let mut run = DeepCfr::new(solver, r.game);
     let o = train(
         &mut run,
         r.loop_args((evaluator, None), earlier, Vec::new()),

@@ -5,20 +5,17 @@
 //! checkpoints that resume bit for bit, and the policy networks saved as a
 //! model file (`darkhex-model`).
 
-use std::path::Path;
-
 use anyhow::{Result, bail};
 use clap::Args;
 use darkhex_algorithms::cfr::escher::{EscherCheckpoint, EscherSettings, EscherSolver};
-use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
-use darkhex_algorithms::rl::exact::CurvePoint;
+use darkhex_algorithms::driver::trainers::Escher;
 use darkhex_algorithms::rl::pool::with_threads;
-use darkhex_games::{AnyGame, Game};
+use darkhex_games::Game;
 
 use crate::args::{number_in, whole};
 use crate::output::outln;
 use crate::run_flags::NetworkRun;
-use crate::train_loop::{NetworkTrainer, print_summary, refuse_conflict, train};
+use crate::train_loop::{print_summary, refuse_conflict, train};
 
 /// The options of `train` that only ESCHER takes.
 #[derive(Args, Clone, Default)]
@@ -55,52 +52,6 @@ pub struct EscherArgs {
     /// The options of `settings` given on the command line: a resumed run
     /// refuses those that differ from its checkpoint's.
     pub given: Vec<&'static str>,
-}
-
-/// An ESCHER run as the training loop drives it.
-struct Escher {
-    solver: EscherSolver,
-    game: AnyGame,
-}
-
-impl NetworkTrainer for Escher {
-    const UNIT: &'static str = "iteration";
-    const MODEL_WHEN_STOPPED: bool = false;
-
-    fn algorithm(&self) -> &'static str {
-        "escher"
-    }
-
-    fn position(&self) -> u64 {
-        self.solver.iteration()
-    }
-
-    fn target(&self) -> u64 {
-        self.solver.settings().iterations
-    }
-
-    fn advance(&mut self) -> Result<()> {
-        Ok(self.solver.iterate()?)
-    }
-
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<()> {
-        EscherCheckpoint::new(&self.game, self.solver.state(), seconds, curve.to_vec())
-            .save(path)?;
-        Ok(())
-    }
-
-    fn model(&mut self) -> Result<&PolicyModel> {
-        self.solver.train_policy()?;
-        Ok(self.solver.model()?)
-    }
-
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        self.solver.provenance(exploitability)
-    }
-
-    fn fitting(&self) -> Option<String> {
-        Some("while fitting escher's policy networks (the model is not written yet)".into())
-    }
 }
 
 pub fn run(a: EscherArgs) -> Result<()> {

@@ -3,25 +3,24 @@
 //! `--time-limit`, a first signal finishing the step under way and saving,
 //! the checkpoint clock, the exact exploitability every `--eval-every` and
 //! at the end, the model written through the output guard's paths, the
-//! plot. Each algorithm supplies its step, its checkpoint and its model
-//! ([`NetworkTrainer`]) and writes its own report from the [`Outcome`].
+//! plot. The loop itself is the library's ([`Driver`], which Python's
+//! `darkhex.train` runs too); this is its face on the terminal and what
+//! the CLI does with the model. Each algorithm supplies its step, its
+//! checkpoint and its model ([`NetworkTrainer`]) and writes its own
+//! report from the [`Outcome`].
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::Mutex;
 
 use anyhow::{Result, bail};
-use darkhex_algorithms::Exploitability;
-use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
+pub use darkhex_algorithms::driver::NetworkTrainer;
+use darkhex_algorithms::driver::{Driver, End, Evaluation, Watch, evaluation_interval};
 use darkhex_algorithms::memory::MemoryLimit;
-use darkhex_algorithms::rl::exact::{
-    CurvePoint, ExactError, ExactEvaluator, ExactMethod, exact_method,
-};
-use darkhex_algorithms::stream::{AnyStream, PassOptions, StreamError};
+use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exact_method};
+use darkhex_algorithms::stream::AnyStream;
 use darkhex_games::{AnyGame, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::checkpoint_clock::CheckpointClock;
 use crate::info::build_tables_with_spinner;
 use crate::interrupt::{self, Interrupted, Status};
 use crate::output::outln;
@@ -29,41 +28,6 @@ use crate::progress::{bar, compile, histories_bar};
 
 /// The steps of a ppo, mmd or nfsp run when none are given.
 pub const DEFAULT_STEPS: u64 = 1_000_000;
-
-/// A network training run as the shared loop drives it.
-pub trait NetworkTrainer {
-    /// What the run counts: "step" (actions played) or "iteration".
-    const UNIT: &'static str;
-    /// Whether a stopped run writes its model so far: where the model is
-    /// the trained network itself (not a fit that takes a while).
-    const MODEL_WHEN_STOPPED: bool;
-
-    /// The algorithm, as `--algo` names it.
-    fn algorithm(&self) -> &'static str;
-    /// Steps or iterations done.
-    fn position(&self) -> u64;
-    /// Steps or iterations to reach.
-    fn target(&self) -> u64;
-    /// Whether the target is reached (an update may pass it).
-    fn done(&self) -> bool {
-        self.position() >= self.target()
-    }
-    /// The next unit of work: an update, a game, an iteration.
-    fn advance(&mut self) -> Result<()>;
-    /// Writes the run's checkpoint with `seconds` of training so far and
-    /// the evaluations made.
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<()>;
-    /// The policy the run has learned (for ESCHER and Deep CFR, fitting
-    /// their policy networks first, once an iteration).
-    fn model(&mut self) -> Result<&PolicyModel>;
-    /// What the model file says of the run.
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance;
-    /// What the status says while the final model is made, if that takes
-    /// a while.
-    fn fitting(&self) -> Option<String> {
-        None
-    }
-}
 
 /// What the loop takes from the command line, beside the trainer.
 pub struct LoopArgs {
@@ -142,10 +106,7 @@ pub fn evaluations(
             "--plot draws exact exploitability, which {game} is too large to compute; train without --plot"
         );
     }
-    let every = asked.or(match &evaluator {
-        Some(ExactEvaluator::Tree(_)) => Some((target / 10).max(1)),
-        _ => None,
-    });
+    let every = evaluation_interval(evaluator.as_ref(), asked, target);
     Ok((evaluator, every))
 }
 
@@ -160,65 +121,84 @@ fn steps_bar(target: u64) -> ProgressBar {
     bar
 }
 
-/// What an evaluation gave.
-enum Evaluation {
-    Done(CurvePoint),
-    Stopped,
+/// The loop's face on the terminal: the progress bars and the status a
+/// signal's message reports.
+struct Terminal {
+    unit: &'static str,
+    algorithm: &'static str,
+    checkpoint: Option<PathBuf>,
+    status: Status,
+    progress: ProgressBar,
+    target: u64,
+    /// An evaluation's bar over the tables' histories.
+    walking: Mutex<Option<ProgressBar>>,
 }
 
-fn evaluate<T: NetworkTrainer>(
-    trainer: &mut T,
-    evaluator: &ExactEvaluator,
-    seconds: f64,
-    status: &Status,
-    stop: &AtomicBool,
-) -> Result<Evaluation> {
-    let start = Instant::now();
-    status.set(format!(
-        "during the exact evaluation at {} {} ({})",
-        T::UNIT,
-        trainer.position(),
-        evaluator.method()
-    ));
-    let at = trainer.position();
-    let model = trainer.model()?;
-    let bar = match evaluator {
-        ExactEvaluator::Tables(t) => Some(histories_bar(t.histories())),
-        ExactEvaluator::Tree(_) => None,
-    };
-    let progress = |n: u64| {
-        if let Some(b) = &bar {
-            b.set_position(n);
+impl Terminal {
+    /// What the checkpoint holds, for the status and the interruption.
+    fn saved(&self, at: u64) -> String {
+        match &self.checkpoint {
+            Some(p) => format!("the checkpoint {} holds {} {at}", p.display(), self.unit),
+            None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
         }
-    };
-    let options = PassOptions {
-        progress: Some(&progress),
-        stop: Some(stop),
-        ..PassOptions::default()
-    };
-    let result = evaluator.evaluate(model, &options);
-    if let Some(b) = bar {
-        b.finish_and_clear();
     }
-    match result {
-        Ok(e) => Ok(Evaluation::Done(point(
-            at,
-            seconds,
-            &e,
-            start.elapsed().as_secs_f64(),
-        ))),
-        Err(ExactError::Stream(StreamError::Stopped)) => Ok(Evaluation::Stopped),
-        Err(e) => Err(e.into()),
+
+    fn resume_hint(&self) -> String {
+        match &self.checkpoint {
+            Some(p) => format!("rerun with --resume to continue from {}", p.display()),
+            None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
+        }
+    }
+
+    fn walking(&self) -> std::sync::MutexGuard<'_, Option<ProgressBar>> {
+        self.walking.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-fn point(at: u64, seconds: f64, e: &Exploitability, took: f64) -> CurvePoint {
-    CurvePoint {
-        steps: at,
-        seconds,
-        exploitability: e.exploitability,
-        value_p0: e.value_p0,
-        eval_seconds: took,
+impl Watch for Terminal {
+    fn stepping(&self, position: u64, saved: u64) {
+        self.status.set(format!(
+            "at {} {} of {} ({})",
+            self.unit,
+            position + 1,
+            self.algorithm,
+            self.saved(saved)
+        ));
+    }
+
+    fn stepped(&self, position: u64) {
+        self.progress.set_position(position.min(self.target));
+    }
+
+    fn evaluating(&self, position: u64, evaluator: &ExactEvaluator) {
+        self.status.set(format!(
+            "during the exact evaluation at {} {position} ({})",
+            self.unit,
+            evaluator.method()
+        ));
+        if let ExactEvaluator::Tables(t) = evaluator {
+            *self.walking() = Some(histories_bar(t.histories()));
+        }
+    }
+
+    fn walked(&self, histories: u64) {
+        if let Some(b) = &*self.walking() {
+            b.set_position(histories);
+        }
+    }
+
+    fn evaluated(&self, point: Option<&CurvePoint>) {
+        if let Some(b) = self.walking().take() {
+            b.finish_and_clear();
+        }
+        if let Some(p) = point {
+            self.progress
+                .set_message(format!("exploitability {:.4}", p.exploitability));
+        }
+    }
+
+    fn saving(&self) {
+        self.status.set("while writing the checkpoint");
     }
 }
 
@@ -237,132 +217,81 @@ pub fn train<T: NetworkTrainer>(trainer: &mut T, a: LoopArgs) -> Result<Outcome>
         evaluator,
         every,
         earlier,
-        mut curve,
+        curve,
     } = a;
     let interrupted = interrupt::flag();
-    let status = Status::default();
-    let progress = if unit == "step" {
-        steps_bar(target)
-    } else {
-        bar(target)
-    };
-    progress.set_position(trainer.position().min(target));
-    let start = Instant::now();
-    let before = trainer.position();
-    let out_of_time = || time_limit.is_some_and(|limit| start.elapsed().as_secs_f64() >= limit);
-    // Training seconds of this session, evaluations excluded.
-    let mut training = 0.0f64;
-    let save = |trainer: &mut T, curve: &[CurvePoint], training: f64| -> Result<()> {
-        if let Some(path) = &checkpoint {
-            status.set("while writing the checkpoint");
-            trainer.save(path, earlier + training, curve)?;
-        }
-        Ok(())
-    };
-    let saved = |at: u64| match &checkpoint {
-        Some(p) => format!("the checkpoint {} holds {unit} {at}", p.display()),
-        None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
-    };
-    let resume_hint = || match &checkpoint {
-        Some(p) => format!("rerun with --resume to continue from {}", p.display()),
-        None => "use --checkpoint FILE --resume to make runs resumable".to_string(),
-    };
-    let mut next_eval = every.map(|k| (trainer.position() / k + 1) * k);
-    let mut clock = CheckpointClock::start();
-    let mut last_saved = trainer.position();
-    let stop = || interrupted.load(Ordering::SeqCst);
-    let mut stopped_in_eval = false;
-    while !trainer.done() && !out_of_time() && !stop() {
-        status.set(format!(
-            "at {unit} {} of {algorithm} ({})",
-            trainer.position() + 1,
-            saved(last_saved)
-        ));
-        let t = Instant::now();
-        trainer.advance()?;
-        training += t.elapsed().as_secs_f64();
-        progress.set_position(trainer.position().min(target));
-        let due = next_eval.is_some_and(|n| trainer.position() >= n) && !trainer.done();
-        if let (true, Some(ev)) = (due, &evaluator) {
-            next_eval = every.map(|k| (trainer.position() / k + 1) * k);
-            match evaluate(trainer, ev, earlier + training, &status, &interrupted)? {
-                Evaluation::Done(p) => {
-                    progress.set_message(format!("exploitability {:.4}", p.exploitability));
-                    curve.push(p);
-                }
-                Evaluation::Stopped => {
-                    stopped_in_eval = true;
-                    break;
-                }
-            }
-            if checkpoint.is_some() {
-                clock.save(|| save(trainer, &curve, training))?;
-                last_saved = trainer.position();
-            }
-        } else if checkpoint.is_some() && clock.due() {
-            clock.save(|| save(trainer, &curve, training))?;
-            last_saved = trainer.position();
-        }
-    }
-    progress.finish_and_clear();
-    let at = trainer.position();
-    if stop() {
-        save(trainer, &curve, training)?;
-        let mut kept = String::new();
-        if T::MODEL_WHEN_STOPPED {
-            let provenance = trainer.provenance(None);
-            trainer.model()?.save(&out, provenance)?;
-            kept = format!("; the model so far is in {}", out.display());
-        }
-        let during = if stopped_in_eval {
-            " during an exact evaluation"
+    let terminal = Terminal {
+        unit,
+        algorithm,
+        checkpoint: checkpoint.clone(),
+        status: Status::default(),
+        progress: if unit == "step" {
+            steps_bar(target)
         } else {
-            ""
-        };
-        return Err(Interrupted(format!(
-            "interrupted at {unit} {at}{during}: {}{kept}\n{}",
-            saved(at),
-            resume_hint()
-        ))
-        .into());
-    }
-    if !trainer.done() {
-        eprintln!("time limit reached: stopped at {unit} {at} of {target}");
+            bar(target)
+        },
+        target,
+        walking: Mutex::new(None),
+    };
+    terminal
+        .progress
+        .set_position(trainer.position().min(target));
+    let mut driver = Driver::new((evaluator, every), checkpoint, time_limit, earlier, curve);
+    let end = driver.run(trainer, &interrupted, &terminal)?;
+    terminal.progress.finish_and_clear();
+    let at = trainer.position();
+    match end {
+        End::Stopped { in_evaluation } => {
+            driver.save(trainer, &terminal)?;
+            let mut kept = String::new();
+            if T::MODEL_WHEN_STOPPED {
+                let provenance = trainer.provenance(None);
+                trainer.model()?.save(&out, provenance)?;
+                kept = format!("; the model so far is in {}", out.display());
+            }
+            let during = if in_evaluation {
+                " during an exact evaluation"
+            } else {
+                ""
+            };
+            return Err(Interrupted(format!(
+                "interrupted at {unit} {at}{during}: {}{kept}\n{}",
+                terminal.saved(at),
+                terminal.resume_hint()
+            ))
+            .into());
+        }
+        End::TimeLimit => eprintln!("time limit reached: stopped at {unit} {at} of {target}"),
+        End::Done => {}
     }
     // The checkpoint is written before the last evaluation, which may take
     // minutes and be interrupted.
-    save(trainer, &curve, training)?;
+    driver.save(trainer, &terminal)?;
     if let Some(what) = trainer.fitting() {
-        status.set(what);
+        terminal.status.set(what);
     }
     let provenance = trainer.provenance(None);
     trainer.model()?.save(&out, provenance)?;
-    let last = match (&evaluator, curve.last()) {
-        (_, Some(p)) if p.steps == at => Some(*p),
-        (Some(ev), _) => match evaluate(trainer, ev, earlier + training, &status, &interrupted)? {
-            Evaluation::Done(p) => {
-                curve.push(p);
-                save(trainer, &curve, training)?;
-                Some(p)
-            }
-            Evaluation::Stopped => {
-                return Err(Interrupted(format!(
-                    "interrupted during the final evaluation, at {unit} {at}: the model is in {}, its exploitability was not computed (`darkhex exploit GAME {}` computes it)",
-                    out.display(),
-                    out.display()
-                ))
-                .into());
-            }
-        },
-        (None, _) => None,
+    let last = match driver.last_evaluation(trainer, &interrupted, &terminal)? {
+        Some(Evaluation::Done(p)) => Some(p),
+        Some(Evaluation::Stopped) => {
+            return Err(Interrupted(format!(
+                "interrupted during the final evaluation, at {unit} {at}: the model is in {}, its exploitability was not computed (`darkhex exploit GAME {}` computes it)",
+                out.display(),
+                out.display()
+            ))
+            .into());
+        }
+        None => None,
     };
     // A signal from here on ends the process at once: everything is saved.
-    interrupt::exit_saying(&status);
-    status.set("while writing the model");
+    interrupt::exit_saying(&terminal.status);
+    terminal.status.set("while writing the model");
     let provenance = trainer.provenance(last.map(|p| p.exploitability));
     trainer.model()?.save(&out, provenance)?;
     if let Some(plot) = &plot {
-        let points: Vec<(f64, f64, f64)> = curve
+        let points: Vec<(f64, f64, f64)> = driver
+            .curve()
             .iter()
             .map(|p| (p.steps as f64, p.seconds, p.exploitability))
             .collect();
@@ -370,11 +299,11 @@ pub fn train<T: NetworkTrainer>(trainer: &mut T, a: LoopArgs) -> Result<Outcome>
         crate::plot::curve(plot, &game.game_string(), algorithm, &units, &points)?;
     }
     Ok(Outcome {
-        curve,
+        curve: driver.curve().to_vec(),
         last,
-        seconds: earlier + training,
-        session: training,
-        before,
+        seconds: driver.seconds(),
+        session: driver.session(),
+        before: driver.before(),
     })
 }
 

@@ -5,13 +5,10 @@
 //! checkpoints that resume bit for bit, the average networks saved as a
 //! model file (`darkhex-model`).
 
-use std::path::Path;
-
 use anyhow::{Result, bail};
 use clap::Args;
-use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
+use darkhex_algorithms::driver::trainers::Nfsp;
 use darkhex_algorithms::rl::checkpoint::NfspCheckpoint;
-use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::nfsp::{NfspSettings, NfspTrainer};
 use darkhex_algorithms::rl::options::NfspOptions;
 use darkhex_algorithms::rl::pool::with_threads;
@@ -21,7 +18,7 @@ use darkhex_games::Game;
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
 use crate::run_flags::NetworkRun;
-use crate::train_loop::{NetworkTrainer, Outcome, print_exploitability, refuse_conflict, train};
+use crate::train_loop::{Outcome, print_exploitability, refuse_conflict, train};
 
 /// The options of `train` that only NFSP takes.
 #[derive(Args, Clone, Default)]
@@ -61,48 +58,6 @@ pub struct NfspArgs {
     pub named: Vec<&'static str>,
 }
 
-/// An NFSP run as the training loop drives it.
-struct Nfsp {
-    trainer: NfspTrainer,
-    /// The last model taken from the average networks.
-    model: Option<PolicyModel>,
-}
-
-impl NetworkTrainer for Nfsp {
-    const UNIT: &'static str = "step";
-    const MODEL_WHEN_STOPPED: bool = true;
-
-    fn algorithm(&self) -> &'static str {
-        "nfsp"
-    }
-
-    fn position(&self) -> u64 {
-        self.trainer.steps()
-    }
-
-    fn target(&self) -> u64 {
-        self.trainer.settings().steps
-    }
-
-    fn advance(&mut self) -> Result<()> {
-        Ok(self.trainer.play_game()?)
-    }
-
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<()> {
-        let state = self.trainer.state()?;
-        NfspCheckpoint::new(self.trainer.game(), state, seconds, curve.to_vec()).save(path)?;
-        Ok(())
-    }
-
-    fn model(&mut self) -> Result<&PolicyModel> {
-        Ok(self.model.insert(self.trainer.model()?))
-    }
-
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        self.trainer.provenance(exploitability)
-    }
-}
-
 pub fn run(a: NfspArgs) -> Result<()> {
     with_threads(rayon::current_num_threads(), || run_on_pool(a))
 }
@@ -132,10 +87,7 @@ fn run_on_pool(a: NfspArgs) -> Result<()> {
     };
     let evaluations = r.evaluations(trainer.settings().steps)?;
     let before_games = trainer.games();
-    let mut run = Nfsp {
-        trainer,
-        model: None,
-    };
+    let mut run = Nfsp::new(trainer);
     let outcome = train(&mut run, r.loop_args(evaluations, earlier, curve))?;
     report(&a, &run.trainer, &outcome, before_games, resuming)
 }

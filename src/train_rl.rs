@@ -4,14 +4,11 @@
 //! over the information-state tables past it), checkpoints that resume bit
 //! for bit, and the network saved as a model file (`darkhex-model`).
 
-use std::path::Path;
-
 use anyhow::{Result, bail};
 use clap::Args;
+use darkhex_algorithms::driver::trainers::Ppo;
 use darkhex_algorithms::fa::mlp::MAX_HIDDEN;
-use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::rl::checkpoint::RlCheckpoint;
-use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::rl::mmd::Schedule;
 use darkhex_algorithms::rl::options::PpoOptions;
 use darkhex_algorithms::rl::pool::with_threads;
@@ -22,9 +19,7 @@ use darkhex_games::Game;
 use crate::args::{interval, number_in, whole};
 use crate::output::outln;
 use crate::run_flags::NetworkRun;
-use crate::train_loop::{
-    DEFAULT_STEPS, NetworkTrainer, Outcome, print_exploitability, refuse_conflict, train,
-};
+use crate::train_loop::{DEFAULT_STEPS, Outcome, print_exploitability, refuse_conflict, train};
 
 /// The options of `train` that only PPO and MMD take.
 #[derive(Args, Clone, Default)]
@@ -230,53 +225,6 @@ pub fn run(a: RlArgs) -> Result<()> {
     with_threads(rayon::current_num_threads(), || run_on_pool(a))
 }
 
-/// A PPO or MMD run as the training loop drives it.
-struct Ppo {
-    trainer: PpoTrainer,
-    /// The last model taken from the networks.
-    model: Option<PolicyModel>,
-}
-
-impl NetworkTrainer for Ppo {
-    const UNIT: &'static str = "step";
-    const MODEL_WHEN_STOPPED: bool = true;
-
-    fn algorithm(&self) -> &'static str {
-        self.trainer.settings().algorithm()
-    }
-
-    fn position(&self) -> u64 {
-        self.trainer.steps()
-    }
-
-    fn target(&self) -> u64 {
-        self.trainer.settings().steps
-    }
-
-    fn done(&self) -> bool {
-        self.trainer.done()
-    }
-
-    fn advance(&mut self) -> Result<()> {
-        self.trainer.update()?;
-        Ok(())
-    }
-
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<()> {
-        let state = self.trainer.state()?;
-        RlCheckpoint::new(self.trainer.game(), state, seconds, curve.to_vec()).save(path)?;
-        Ok(())
-    }
-
-    fn model(&mut self) -> Result<&PolicyModel> {
-        Ok(self.model.insert(self.trainer.model()?))
-    }
-
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        self.trainer.provenance(exploitability)
-    }
-}
-
 fn run_on_pool(a: RlArgs) -> Result<()> {
     let r = &a.run;
     let asked = settings(&a)?;
@@ -307,10 +255,7 @@ fn run_on_pool(a: RlArgs) -> Result<()> {
         None => (PpoTrainer::new(r.game, asked)?, 0.0, Vec::new()),
     };
     let evaluations = r.evaluations(trainer.settings().steps)?;
-    let mut run = Ppo {
-        trainer,
-        model: None,
-    };
+    let mut run = Ppo::new(trainer);
     let outcome = train(&mut run, r.loop_args(evaluations, earlier, curve))?;
     report(&a, &run.trainer, &outcome, resuming)
 }

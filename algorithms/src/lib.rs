@@ -21,6 +21,7 @@ pub mod approximate_br;
 pub mod best_response;
 pub mod cfr;
 pub mod double_oracle;
+pub mod driver;
 pub mod fa;
 pub mod huge_pages;
 pub mod lp;

@@ -7,11 +7,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
 
-use darkhex_algorithms::Exploitability;
 use darkhex_algorithms::cfr::escher::{EscherCheckpoint, EscherSettings, EscherSolver};
+use darkhex_algorithms::driver::trainers::{Escher, Nfsp, Ppo};
+use darkhex_algorithms::driver::{Driver, End, Evaluation, NetworkTrainer, evaluation_interval};
 use darkhex_algorithms::fa::model::{ModelProvenance, PolicyModel};
 use darkhex_algorithms::memory::MemoryLimit;
 use darkhex_algorithms::rl::checkpoint::{NfspCheckpoint, RlCheckpoint};
@@ -19,7 +19,7 @@ use darkhex_algorithms::rl::exact::{CurvePoint, ExactEvaluator, ExactMethod, exa
 use darkhex_algorithms::rl::nfsp::{NfspSettings, NfspTrainer};
 use darkhex_algorithms::rl::pool::with_threads;
 use darkhex_algorithms::rl::ppo::{PpoSettings, PpoTrainer};
-use darkhex_algorithms::stream::{BuildOptions, PassOptions, build_tables};
+use darkhex_algorithms::stream::{BuildOptions, build_tables};
 use darkhex_games::AnyGame;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
@@ -143,117 +143,19 @@ fn evaluator(game: &AnyGame) -> Result<Option<ExactEvaluator>, Failure> {
     })
 }
 
-/// A reinforcement-learning run as `train` drives it.
-trait Learner {
-    fn steps(&self) -> u64;
-    fn done(&self) -> bool;
-    /// The next unit of work: an update, a game.
-    fn advance(&mut self) -> Result<(), Failure>;
-    /// The exploitability of the policy learned so far.
-    fn evaluate(
-        &mut self,
-        evaluator: &ExactEvaluator,
-        options: &PassOptions,
-    ) -> Result<Exploitability, Failure>;
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure>;
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance;
-    /// The policy learned.
-    fn into_model(self) -> Result<PolicyModel, Failure>;
-}
+/// What a run resumes from: its trainer, training seconds and curve.
+type Resumed<T> = (T, f64, Vec<CurvePoint>);
 
-impl Learner for PpoTrainer {
-    fn steps(&self) -> u64 {
-        PpoTrainer::steps(self)
-    }
-    fn done(&self) -> bool {
-        PpoTrainer::done(self)
-    }
-    fn advance(&mut self) -> Result<(), Failure> {
-        self.update()?;
-        Ok(())
-    }
-    fn evaluate(
-        &mut self,
-        evaluator: &ExactEvaluator,
-        options: &PassOptions,
-    ) -> Result<Exploitability, Failure> {
-        Ok(evaluator.evaluate(&PpoTrainer::model(self)?, options)?)
-    }
-    fn into_model(mut self) -> Result<PolicyModel, Failure> {
-        Ok(PpoTrainer::model(&mut self)?)
-    }
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
-        let state = self.state()?;
-        Ok(RlCheckpoint::new(self.game(), state, seconds, curve.to_vec()).save(path)?)
-    }
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        PpoTrainer::provenance(self, exploitability)
-    }
-}
-
-impl Learner for NfspTrainer {
-    fn steps(&self) -> u64 {
-        NfspTrainer::steps(self)
-    }
-    fn done(&self) -> bool {
-        NfspTrainer::done(self)
-    }
-    fn advance(&mut self) -> Result<(), Failure> {
-        Ok(self.play_game()?)
-    }
-    fn evaluate(
-        &mut self,
-        evaluator: &ExactEvaluator,
-        options: &PassOptions,
-    ) -> Result<Exploitability, Failure> {
-        Ok(evaluator.evaluate(&NfspTrainer::model(self)?, options)?)
-    }
-    fn into_model(mut self) -> Result<PolicyModel, Failure> {
-        Ok(NfspTrainer::model(&mut self)?)
-    }
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
-        let state = self.state()?;
-        Ok(NfspCheckpoint::new(self.game(), state, seconds, curve.to_vec()).save(path)?)
-    }
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        NfspTrainer::provenance(self, exploitability)
-    }
-}
-
-/// An ESCHER run: its steps are its iterations.
-struct Escher {
-    solver: EscherSolver,
-    game: AnyGame,
-}
-
-impl Learner for Escher {
-    fn steps(&self) -> u64 {
-        self.solver.iteration()
-    }
-    fn done(&self) -> bool {
-        self.solver.iteration() >= self.solver.settings().iterations
-    }
-    fn advance(&mut self) -> Result<(), Failure> {
-        Ok(self.solver.iterate()?)
-    }
-    fn evaluate(
-        &mut self,
-        evaluator: &ExactEvaluator,
-        options: &PassOptions,
-    ) -> Result<Exploitability, Failure> {
-        self.solver.train_policy()?;
-        Ok(evaluator.evaluate(self.solver.model()?, options)?)
-    }
-    fn save(&mut self, path: &Path, seconds: f64, curve: &[CurvePoint]) -> Result<(), Failure> {
-        let state = self.solver.state();
-        Ok(EscherCheckpoint::new(&self.game, state, seconds, curve.to_vec()).save(path)?)
-    }
-    fn provenance(&self, exploitability: Option<f64>) -> ModelProvenance {
-        self.solver.provenance(exploitability)
-    }
-    fn into_model(mut self) -> Result<PolicyModel, Failure> {
-        self.solver.train_policy()?;
-        Ok(self.solver.into_model()?)
+/// The run `checkpoint` holds if it exists (`resume` checks that it was
+/// made with the settings asked, but for its length), else a new one.
+fn resume_or_start<T>(
+    checkpoint: Option<&Path>,
+    resume: impl FnOnce(&Path) -> Result<Resumed<T>, Failure>,
+    start: impl FnOnce() -> Result<T, Failure>,
+) -> Result<Resumed<T>, Failure> {
+    match checkpoint {
+        Some(path) if path.exists() => resume(path),
+        _ => Ok((start()?, 0.0, Vec::new())),
     }
 }
 
@@ -265,33 +167,19 @@ fn run_escher(
     stop: &AtomicBool,
 ) -> Result<Trained, Failure> {
     asked.check_memory(&game, MemoryLimit::new(None))?;
-    let (solver, earlier, curve) = match checkpoint {
-        Some(path) if path.exists() => {
-            let c = EscherCheckpoint::load_for(path, &game)?;
-            same_settings(
-                path,
-                c.escher.settings.with_iterations(0),
-                asked.with_iterations(0),
-            )?;
-            (
-                EscherSolver::resume(game, c.escher, asked.iterations)?,
-                c.seconds,
-                c.curve,
-            )
-        }
-        _ => (EscherSolver::new(game, asked)?, 0.0, Vec::new()),
-    };
-    let escher = Escher { solver, game };
-    drive(
-        game,
-        escher,
-        asked.iterations,
-        earlier,
-        curve,
+    let (solver, earlier, curve) = resume_or_start(
         checkpoint,
-        eval_every,
-        stop,
-    )
+        |path| {
+            let c = EscherCheckpoint::load_for(path, &game)?;
+            let held = c.escher.settings.with_iterations(0);
+            same_settings(path, held, asked.with_iterations(0))?;
+            let solver = EscherSolver::resume(game, c.escher, asked.iterations)?;
+            Ok((solver, c.seconds, c.curve))
+        },
+        || Ok(EscherSolver::new(game, asked)?),
+    )?;
+    let run = Escher { solver, game };
+    drive(game, run, earlier, curve, checkpoint, eval_every, stop)
 }
 
 /// Refuses a checkpoint made with other settings than `asked`.
@@ -314,28 +202,18 @@ fn run_ppo(
     stop: &AtomicBool,
 ) -> Result<Trained, Failure> {
     asked.check_memory(&game, MemoryLimit::new(None))?;
-    let (trainer, earlier, curve) = match checkpoint {
-        Some(path) if path.exists() => {
+    let (trainer, earlier, curve) = resume_or_start(
+        checkpoint,
+        |path| {
             let c = RlCheckpoint::load_for(path, &game)?;
             same_settings(path, c.ppo.settings.with_steps(0), asked.with_steps(0))?;
-            (
-                PpoTrainer::resume(game, c.ppo, asked.steps)?,
-                c.seconds,
-                c.curve,
-            )
-        }
-        _ => (PpoTrainer::new(game, asked)?, 0.0, Vec::new()),
-    };
-    drive(
-        game,
-        trainer,
-        asked.steps,
-        earlier,
-        curve,
-        checkpoint,
-        eval_every,
-        stop,
-    )
+            let trainer = PpoTrainer::resume(game, c.ppo, asked.steps)?;
+            Ok((trainer, c.seconds, c.curve))
+        },
+        || Ok(PpoTrainer::new(game, asked)?),
+    )?;
+    let run = Ppo::new(trainer);
+    drive(game, run, earlier, curve, checkpoint, eval_every, stop)
 }
 
 fn run_nfsp(
@@ -346,106 +224,58 @@ fn run_nfsp(
     stop: &AtomicBool,
 ) -> Result<Trained, Failure> {
     asked.check_memory(&game, MemoryLimit::new(None))?;
-    let (trainer, earlier, curve) = match checkpoint {
-        Some(path) if path.exists() => {
+    let (trainer, earlier, curve) = resume_or_start(
+        checkpoint,
+        |path| {
             let c = NfspCheckpoint::load_for(path, &game)?;
             same_settings(path, c.nfsp.settings.with_steps(0), asked.with_steps(0))?;
-            (
-                NfspTrainer::resume(game, c.nfsp, asked.steps)?,
-                c.seconds,
-                c.curve,
-            )
-        }
-        _ => (NfspTrainer::new(game, asked)?, 0.0, Vec::new()),
-    };
-    drive(
-        game,
-        trainer,
-        asked.steps,
-        earlier,
-        curve,
-        checkpoint,
-        eval_every,
-        stop,
-    )
+            let trainer = NfspTrainer::resume(game, c.nfsp, asked.steps)?;
+            Ok((trainer, c.seconds, c.curve))
+        },
+        || Ok(NfspTrainer::new(game, asked)?),
+    )?;
+    let run = Nfsp::new(trainer);
+    drive(game, run, earlier, curve, checkpoint, eval_every, stop)
 }
 
-/// Trains `trainer` to its steps or a stop, evaluating every `eval_every`
-/// steps (by default ten times a run where the tree compiles) and at the
-/// end, saving to `checkpoint` at each evaluation and at the end.
-#[allow(clippy::too_many_arguments)]
-fn drive<L: Learner>(
+/// Trains `trainer` to its target or a stop in the library's loop
+/// ([`Driver`]), evaluating every `eval_every` steps (by default ten times
+/// a run where the tree compiles) and at the end, saving to `checkpoint`
+/// as the CLI does.
+fn drive<T: NetworkTrainer>(
     game: AnyGame,
-    mut trainer: L,
-    target: u64,
+    mut trainer: T,
     earlier: f64,
-    mut curve: Vec<CurvePoint>,
+    curve: Vec<CurvePoint>,
     checkpoint: Option<&Path>,
     eval_every: Option<u64>,
     stop: &AtomicBool,
 ) -> Result<Trained, Failure> {
     let evaluator = evaluator(&game)?;
-    let every = eval_every.or(match &evaluator {
-        Some(ExactEvaluator::Tree(_)) => Some((target / 10).max(1)),
-        _ => None,
-    });
-    let mut next = every.map(|k| (trainer.steps() / k + 1) * k);
-    let (mut training, before) = (0.0f64, trainer.steps());
-    let options = PassOptions {
-        stop: Some(stop),
-        ..PassOptions::default()
-    };
-    let evaluate = |trainer: &mut L, seconds: f64| -> Result<CurvePoint, Failure> {
-        let start = Instant::now();
-        let ev = evaluator.as_ref().ok_or("no exact evaluation")?;
-        let e = trainer.evaluate(ev, &options)?;
-        Ok(CurvePoint {
-            steps: trainer.steps(),
-            seconds,
-            exploitability: e.exploitability,
-            value_p0: e.value_p0,
-            eval_seconds: start.elapsed().as_secs_f64(),
-        })
-    };
-    let save = |trainer: &mut L, curve: &[CurvePoint], seconds: f64| -> Result<(), Failure> {
-        match checkpoint {
-            Some(path) => trainer.save(path, seconds, curve),
-            None => Ok(()),
-        }
-    };
-    while !trainer.done() && !stop.load(Ordering::SeqCst) {
-        let t = Instant::now();
-        trainer.advance()?;
-        training += t.elapsed().as_secs_f64();
-        if evaluator.is_some() && next.is_some_and(|n| trainer.steps() >= n) && !trainer.done() {
-            next = every.map(|k| (trainer.steps() / k + 1) * k);
-            match evaluate(&mut trainer, earlier + training) {
-                Ok(p) => curve.push(p),
-                // Ctrl-C stopped the pass over the tables.
-                Err(_) if stop.load(Ordering::SeqCst) => break,
-                Err(e) => return Err(e),
-            }
-            save(&mut trainer, &curve, earlier + training)?;
-        }
-    }
-    let stopped = !trainer.done();
-    if !stopped && evaluator.is_some() && curve.last().map(|p| p.steps) != Some(trainer.steps()) {
-        curve.push(evaluate(&mut trainer, earlier + training)?);
-    }
-    save(&mut trainer, &curve, earlier + training)?;
-    let last = curve
+    let every = evaluation_interval(evaluator.as_ref(), eval_every, trainer.target());
+    let checkpoint = checkpoint.map(Path::to_path_buf);
+    let mut driver = Driver::new((evaluator, every), checkpoint, None, earlier, curve);
+    let end = driver.run(&mut trainer, stop, &())?;
+    let stopped = matches!(end, End::Stopped { .. })
+        || matches!(
+            driver.last_evaluation(&mut trainer, stop, &())?,
+            Some(Evaluation::Stopped)
+        );
+    driver.save(&mut trainer, &())?;
+    let steps = trainer.position();
+    let last = driver
+        .curve()
         .last()
-        .filter(|p| p.steps == trainer.steps())
+        .filter(|p| p.steps == steps)
         .map(|p| p.exploitability);
-    let provenance = trainer.provenance(last);
-    let steps = trainer.steps();
+    let session = driver.session();
     Ok(Trained {
+        provenance: trainer.provenance(last),
         model: trainer.into_model()?,
-        provenance,
         steps,
-        seconds: earlier + training,
-        rate: (steps - before) as f64 / training.max(1e-9),
-        curve,
+        seconds: driver.seconds(),
+        rate: (steps - driver.before()) as f64 / session.max(1e-9),
+        curve: driver.curve().to_vec(),
         stopped,
     })
 }

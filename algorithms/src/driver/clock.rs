@@ -1,4 +1,4 @@
-//! When a training run saves its checkpoint besides its evaluations: a
+//! When a training run saves its checkpoint beside its evaluations: a
 //! killed run (SIGKILL, a node lost) loses at most a few minutes, and a
 //! checkpoint of large tables, which takes seconds to write, never takes
 //! more than a small share of the run.
