@@ -104,3 +104,24 @@ def test_escher_from_python_is_the_clis_and_its_model_evaluates(tmp_path, darkhe
         darkhex.train(KUHN, algo="escher", steps=10)
     with pytest.raises(ValueError, match="traversals applies to algo=\"escher\" only"):
         darkhex.train(KUHN, algo="ppo", traversals=10)
+
+
+def test_a_checkpointed_run_resumes_to_the_uninterrupted_model(tmp_path):
+    # NFSP, whose settings do not depend on the run's length (PPO's and
+    # MMD's learning rate anneals over it).
+    straight = darkhex.train(KUHN, algo="nfsp", **NFSP_SMALL)
+    ckpt = tmp_path / "r.ckpt"
+    half = darkhex.train(KUHN, algo="nfsp", **{**NFSP_SMALL, "steps": 2000}, checkpoint=ckpt)
+    assert 2000 <= half.steps < straight.steps
+    resumed = darkhex.train(KUHN, algo="nfsp", **NFSP_SMALL, checkpoint=ckpt)
+    assert resumed.steps == straight.steps
+    assert resumed.exploitability == straight.exploitability
+    assert [p["steps"] for p in resumed.history] == [p["steps"] for p in straight.history]
+    # The first evaluation is the checkpoint's, wall time and all: the run
+    # went on from it rather than afresh.
+    assert resumed.history[0] == half.history[0] != straight.history[0]
+    straight.model.save(tmp_path / "straight.model")
+    resumed.model.save(tmp_path / "resumed.model")
+    assert (tmp_path / "straight.model").read_bytes() == (tmp_path / "resumed.model").read_bytes()
+    with pytest.raises(ValueError, match="was made with other settings"):
+        darkhex.train(KUHN, algo="nfsp", **{**NFSP_SMALL, "seed": 4}, checkpoint=ckpt)
