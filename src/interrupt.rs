@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 /// The exit status of an interrupted command (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// The signals that stop a command, for its messages: the handler cannot
+/// tell which one came (the ctrlc crate calls it alike for each).
+pub const SIGNALS: &str = "Ctrl-C, SIGTERM or SIGHUP";
+
 /// Raised by the first signal.
 static RAISED: AtomicBool = AtomicBool::new(false);
 

@@ -27,6 +27,7 @@ use darkhex_hexengine::hexsolve::{
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::number_in;
+use crate::interrupt::SIGNALS;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
 
@@ -625,7 +626,7 @@ fn run_width<const W: usize>(
         eprintln!("{line}");
     }
     if interrupted {
-        bail!("stopped by Ctrl-C; the value above is what was proved before");
+        bail!("stopped by a signal ({SIGNALS}); the value above is what was proved before");
     }
     Ok(())
 }
@@ -887,10 +888,10 @@ fn openings<const W: usize>(
     if solver.stop_flag().load(Ordering::SeqCst) {
         if logging {
             bail!(
-                "stopped by Ctrl-C after the openings above; rerun the command to go on from its --out"
+                "stopped by a signal ({SIGNALS}) after the openings above; rerun the command to go on from its --out"
             );
         }
-        bail!("stopped by Ctrl-C after the openings above");
+        bail!("stopped by a signal ({SIGNALS}) after the openings above");
     }
     Ok(())
 }

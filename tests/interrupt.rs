@@ -457,3 +457,47 @@ fn one_signal_to_the_process_group_is_one_request() {
         );
     }
 }
+
+/// The double oracle stopped by a signal keeps its sets in its checkpoint
+/// and writes its best certificates so far, as policy files.
+#[test]
+fn an_interrupted_double_oracle_writes_its_best_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=3,num_cols=2,gameversion=adh)";
+    let mut child = spawn(
+        d,
+        &[
+            "bounds",
+            game,
+            "--double-oracle",
+            "--threads",
+            "1",
+            "--checkpoint",
+            "c.progress",
+            "--out-black",
+            "b.json",
+            "--out-white",
+            "w.json",
+        ],
+    );
+    // The checkpoint is written after the first of about a hundred
+    // iterations.
+    wait_for(&d.join("c.progress"), &mut child, Duration::from_secs(60));
+    signal(&child, "TERM");
+    let err = interrupted(&finish(child));
+    assert!(
+        err.contains(
+            "the same command resumes; the best certificates so far are in b.json and w.json"
+        ),
+        "{err}"
+    );
+    for (file, seat) in [("b.json", 0), ("w.json", 1)] {
+        let policy: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(file)).unwrap()).unwrap();
+        assert_eq!(policy["format"], "darkhex-policy", "{file}");
+        assert_eq!(policy["algorithm"], "double-oracle", "{file}");
+        let infosets = policy["infosets"][seat].as_array().map_or(0, Vec::len);
+        assert!(infosets > 0, "{file}: {policy}");
+    }
+}

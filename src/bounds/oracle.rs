@@ -177,6 +177,15 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
     if let Some(path) = &args.checkpoint {
         save(path, &progress_of(args, &oracle))?;
     }
+    // The best certificates so far, on a stop too: each is a bound by
+    // itself, whatever the run does next.
+    let mut written = Vec::new();
+    for (p, out) in [&args.out_black, &args.out_white].into_iter().enumerate() {
+        if let (Some(path), Some(c)) = (out, &oracle.best[p]) {
+            certificate_file(&args.game, p, c).save(path)?;
+            written.push(path.display().to_string());
+        }
+    }
     if finish == Finish::Stopped {
         let kept = match &args.checkpoint {
             Some(c) => format!(
@@ -186,14 +195,19 @@ pub fn run(args: &BoundsArgs) -> Result<()> {
             ),
             None => "nothing was kept (--checkpoint FILE keeps the sets)".into(),
         };
-        return Err(Interrupted(format!("the double oracle was interrupted; {kept}")).into());
+        let certificates = match written.is_empty() {
+            true => String::new(),
+            false => format!(
+                "; the best certificates so far are in {}",
+                written.join(" and ")
+            ),
+        };
+        return Err(Interrupted(format!(
+            "the double oracle was interrupted; {kept}{certificates}"
+        ))
+        .into());
     }
     let seconds = start.elapsed().as_secs_f64();
-    for (p, out) in [&args.out_black, &args.out_white].into_iter().enumerate() {
-        if let (Some(path), Some(c)) = (out, &oracle.best[p]) {
-            certificate_file(&args.game, p, c).save(path)?;
-        }
-    }
     report(args, &oracle, finish, seconds, &iterations.borrow())
 }
 
