@@ -35,7 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::LocalError;
-use crate::form::Arena;
+use crate::form::{Arena, table_bytes};
 
 /// Walks per estimate: the estimate's relative standard error was 0.5%
 /// to 4% on the regions of local/regions and local/templates and on
@@ -194,18 +194,6 @@ impl Limits<'_> {
             _ => Ok(()),
         }
     }
-}
-
-/// Bytes a hash table of `capacity` entries of type `T` holds: its
-/// buckets (a power of two at least 8/7 of the capacity) with one control
-/// byte each.
-pub(crate) fn table_bytes<T>(capacity: usize) -> u64 {
-    let buckets = if capacity == 0 {
-        0
-    } else {
-        (capacity * 8 / 7).next_power_of_two()
-    };
-    (buckets * (std::mem::size_of::<T>() + 1)) as u64
 }
 
 /// The result of an expansion run without [`Limits::max_bytes`], which
