@@ -35,7 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::LocalError;
-use crate::form::{Arena, table_bytes};
+use crate::form::Arena;
 
 /// Walks per estimate: the estimate's relative standard error was 0.5%
 /// to 4% on the regions of local/regions and local/templates and on
@@ -256,6 +256,7 @@ mod tests {
 
     #[test]
     fn table_bytes_follow_the_buckets() {
+        use crate::form::table_bytes;
         assert_eq!(table_bytes::<u64>(0), 0);
         // 7 entries fit 8 buckets; 8 entries need 16.
         assert_eq!(table_bytes::<u64>(7), 8 * 9);
