@@ -407,6 +407,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             .check()?;
     }
     let game = args.game;
+    let dark_board = game.is_dark_board();
     let limit = memory_limit();
     let precision = args.precision.as_deref().and_then(Precision::parse);
     let mut streaming = args.stream || checkpoint.as_ref().is_some_and(Checkpoint::is_streaming);
@@ -667,6 +668,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let mut saved_at = resumed.then(|| trainer.iteration());
     let mut clock = CheckpointClock::start();
     let run_start = Instant::now();
+    let mut memory_full = None;
     let out_of_time = || {
         args.run
             .time_limit
@@ -678,6 +680,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
         let n = chunk.min(next_eval - it).min(target - it);
         let start = Instant::now();
         trainer.run(n)?;
+        if let Err(e) = trainer.check_growth(limit) {
+            memory_full = Some(e);
+            break;
+        }
         // Aim at about four progress updates a second.
         let secs = start.elapsed().as_secs_f64();
         if secs < 0.1 {
@@ -709,7 +715,17 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     }
     progress.finish_and_clear();
-    if trainer.iteration() < target && out_of_time() {
+    if let Some(e) = memory_full {
+        eprintln!(
+            "memory limit reached: stopped at iteration {} of {target}: {e}; resume from the checkpoint with a larger limit{}",
+            trainer.iteration(),
+            if dark_board && trainer.abstraction().is_none() {
+                ", or sample under an --abstraction"
+            } else {
+                ""
+            },
+        );
+    } else if trainer.iteration() < target && out_of_time() {
         eprintln!(
             "time limit reached: stopped at iteration {} of {target}",
             trainer.iteration()

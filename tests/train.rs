@@ -1288,3 +1288,60 @@ fn rcfr_streams_to_the_compiled_trees_policy() {
         "the resumed network run differs from the uninterrupted one"
     );
 }
+
+#[test]
+fn a_sampler_whose_tables_outgrow_the_memory_limit_stops_and_resumes_to_the_same_policy() {
+    // The keyed tables of 4x3 grow with every information state met; at
+    // 4 MB the run stops early with a checkpoint, and resuming it under a
+    // larger limit gives the uninterrupted run's policy.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "train",
+        "dark_hex(num_rows=4,num_cols=3)",
+        "--algo",
+        "os-mccfr",
+        "--keyed",
+        "--iterations",
+        "3000",
+        "--threads",
+        "2",
+        "--seed",
+        "1",
+        "--json",
+    ];
+    let run = |extra: &[&str]| darkhex(d, &[&args[..], extra].concat());
+    let o = run(&[
+        "--max-memory-gb",
+        "0.004",
+        "--checkpoint",
+        "c.ckpt",
+        "--out",
+        "resumed.bin",
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("memory limit reached") && err.contains("--max-memory-gb"),
+        "{err}"
+    );
+    let stopped = json(&o)["iterations"].as_u64().unwrap();
+    assert!(stopped > 0 && stopped < 3000, "{stopped}");
+    let resumed = json(&run(&[
+        "--max-memory-gb",
+        "1",
+        "--checkpoint",
+        "c.ckpt",
+        "--resume",
+        "--out",
+        "resumed.bin",
+    ]));
+    assert_eq!(resumed["iterations"], 3000);
+    let straight = run(&["--max-memory-gb", "1", "--out", "straight.bin"]);
+    assert!(!stderr(&straight).contains("memory limit"));
+    let a = std::fs::read(d.join("straight.bin")).unwrap();
+    let b = std::fs::read(d.join("resumed.bin")).unwrap();
+    assert!(
+        a == b,
+        "the resumed policy differs from the uninterrupted one"
+    );
+}

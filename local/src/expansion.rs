@@ -196,18 +196,6 @@ impl Limits<'_> {
     }
 }
 
-/// Bytes a hash table of `capacity` entries of type `T` holds: its
-/// buckets (a power of two at least 8/7 of the capacity) with one control
-/// byte each.
-pub(crate) fn table_bytes<T>(capacity: usize) -> u64 {
-    let buckets = if capacity == 0 {
-        0
-    } else {
-        (capacity * 8 / 7).next_power_of_two()
-    };
-    (buckets * (std::mem::size_of::<T>() + 1)) as u64
-}
-
 /// The result of an expansion run without [`Limits::max_bytes`], which
 /// has no other way to fail.
 pub(crate) fn unlimited<T>(result: Result<T, LocalError>) -> T {
@@ -268,6 +256,7 @@ mod tests {
 
     #[test]
     fn table_bytes_follow_the_buckets() {
+        use crate::form::table_bytes;
         assert_eq!(table_bytes::<u64>(0), 0);
         // 7 entries fit 8 buckets; 8 entries need 16.
         assert_eq!(table_bytes::<u64>(7), 8 * 9);

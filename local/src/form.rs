@@ -6,7 +6,6 @@
 use rustc_hash::FxHashMap;
 
 use crate::LocalError;
-use crate::expansion::table_bytes;
 use crate::poset::{Atom, Poset};
 
 /// A game form in an [`Arena`]: equal forms have equal ids.
@@ -401,4 +400,16 @@ pub(crate) fn sorted_set(ids: impl IntoIterator<Item = GameId>) -> Vec<GameId> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// Bytes a hash table of `capacity` entries of type `T` holds: its
+/// buckets (a power of two at least 8/7 of the capacity) with one control
+/// byte each.
+pub(crate) fn table_bytes<T>(capacity: usize) -> u64 {
+    let buckets = if capacity == 0 {
+        0
+    } else {
+        (capacity * 8 / 7).next_power_of_two()
+    };
+    (buckets * (std::mem::size_of::<T>() + 1)) as u64
 }

@@ -15,8 +15,8 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 use crate::LocalError;
-use crate::expansion::{self, Limits, SizeEstimate, table_bytes, unlimited};
-use crate::form::{Arena, GameId};
+use crate::expansion::{self, Limits, SizeEstimate, unlimited};
+use crate::form::{Arena, GameId, table_bytes};
 use crate::poset::{Atom, Connection, Poset};
 
 /// The six cells next to (row, column) on a Hex board, some perhaps off it.

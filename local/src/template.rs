@@ -37,8 +37,8 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 use crate::LocalError;
-use crate::expansion::{self, Limits, SizeEstimate, table_bytes, unlimited};
-use crate::form::{Arena, GameId};
+use crate::expansion::{self, Limits, SizeEstimate, unlimited};
+use crate::form::{Arena, GameId, table_bytes};
 use crate::poset::{Atom, Poset};
 use crate::region::{Region, hex_neighbours};
 

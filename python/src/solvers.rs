@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::lp::{LpOptions, solve_sequence_form};
-use darkhex_algorithms::memory::total_memory;
+use darkhex_algorithms::memory::{MemoryLimit, total_memory};
 use darkhex_algorithms::pone as pone_search;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
@@ -648,12 +648,18 @@ fn train_run(
     let batch = trainer.batch_size();
     let every = eval_every.unwrap_or((target / 10).max(1)).div_ceil(batch) * batch;
     let mut chunk = batch;
+    let limit = MemoryLimit::new(None);
     while trainer.iteration() < target && !stop.load(Ordering::SeqCst) {
         let it = trainer.iteration();
         let next_eval = (it / every + 1) * every;
         let n = chunk.min(next_eval - it).min(target - it);
         let start = Instant::now();
         trainer.run(n)?;
+        if let Err(e) = trainer.check_growth(limit) {
+            // What was done is kept for a run under a larger limit.
+            save(&trainer)?;
+            return Err(e.into());
+        }
         // Chunks of about a tenth of a second: Ctrl-C is heard soon.
         if start.elapsed() < Duration::from_millis(50) {
             chunk = (chunk * 2).min(every);

@@ -53,6 +53,23 @@ def test_a_checkpointed_run_resumes_to_the_same_bits(tmp_path):
     assert resumed.iterations == 300
 
 
+def test_a_sampler_whose_tables_outgrow_the_memory_limit_stops_with_its_checkpoint(tmp_path):
+    game = darkhex.load_game("dark_hex(num_rows=4,num_cols=3)")
+    ckpt = tmp_path / "c.ckpt"
+    darkhex.set_memory_limit(0.004)
+    try:
+        with pytest.raises(MemoryError, match="sampler's tables after"):
+            darkhex.train(game, algo="os-mccfr", iterations=3000, seed=1, checkpoint=ckpt)
+    finally:
+        darkhex.set_memory_limit(None)
+    resumed = darkhex.train(game, algo="os-mccfr", iterations=3000, seed=1, checkpoint=ckpt)
+    straight = darkhex.train(game, algo="os-mccfr", iterations=3000, seed=1)
+    assert resumed.iterations == 3000
+    resumed.policy.save(tmp_path / "resumed.bin")
+    straight.policy.save(tmp_path / "straight.bin")
+    assert (tmp_path / "resumed.bin").read_bytes() == (tmp_path / "straight.bin").read_bytes()
+
+
 def test_monte_carlo_runs_are_seeded():
     a = darkhex.train(KUHN, algo="os-mccfr", iterations=2000, seed=4, threads=2)
     b = darkhex.train(KUHN, algo="os-mccfr", iterations=2000, seed=4, threads=2)

@@ -420,6 +420,17 @@ impl CompactSolver {
         })
     }
 
+    /// Bytes the run holds: the tables and the workers' update tables.
+    pub fn memory_bytes(&self) -> usize {
+        self.state.memory_bytes()
+            + self
+                .scratch
+                .iter()
+                .flatten()
+                .map(CompactTable::memory_bytes)
+                .sum::<usize>()
+    }
+
     pub fn state(&self) -> &CompactState {
         &self.state
     }

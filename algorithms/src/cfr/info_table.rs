@@ -46,6 +46,23 @@ pub fn key_hash(key: &[Token]) -> u64 {
 }
 
 impl InfoTable {
+    /// Bytes held, index included: each key's own allocation (its tokens
+    /// and the allocator's rounding, counted as 16 bytes) besides the
+    /// arrays' capacities.
+    pub fn memory_bytes(&self) -> usize {
+        const ALLOCATION: usize = 16;
+        let keys: usize = self
+            .keys
+            .iter()
+            .map(|k| size_of_val::<[Token]>(k) + ALLOCATION)
+            .sum();
+        keys + self.keys.capacity() * size_of::<Box<[Token]>>()
+            + self.action_start.capacity() * size_of::<u32>()
+            + self.actions.capacity() * size_of::<Action>()
+            + (self.regrets.capacity() + self.average.capacity()) * size_of::<f64>()
+            + self.index.capacity() * (size_of::<u32>() + 1)
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }

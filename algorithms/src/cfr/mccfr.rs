@@ -79,6 +79,11 @@ impl McState {
         }
     }
 
+    /// Bytes the tables hold.
+    pub fn memory_bytes(&self) -> usize {
+        self.tables.iter().map(InfoTable::memory_bytes).sum()
+    }
+
     /// Whether every regret and average weight is a finite number.
     pub fn is_finite(&self) -> bool {
         self.tables

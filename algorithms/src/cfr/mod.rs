@@ -21,6 +21,7 @@ pub mod deep_cfr;
 pub mod deep_cfr_settings;
 pub mod escher;
 pub mod escher_options;
+pub mod escher_settings;
 pub mod info_table;
 pub mod mccfr;
 pub mod rcfr;

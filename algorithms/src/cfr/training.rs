@@ -23,6 +23,7 @@ use crate::cfr::tabular::{CfrSolver, CfrState, CfrVariant, SumOrder};
 use crate::fa::features::FeatureKind;
 use crate::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
+use crate::memory::{MemoryLimit, TooLarge};
 use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
 use crate::stream::{InfoStateTables, Precision, StreamError};
 use crate::tree::GameTree;
@@ -892,6 +893,42 @@ impl<'t> Trainer<'t> {
             Engine::Stream(s) => Some(s.state().precision()),
             _ => None,
         }
+    }
+
+    /// Bytes held by tables that grow with the information states met
+    /// (the keyed and compact samplers'); `None` for the engines whose
+    /// memory is fixed at the start and checked then.
+    pub fn growing_bytes(&self) -> Option<usize> {
+        match &self.engine {
+            Engine::MonteCarlo(s) => Some(s.state().memory_bytes()),
+            Engine::Compact(s) => Some(s.memory_bytes()),
+            Engine::Tabular(_)
+            | Engine::Stream(_)
+            | Engine::MonteCarloTables(_)
+            | Engine::Regression(_) => None,
+        }
+    }
+
+    /// Refuses to go on once the growing tables have outgrown `limit`: a
+    /// checkpoint clones them and encodes the clone, and the policy file
+    /// is built beside them, so a run stops once three times its tables
+    /// would pass the limit.
+    pub fn check_growth(&self, limit: MemoryLimit) -> Result<(), TooLarge> {
+        const TABLE_COPIES: usize = 3;
+        let Some(bytes) = self.growing_bytes() else {
+            return Ok(());
+        };
+        limit.check(
+            format!(
+                "the sampler's tables after {} iterations, with a checkpoint and the policy,",
+                self.iteration()
+            ),
+            (TABLE_COPIES * bytes) as f64,
+            &format!(
+                "three times the tables' {}",
+                crate::bytes::readable_bytes(bytes as f64)
+            ),
+        )
     }
 
     pub fn iteration(&self) -> u64 {

@@ -29,15 +29,15 @@ use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
 
 use crate::cfr::deep_cfr_settings::DeepCfrSettings;
-use crate::cfr::escher::EscherSettings;
+use crate::cfr::escher_settings::EscherSettings;
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::regress::RegressError;
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy::{TreePolicy, normalise};
 use crate::policy_file::{PolicyError, require_game};
-use crate::rl::nfsp::NfspSettings;
-use crate::rl::ppo::PpoSettings;
+use crate::rl::nfsp_settings::NfspSettings;
+use crate::rl::ppo_settings::PpoSettings;
 use crate::stream::{InfoStateTables, RowPolicy};
 use crate::tree::GameTree;
 
