@@ -6,6 +6,8 @@
 
 use pyo3::prelude::*;
 
+use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
+
 use crate::errors::value_error;
 
 /// Threads per core above which more threads only add overhead (the CLI's clamp).
@@ -86,4 +88,15 @@ pub fn threads(py: Python<'_>, x: Option<i128>) -> PyResult<Option<usize>> {
         return Ok(Some(max));
     }
     Ok(Some(t))
+}
+
+/// Hidden widths from a list of ints, as `--hidden` takes them.
+pub fn hidden_widths(hidden: Option<Vec<i128>>) -> PyResult<Option<[u32; MAX_HIDDEN]>> {
+    hidden
+        .map(|widths| {
+            let text: Vec<String> = widths.iter().map(i128::to_string).collect();
+            MlpSettings::parse_hidden(&text.join(","))
+                .map_err(|e| value_error(format!("hidden: {e}")))
+        })
+        .transpose()
 }

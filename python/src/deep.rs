@@ -20,11 +20,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::args::{self, number, whole, whole_opt};
-use crate::errors::{IntoPy, value_error};
-use crate::games::{PyGame, PyState};
+use crate::errors::{Failure, IntoPy, failure, value_error};
+use crate::games::{PyGame, PyState, deciding_player};
 use crate::interrupt::{on_threads, run_blocking};
 use crate::repr::fields_repr;
-use crate::solvers::{EVAL_TREE_HISTORIES, Failure, compile, deciding_player, failure};
+use crate::tree::{EVAL_TREE_HISTORIES, compile};
 
 /// The algorithm's name, as `darkhex train --algo` spells it.
 pub const DEEP_CFR: &str = "deep-cfr";
@@ -256,7 +256,7 @@ pub fn train_deep_cfr(
         .unwrap_or(s.advantage_capacity);
     s.strategy_capacity = whole_opt("strategy_capacity", strategy_capacity, 1, capacity)?
         .unwrap_or(s.strategy_capacity);
-    let hidden = crate::solvers::hidden_widths(hidden)?;
+    let hidden = args::hidden_widths(hidden)?;
     let batch: Option<u32> = whole_opt("batch_size", batch_size, 1, Some(u32::MAX.into()))?;
     let learning_rate = learning_rate
         .map(|r| number("learning_rate", r, (0.0, true), (1.0, false)))

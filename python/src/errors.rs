@@ -83,3 +83,10 @@ impl<T, E: Error + 'static> IntoPy<T> for Result<T, E> {
 pub fn value_error(text: impl Into<String>) -> PyErr {
     PyValueError::new_err(text.into())
 }
+
+/// Any error of a run on its own thread, for [`failure`] to convert.
+pub type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+pub fn failure(e: Failure) -> PyErr {
+    to_py(&*e)
+}

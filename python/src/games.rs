@@ -410,3 +410,25 @@ impl PyState {
         Ok((replay, args))
     }
 }
+
+/// The player whose choice at `state` a policy of `game` is asked for:
+/// the player to move, who `player` (when given) must be.
+pub fn deciding_player(game: &AnyGame, state: &PyState, player: Option<i64>) -> PyResult<usize> {
+    if state.game != *game {
+        return Err(value_error(format!(
+            "the state is of {}, and the policy of {game}",
+            state.game
+        )));
+    }
+    let Turn::Player(mover) = state.state.current_player() else {
+        return Err(value_error(
+            "a policy chooses at decision nodes; this state is a chance node or terminal",
+        ));
+    };
+    match player.map(player_index).transpose()? {
+        Some(p) if p != mover => Err(value_error(format!(
+            "player {p} does not move here: a policy chooses for the player to move, {mover}"
+        ))),
+        _ => Ok(mover),
+    }
+}

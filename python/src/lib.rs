@@ -12,6 +12,7 @@ mod league;
 mod repr;
 mod rl;
 mod solvers;
+mod tree;
 mod vector_env;
 
 use darkhex_games::AnyGame;

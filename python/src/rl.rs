@@ -26,9 +26,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::deep::PyModel;
+use crate::errors::{Failure, failure};
 use crate::interrupt::run_blocking;
 use crate::repr::fields_repr;
-use crate::solvers::{Failure, compile, failure};
+use crate::tree::compile;
 
 /// What `train` returns for `ppo`, `mmd`, `nfsp` and `escher`.
 #[pyclass(module = "darkhex", name = "RlResult", frozen, get_all)]

@@ -8,78 +8,41 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use darkhex_algorithms::cfr::escher_options::EscherOptions;
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::lp::{LpOptions, solve_sequence_form};
 use darkhex_algorithms::memory::{MemoryLimit, total_memory};
 use darkhex_algorithms::pone as pone_search;
+use darkhex_algorithms::rl::mmd::Schedule;
+use darkhex_algorithms::rl::options::{NfspOptions, PpoOptions};
+use darkhex_algorithms::rl::presets;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
-    Algorithm, AlgorithmParams, Checkpoint, CompileOptions, GameTree, PolicyFile, PolicyTable,
-    Provenance, Trainer, exploitability as exact_exploitability,
+    Algorithm, AlgorithmParams, Checkpoint, PolicyFile, PolicyTable, Provenance, Trainer,
+    exploitability as exact_exploitability,
 };
-use darkhex_games::{AnyGame, Game, State, Turn, with_game};
+use darkhex_games::{AnyGame, Game, State, with_game};
 use darkhex_hexengine::analyst::Budget;
 use darkhex_hexengine::hexsolve::openings::{PositionValue, solve_positions};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::args::{self, number, whole, whole_opt};
+use crate::args::{self, hidden_widths, number, whole, whole_opt};
 use crate::deep::{DEEP_CFR, PyModel, load_model};
-use darkhex_algorithms::cfr::escher_options::EscherOptions;
-use darkhex_algorithms::fa::mlp::{MAX_HIDDEN, MlpSettings};
-use darkhex_algorithms::rl::mmd::Schedule;
-use darkhex_algorithms::rl::options::NfspOptions;
-use darkhex_algorithms::rl::options::PpoOptions;
-use darkhex_algorithms::rl::presets;
+use crate::errors::{Failure, IntoPy, failure, message, value_error};
+use crate::games::{PyGame, PyState, action_of, deciding_player, player_index};
+use crate::interrupt::{on_threads, run_blocking};
+use crate::repr::fields_repr;
+use crate::rl::RlSettings;
+use crate::tree::{EVAL_TREE_HISTORIES, compile};
 
 /// The trainers `train` runs on networks.
 const PPO: &str = "ppo";
 const MMD: &str = "mmd";
 const NFSP: &str = "nfsp";
 const ESCHER: &str = "escher";
-use crate::errors::{IntoPy, message, value_error};
-use crate::games::{PyGame, PyState, action_of, player_index};
-use crate::interrupt::{on_threads, run_blocking};
-use crate::repr::fields_repr;
-use crate::rl::RlSettings;
-
-/// Monte Carlo runs compile the tree for exact evaluation up to this many
-/// histories, as `darkhex train` does.
-pub const EVAL_TREE_HISTORIES: f64 = 3e7;
-
-pub type Failure = Box<dyn std::error::Error + Send + Sync>;
-
-pub fn failure(e: Failure) -> PyErr {
-    crate::errors::to_py(&*e)
-}
-
-pub fn compile(game: &AnyGame) -> Result<GameTree, Failure> {
-    Ok(with_game!(game, g => GameTree::build(g, &CompileOptions::default()))?)
-}
-
-/// The player whose choice at `state` a policy of `game` is asked for:
-/// the player to move, who `player` (when given) must be.
-pub fn deciding_player(game: &AnyGame, state: &PyState, player: Option<i64>) -> PyResult<usize> {
-    if state.game != *game {
-        return Err(value_error(format!(
-            "the state is of {}, and the policy of {game}",
-            state.game
-        )));
-    }
-    let Turn::Player(mover) = state.state.current_player() else {
-        return Err(value_error(
-            "a policy chooses at decision nodes; this state is a chance node or terminal",
-        ));
-    };
-    match player.map(player_index).transpose()? {
-        Some(p) if p != mover => Err(value_error(format!(
-            "player {p} does not move here: a policy chooses for the player to move, {mover}"
-        ))),
-        _ => Ok(mover),
-    }
-}
 
 /// A policy: a behaviour strategy at each information state it lists; the
 /// others are played uniformly.
@@ -587,17 +550,6 @@ pub fn train(
 pub enum TrainResultOf {
     Table(TrainResult),
     Rl(crate::rl::RlResult),
-}
-
-/// Hidden widths from a list of ints, as `--hidden` takes them.
-pub fn hidden_widths(hidden: Option<Vec<i128>>) -> PyResult<Option<[u32; MAX_HIDDEN]>> {
-    hidden
-        .map(|widths| {
-            let text: Vec<String> = widths.iter().map(i128::to_string).collect();
-            MlpSettings::parse_hidden(&text.join(","))
-                .map_err(|e| value_error(format!("hidden: {e}")))
-        })
-        .transpose()
 }
 
 fn train_run(
