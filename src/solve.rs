@@ -30,7 +30,7 @@ use crate::progress::{compile, default_policy_path, spinner};
     "darkhex solve 'dark_hex(num_rows=2,num_cols=2,gameversion=adh)' --method nf-lp --matrix",
     "darkhex solve 'hex(board_size=8)' --openings --shard 3/16 --out openings-3.jsonl   (one of 16 parts)",
     "darkhex solve merge openings-*.jsonl                  (the parts joined: the table of every opening)",
-    "darkhex solve 'rex(board_size=5)' --replies --time-limit 60 --out replies.jsonl   (each reply to each opening)",
+    "darkhex solve 'rex(board_size=5)' --replies --out rex5-replies.jsonl   (each reply to each opening, logged as solved)",
 ], &[help::GAMES]), args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SolveArgs {
     #[command(subcommand)]
