@@ -30,6 +30,7 @@ use crate::progress::{compile, default_policy_path, spinner};
     "darkhex solve 'dark_hex(num_rows=2,num_cols=2,gameversion=adh)' --method nf-lp --matrix",
     "darkhex solve 'hex(board_size=8)' --openings --shard 3/16 --out openings-3.jsonl   (one of 16 parts)",
     "darkhex solve merge openings-*.jsonl                  (the parts joined: the table of every opening)",
+    "darkhex solve 'rex(board_size=5)' --replies --out rex5-replies.jsonl   (each reply to each opening, logged as solved)",
 ], &[help::GAMES]), args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SolveArgs {
     #[command(subcommand)]
@@ -48,8 +49,9 @@ pub struct SolveArgs {
     #[arg(long)]
     full: bool,
     /// Policy file to write (default: policies/<game>-<method>.json); Hex
-    /// and Rex with --openings: the log of solved openings, written as each
-    /// is solved (rerunning the command resumes it; required with --shard)
+    /// and Rex with --openings or --replies: the log of solved openings (or
+    /// replies), written as each is solved (rerunning the command resumes
+    /// it; required with --shard)
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print one JSON object
@@ -184,7 +186,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         (None, None) => bail!("give a game string, e.g. 'hex(board_size=5)'"),
     };
     if let AnyGame::Hex(hex) = &game {
-        // --out names the log of --openings too.
+        // --out names the log of --openings and --replies too.
         let lp_only = args.lp_options().into_iter().find(|o| *o != "--out");
         if let Some(option) = lp_only {
             bail!(

@@ -18,7 +18,7 @@ use darkhex_games::{CellSet, Game, Geometry, with_cell_words};
 use darkhex_hexengine::hexsolve::dfpn::FIRST_SLICE;
 use darkhex_hexengine::hexsolve::edge_patterns::LEARNT_HEADER;
 use darkhex_hexengine::hexsolve::openings::{
-    OpeningValue, OpeningsLog, merge_openings, opening_cells,
+    OpeningValue, OpeningsLog, Table, merge_openings, opening_cells, reply_cells,
 };
 use darkhex_hexengine::hexsolve::tt::BUCKET;
 use darkhex_hexengine::hexsolve::{
@@ -87,6 +87,11 @@ pub struct HexSolveArgs {
     /// Hex/Rex: the value of every opening move of the empty board
     #[arg(long, conflicts_with_all = ["moves", "black", "white", "to_move", "all_moves"])]
     openings: bool,
+    /// Hex/Rex: for every opening (one of each pair of 180-degree images),
+    /// the value of every reply of the second player; with --out, a log
+    /// that keeps each solved reply and that a rerun goes on from
+    #[arg(long, conflicts_with_all = ["moves", "black", "white", "to_move", "all_moves", "openings"])]
+    replies: bool,
     /// Hex/Rex: search threads (default: all cores); with --openings or
     /// --all-moves each thread solves positions of its own, and joins a
     /// search still running once none is left to start
@@ -187,13 +192,14 @@ pub struct MergeArgs {
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 16] = [
+pub const OPTIONS: [&str; 17] = [
     "--moves",
     "--black",
     "--white",
     "--to-move",
     "--all-moves",
     "--openings",
+    "--replies",
     "--threads",
     "--tt-mb",
     "--time-limit",
@@ -216,6 +222,7 @@ impl HexSolveArgs {
             self.to_move.is_some(),
             self.all_moves,
             self.openings,
+            self.replies,
             self.threads.is_some(),
             self.tt_mb.is_some(),
             self.time_limit.is_some(),
@@ -414,9 +421,9 @@ fn run_width<const W: usize>(
         }
         rules.learn_edges = true;
     }
-    if out.is_some() && !args.openings {
+    if out.is_some() && !args.openings && !args.replies {
         bail!(
-            "--out is the log of --openings (rerunning resumes it); the solve of one position writes no file"
+            "--out is the log of --openings or --replies (rerunning resumes it); the solve of one position writes no file"
         );
     }
     let solver = HexSolver::new(&geom, rules, params);
@@ -433,13 +440,30 @@ fn run_width<const W: usize>(
     let learn_into = args.learn_edges.as_deref();
     if args.openings {
         let log = match (args.shard, out) {
-            (shard, Some(path)) => Some(OpeningsLog::open(path, &game.game_string(), shard)?),
+            (shard, Some(path)) => Some(OpeningsLog::open(
+                path,
+                &game.game_string(),
+                shard,
+                Table::Openings,
+            )?),
             (Some(_), None) => bail!(
                 "--shard writes the shard's solved openings to a log: give it with --out FILE"
             ),
             (None, None) => None,
         };
         return openings(game, &solver, args.shard, log, json, learn_into);
+    }
+    if args.replies {
+        let log = match out {
+            Some(path) => Some(OpeningsLog::open(
+                path,
+                &game.game_string(),
+                None,
+                Table::Replies,
+            )?),
+            None => None,
+        };
+        return replies(game, &solver, log, json, learn_into);
     }
     let pos = position(game, &geom, args)?;
     let bar = spinner(json);
@@ -736,6 +760,178 @@ fn stone_at<const W: usize>(pos: &Position<W>, cell: usize) -> Option<usize> {
 /// An opening, Black's value, seconds and positions (none for an image).
 type OpeningRow = (usize, Option<bool>, f64, u64);
 
+/// A position of a table run: an opening, or an opening and the second
+/// player's reply.
+#[derive(Clone, Copy, PartialEq)]
+struct Entry {
+    opening: usize,
+    reply: Option<usize>,
+}
+
+impl Entry {
+    fn name(&self, dims: Dims) -> String {
+        match self.reply {
+            Some(r) => format!("{},{}", dims.cell_name(self.opening), dims.cell_name(r)),
+            None => dims.cell_name(self.opening),
+        }
+    }
+
+    fn of_logged(dims: Dims, v: &OpeningValue) -> Option<Entry> {
+        let opening = dims.parse_cell(&v.opening).ok()?;
+        let reply = match &v.reply {
+            Some(r) => Some(dims.parse_cell(r).ok()?),
+            None => None,
+        };
+        Some(Entry { opening, reply })
+    }
+}
+
+/// What a table run found for one entry: Black's value (none when its
+/// search was cut short), seconds and positions.
+type Found = (Entry, Option<bool>, f64, u64);
+
+/// Solves `entries` (each thread solves entries of its own, sharing one
+/// table), after taking those the log already holds, and appends each
+/// entry solved to the log as it is solved, so a rerun skips it. Returns
+/// every entry's value (undecided ones, searched to the time limit or
+/// left unstarted by a stop, without), in the order of `entries`, the
+/// searches' counters, and why the log could not be written, if it could
+/// not (the run goes on without it, and fails once its results are out).
+fn solve_logged<const W: usize>(
+    dims: Dims,
+    solver: &HexSolver<W>,
+    entries: &[Entry],
+    log: Option<(OpeningsLog, Vec<OpeningValue>)>,
+    json: bool,
+    unit: &str,
+) -> (Vec<Found>, Stats, Option<anyhow::Error>) {
+    let geom = solver.geometry();
+    let empty = Position::empty(geom);
+    let (log, logged) = match log {
+        Some((log, logged)) => (Some(log), logged),
+        None => (None, Vec::new()),
+    };
+    let mut known: Vec<Option<Found>> = vec![None; entries.len()];
+    for v in &logged {
+        let Some(e) = Entry::of_logged(dims, v) else {
+            continue;
+        };
+        if let Some(i) = entries.iter().position(|x| *x == e) {
+            known[i] = Some((e, Some(v.black_wins), v.seconds, v.expansions));
+        }
+    }
+    let todo: Vec<usize> = (0..entries.len()).filter(|&i| known[i].is_none()).collect();
+    let bar = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(todo.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{bar:32.cyan/blue}} {{pos}}/{{len}} {unit}  {{msg}}  [{{elapsed_precise}}]"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let children: Vec<Position<W>> = todo
+        .iter()
+        .map(|&i| {
+            let e = entries[i];
+            let pos = empty.play(geom, e.opening);
+            e.reply.map_or(pos, |r| pos.play(geom, r))
+        })
+        .collect();
+    let found: Mutex<(Vec<Option<Found>>, Stats)> = Mutex::new((known, Stats::default()));
+    let log = Mutex::new(log);
+    let log_error: Mutex<Option<anyhow::Error>> = Mutex::default();
+    // The searches running side by side, each on a line of its own.
+    let running: Mutex<BTreeMap<usize, String>> = Mutex::default();
+    let show = |running: &BTreeMap<usize, String>| {
+        let lines: Vec<&str> = running.values().map(String::as_str).collect();
+        bar.set_message(lines.join(" | "));
+    };
+    let report = |k: usize, p: &Progress| {
+        let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
+        running.insert(
+            k,
+            format!("{}: {}", entries[todo[k]].name(dims), progress_line(p)),
+        );
+        show(&running);
+    };
+    let done = |k: usize, out: Outcome| {
+        {
+            let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
+            running.remove(&k);
+            show(&running);
+        }
+        let e = entries[todo[k]];
+        // The player to move after an opening is White, after a reply Black.
+        let black_wins = out.wins.map(|w| w == e.reply.is_some());
+        let secs = out.stats.seconds;
+        if let (Some(log), Some(black_wins)) = (
+            log.lock().unwrap_or_else(|e| e.into_inner()).as_mut(),
+            black_wins,
+        ) {
+            let value = OpeningValue {
+                opening: dims.cell_name(e.opening),
+                reply: e.reply.map(|r| dims.cell_name(r)),
+                black_wins,
+                seconds: secs,
+                expansions: out.stats.expansions,
+            };
+            if let Err(err) = log.append(&value) {
+                // The search goes on; the run fails at the end, saying why.
+                log_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(err.into());
+                solver.stop_flag().store(true, Ordering::SeqCst);
+            }
+        }
+        let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+        found.1.add(&out.stats);
+        found.0[todo[k]] = Some((e, black_wins, secs, out.stats.expansions));
+        // Without a bar (no terminal, or --json), a line per entry on
+        // stderr instead, so a long run's log shows how far it got.
+        if json || !std::io::stderr().is_terminal() {
+            eprintln!(
+                "{}: Black {}, {secs:.2} s, {} positions",
+                e.name(dims),
+                verdict(black_wins),
+                out.stats.expansions
+            );
+        }
+        bar.inc(1);
+    };
+    solver.solve_each(&children, &report, &done);
+    bar.finish_and_clear();
+    let (found, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let log_error = log_error
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .map(|e| {
+            e.context(format!(
+                "the log of solved {unit} could not be written; rerun to go on"
+            ))
+        });
+    let found = found
+        .into_iter()
+        .zip(entries)
+        .map(|(f, &e)| f.unwrap_or((e, None, 0.0, 0)))
+        .collect();
+    (found, total, log_error)
+}
+
+/// The error of a run a stop cut short.
+fn stopped(logging: bool, unit: &str) -> anyhow::Error {
+    if logging {
+        anyhow::anyhow!(
+            "stopped by a signal ({SIGNALS}) after the {unit} above; rerun the command to go on from its --out"
+        )
+    } else {
+        anyhow::anyhow!("stopped by a signal ({SIGNALS}) after the {unit} above")
+    }
+}
+
 /// The openings of the empty board (one of each pair of 180-degree images:
 /// they have the same value), or a shard's part of them, with the time of
 /// each; the log (--out, a shard's or the whole run's) keeps every solved
@@ -748,130 +944,27 @@ fn openings<const W: usize>(
     json: bool,
     learn_into: Option<&Path>,
 ) -> Result<()> {
-    let geom = solver.geometry();
     let dims = game.dims();
     let n = dims.cells();
-    let empty = Position::empty(geom);
-    let (log, logged) = match log {
-        Some((log, logged)) => (Some(log), logged),
-        None => (None, Vec::new()),
-    };
-    let ours: Vec<usize> = opening_cells(dims)
+    let entries: Vec<Entry> = opening_cells(dims)
         .into_iter()
         .enumerate()
         .filter(|(i, _)| shard.is_none_or(|s| s.holds(*i)))
-        .map(|(_, c)| c)
+        .map(|(_, c)| Entry {
+            opening: c,
+            reply: None,
+        })
         .collect();
-    let mut rows: Vec<OpeningRow> = Vec::new();
-    for v in &logged {
-        if let Ok(cell) = dims.parse_cell(&v.opening) {
-            push_opening(
-                &mut rows,
-                n,
-                cell,
-                Some(v.black_wins),
-                v.seconds,
-                v.expansions,
-            );
-        }
-    }
-    let cells: Vec<usize> = ours
-        .into_iter()
-        .filter(|c| !rows.iter().any(|r| r.0 == *c))
-        .collect();
-    let bar = if json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(cells.len() as u64)
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:32.cyan/blue} {pos}/{len} openings  {msg}  [{elapsed_precise}]",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let start = Instant::now();
-    let children: Vec<Position<W>> = cells.iter().map(|&c| empty.play(geom, c)).collect();
-    let found: Mutex<(Vec<OpeningRow>, Stats)> = Mutex::new((rows, Stats::default()));
     let logging = log.is_some();
-    let log = Mutex::new(log);
-    let log_error: Mutex<Option<anyhow::Error>> = Mutex::default();
-    // The searches running side by side, each on a line of its own.
-    let running: Mutex<BTreeMap<usize, String>> = Mutex::default();
-    let show = |running: &BTreeMap<usize, String>| {
-        let lines: Vec<&str> = running.values().map(String::as_str).collect();
-        bar.set_message(lines.join(" | "));
-    };
-    let report = |i: usize, p: &Progress| {
-        let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
-        running.insert(
-            i,
-            format!("{}: {}", dims.cell_name(cells[i]), progress_line(p)),
-        );
-        show(&running);
-    };
-    let done = |i: usize, out: Outcome| {
-        {
-            let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
-            running.remove(&i);
-            show(&running);
-        }
-        let cell = cells[i];
-        let black_wins = out.wins.map(|white_wins| !white_wins);
-        let secs = out.stats.seconds;
-        if let (Some(log), Some(black_wins)) = (
-            log.lock().unwrap_or_else(|e| e.into_inner()).as_mut(),
-            black_wins,
-        ) {
-            let value = OpeningValue {
-                opening: dims.cell_name(cell),
-                black_wins,
-                seconds: secs,
-                expansions: out.stats.expansions,
-            };
-            if let Err(e) = log.append(&value) {
-                // The search goes on; the run fails at the end, saying why.
-                log_error
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(e.into());
-                solver.stop_flag().store(true, Ordering::SeqCst);
-            }
-        }
-        let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
-        found.1.add(&out.stats);
-        push_opening(
-            &mut found.0,
-            n,
-            cell,
-            black_wins,
-            secs,
-            out.stats.expansions,
-        );
-        // Without a bar (no terminal, or --json), a line per opening on
-        // stderr instead, so a long run's log shows how far it got.
-        if json || !std::io::stderr().is_terminal() {
-            eprintln!(
-                "{}: Black {}, {secs:.2} s, {} positions",
-                dims.cell_name(cell),
-                verdict(black_wins),
-                out.stats.expansions
-            );
-        }
-        bar.inc(1);
-    };
-    solver.solve_each(&children, &report, &done);
-    let (mut rows, total) = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    // Openings a stop left unstarted are undecided: the table lists them.
-    for &cell in &cells {
-        if !rows.iter().any(|r| r.0 == cell) {
-            push_opening(&mut rows, n, cell, None, 0.0, 0);
-        }
+    let start = Instant::now();
+    let (found, total, log_error) = solve_logged(dims, solver, &entries, log, json, "openings");
+    let mut rows: Vec<OpeningRow> = Vec::new();
+    for (e, black_wins, secs, expansions) in found {
+        push_opening(&mut rows, n, e.opening, black_wins, secs, expansions);
     }
-    bar.finish_and_clear();
     save_learnt(solver, learn_into)?;
-    if let Some(e) = log_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e.context("the log of solved openings could not be written; rerun to go on"));
+    if let Some(e) = log_error {
+        return Err(e);
     }
     let unproved = rows.iter().any(|r| r.1.is_none());
     print_openings(
@@ -886,12 +979,119 @@ fn openings<const W: usize>(
         eprintln!("{line}");
     }
     if solver.stop_flag().load(Ordering::SeqCst) {
-        if logging {
-            bail!(
-                "stopped by a signal ({SIGNALS}) after the openings above; rerun the command to go on from its --out"
+        return Err(stopped(logging, "openings"));
+    }
+    Ok(())
+}
+
+/// For each opening of the empty board (one of each pair of 180-degree
+/// images), the value of each reply of the second player, with the time of
+/// each; the log (--out) keeps every solved reply as it is solved, and a
+/// rerun skips those.
+fn replies<const W: usize>(
+    game: &HexGame,
+    solver: &HexSolver<W>,
+    log: Option<(OpeningsLog, Vec<OpeningValue>)>,
+    json: bool,
+    learn_into: Option<&Path>,
+) -> Result<()> {
+    let dims = game.dims();
+    let n = dims.cells();
+    let entries: Vec<Entry> = opening_cells(dims)
+        .into_iter()
+        .flat_map(|o| {
+            reply_cells(dims, o).into_iter().map(move |r| Entry {
+                opening: o,
+                reply: Some(r),
+            })
+        })
+        .collect();
+    let logging = log.is_some();
+    let start = Instant::now();
+    let (found, total, log_error) = solve_logged(dims, solver, &entries, log, json, "replies");
+    save_learnt(solver, learn_into)?;
+    if let Some(e) = log_error {
+        return Err(e);
+    }
+    // Each reply's value for White, with the centre's replies' images.
+    let mut rows: Vec<(usize, usize, Option<bool>, f64, u64)> = Vec::new();
+    for (e, black_wins, secs, expansions) in found {
+        let reply = e.reply.unwrap_or(e.opening);
+        let white_wins = black_wins.map(|b| !b);
+        rows.push((e.opening, reply, white_wins, secs, expansions));
+        if n - 1 - e.opening == e.opening && n - 1 - reply != reply {
+            rows.push((e.opening, n - 1 - reply, white_wins, 0.0, 0));
+        }
+    }
+    rows.sort_by_key(|r| (r.0, r.1));
+    let undecided = rows.iter().filter(|r| r.2.is_none()).count();
+    let seconds = start.elapsed().as_secs_f64();
+    let threads = solver.params.threads;
+    if json {
+        let list: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(o, r, w, s, e)| {
+                serde_json::json!({"opening": dims.cell_name(*o), "reply": dims.cell_name(*r), "white_wins": w, "seconds": s, "expansions": e})
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({
+                "game": game.game_string(),
+                "replies": list,
+                "complete": undecided == 0,
+                "undecided": undecided,
+                "seconds": seconds,
+                "expansions": total.expansions,
+                "threads": threads,
+            })
+        );
+    } else {
+        outln!("game             {}", game.game_string());
+        outln!(
+            "replies          after each opening (X), W: White's reply wins, L: it loses{}",
+            if undecided == 0 {
+                ""
+            } else {
+                ", ?: undecided (its search reached the time limit or was stopped)"
+            }
+        );
+        for opening in opening_cells(dims) {
+            let mine: Vec<_> = rows.iter().filter(|r| r.0 == opening).collect();
+            let values: Vec<(usize, Option<bool>)> = mine.iter().map(|r| (r.1, r.2)).collect();
+            let count = |v: Option<bool>| mine.iter().filter(|r| r.2 == v).count();
+            let (secs, positions) = mine.iter().fold((0.0, 0), |(s, e), r| (s + r.3, e + r.4));
+            let image = n - 1 - opening;
+            let pair = if image != opening {
+                format!(" (and {})", dims.cell_name(image))
+            } else {
+                String::new()
+            };
+            outln!(
+                "{}{pair}: {} of {} replies win for White, {} undecided, {secs:.2} s, {positions} positions",
+                dims.cell_name(opening),
+                count(Some(true)),
+                mine.len(),
+                count(None)
+            );
+            outln!(
+                "{}",
+                value_board(dims, |c| (c == opening).then_some(0), &values)
             );
         }
-        bail!("stopped by a signal ({SIGNALS}) after the openings above");
+        outln!(
+            "total            {seconds:.2} s, {} positions, {threads} thread(s), {undecided} of {} replies undecided",
+            total.expansions,
+            rows.len()
+        );
+    }
+    if undecided > 0
+        && let Some(line) = table_warning(&total, solver.params.tt_mb)
+    {
+        eprintln!("{line}");
+    }
+    if solver.stop_flag().load(Ordering::SeqCst) {
+        return Err(stopped(logging, "replies"));
     }
     Ok(())
 }

@@ -102,6 +102,51 @@ fn openings_table_matches_minimax() {
     assert_eq!(winning.count(), 4);
 }
 
+/// `--replies`: after each opening (one of each pair of images), every
+/// reply of the second player with its value, each equal to minimax's;
+/// after the centre of an odd board the images of its replies are listed
+/// with them.
+#[test]
+fn the_reply_table_matches_minimax() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, size, misere) in [("hex", 3, false), ("rex", 3, true), ("rex", 4, true)] {
+        let geom = geometry(game, size);
+        let dims = geom.dims();
+        let n = dims.cells();
+        let mut minimax = Minimax::new(&geom, misere);
+        let v = json(&darkhex(
+            dir.path(),
+            &[
+                "solve",
+                &format!("{game}(board_size={size})"),
+                "--replies",
+                "--threads",
+                "1",
+                "--json",
+            ],
+        ));
+        assert_eq!(v["complete"], true, "{v}");
+        let rows = v["replies"].as_array().unwrap();
+        // Every reply to each of the (n + 1) / 2 openings.
+        assert_eq!(rows.len(), n.div_ceil(2) * (n - 1), "{game} {size}");
+        let mut white_wins = 0;
+        for row in rows {
+            let opening = dims.parse_cell(row["opening"].as_str().unwrap()).unwrap();
+            let reply = dims.parse_cell(row["reply"].as_str().unwrap()).unwrap();
+            assert!(opening <= n - 1 - opening && reply != opening, "{row}");
+            let mut stones: Stones = [CellSet::EMPTY; 2];
+            stones[0].insert(opening);
+            stones[1].insert(reply);
+            let black_wins = minimax.wins(&stones, 0);
+            assert_eq!(row["white_wins"], !black_wins, "{game} {size} {row}");
+            white_wins += usize::from(!black_wins);
+        }
+        // Some replies win and some lose on each board: the table tells
+        // them apart.
+        assert!(white_wins > 0 && white_wins < rows.len(), "{game} {size}");
+    }
+}
+
 #[test]
 fn a_time_limit_prints_what_is_known() {
     let dir = tempfile::tempdir().unwrap();

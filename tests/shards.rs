@@ -329,3 +329,67 @@ fn an_interrupted_openings_run_resumes_into_the_uninterrupted_values() {
         "it holds all openings and this run solves shard 1/2",
     );
 }
+
+/// `--replies --out`: one line per solved reply; a run killed halfway
+/// resumes into the values of the run in one piece, keeping what it had;
+/// a log of replies is refused by `--openings` and by `solve merge`.
+#[test]
+fn an_interrupted_replies_run_resumes_into_the_uninterrupted_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "rex(board_size=4)";
+    let run = |out: &str| {
+        json(&darkhex(
+            d,
+            &[
+                "solve",
+                game,
+                "--replies",
+                "--threads",
+                "1",
+                "--json",
+                "--out",
+                out,
+            ],
+        ))
+    };
+    let values = |j: &serde_json::Value| -> Vec<(String, String, bool)> {
+        j["replies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["opening"].as_str().unwrap().to_string(),
+                    r["reply"].as_str().unwrap().to_string(),
+                    r["white_wins"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let whole = run("whole.jsonl");
+    let log = read(&d.join("whole.jsonl"));
+    // 8 openings (one of each pair of images), 15 replies each.
+    assert_eq!(log.lines().count(), 1 + 8 * 15, "{log}");
+    let cut = torn_after(&log, 40);
+    std::fs::write(d.join("resumed.jsonl"), &cut).unwrap();
+    let resumed = run("resumed.jsonl");
+    assert_eq!(values(&resumed), values(&whole));
+    let after = read(&d.join("resumed.jsonl"));
+    let kept: Vec<&str> = cut.lines().take(41).collect();
+    assert_eq!(after.lines().take(41).collect::<Vec<_>>(), kept);
+    assert_eq!(after.lines().count(), 1 + 8 * 15, "{after}");
+    let again = run("resumed.jsonl");
+    assert_eq!(values(&again), values(&whole));
+    assert_eq!(read(&d.join("resumed.jsonl")), after);
+    assert_refused(
+        d,
+        &["solve", game, "--openings", "--out", "whole.jsonl"],
+        "it holds the values of replies to openings (--replies) and this run solves the values of openings (--openings)",
+    );
+    assert_refused(
+        d,
+        &["solve", "merge", "whole.jsonl"],
+        "is a log of replies (--replies)",
+    );
+}

@@ -298,6 +298,14 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ),
     (
         "solve",
+        "out",
+        Role::Writes(
+            Kind::OpeningsLog,
+            &["solve", "rex(board_size=2)", "--replies", "--out", "{}"],
+        ),
+    ),
+    (
+        "solve",
         "learn_edges",
         Role::Writes(
             Kind::EdgePatterns,

@@ -1,7 +1,9 @@
 //! The openings of a Hex or Rex board, and the log a run over them keeps:
 //! one JSON line per solved opening after a header naming the game and the
 //! shard, appended as each is solved, so a killed run resumes and the logs
-//! of `--shard I/N` runs merge into the table of a run in one piece.
+//! of `--shard I/N` runs merge into the table of a run in one piece. A run
+//! over the second player's replies to each opening keeps the same log,
+//! one line per solved opening and reply.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -31,11 +33,35 @@ pub fn opening_cells(dims: Dims) -> Vec<usize> {
     (0..n).filter(|&c| c <= n - 1 - c).collect()
 }
 
-/// One solved opening.
+/// The replies worth solving after `opening`: every other cell, but only
+/// one of each pair of 180-degree images when the opening is its own image
+/// (the centre), where a reply and its image have the same value.
+pub fn reply_cells(dims: Dims, opening: usize) -> Vec<usize> {
+    let n = dims.cells();
+    let centre = n - 1 - opening == opening;
+    (0..n)
+        .filter(|&r| r != opening && (!centre || r <= n - 1 - r))
+        .collect()
+}
+
+/// What a log holds: the value of each opening, or of each second-player
+/// reply to each opening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Openings,
+    Replies,
+}
+
+/// One solved opening, or one solved reply to an opening.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpeningValue {
     /// The opening's cell name, such as `c3`.
     pub opening: String,
+    /// The second player's reply, in a log of replies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
+    /// Black's value of the position: after an opening White is to move,
+    /// after a reply Black.
     pub black_wins: bool,
     pub seconds: f64,
     /// Positions the search expanded.
@@ -67,13 +93,17 @@ struct Header {
     game: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<Shard>,
+    /// A log of replies; absent in a log of openings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    replies: bool,
 }
 
 /// What a log holds.
 pub struct OpeningsContents {
     pub game: String,
     pub shard: Option<Shard>,
-    /// Each solved opening once, in the order they were solved.
+    pub table: Table,
+    /// Each solved opening (or reply) once, in the order they were solved.
     pub values: Vec<OpeningValue>,
 }
 
@@ -108,7 +138,10 @@ fn read(path: &Path) -> Result<(OpeningsContents, bool), OpeningsError> {
     for (i, line) in lines.iter().enumerate() {
         match serde_json::from_str::<OpeningValue>(line) {
             Ok(v) => {
-                if !values.iter().any(|w| w.opening == v.opening) {
+                if !values
+                    .iter()
+                    .any(|w| w.opening == v.opening && w.reply == v.reply)
+                {
                     values.push(v);
                 }
             }
@@ -125,25 +158,32 @@ fn read(path: &Path) -> Result<(OpeningsContents, bool), OpeningsError> {
     let contents = OpeningsContents {
         game: header.game,
         shard: header.shard,
+        table: if header.replies {
+            Table::Replies
+        } else {
+            Table::Openings
+        },
         values,
     };
     Ok((contents, torn))
 }
 
 impl OpeningsLog {
-    /// Opens the log of `game` (its canonical string) and `shard` at
-    /// `path`, creating it, and returns the openings it already holds; a
-    /// log of another game or shard is refused.
+    /// Opens the log of `table` of `game` (its canonical string) and
+    /// `shard` at `path`, creating it, and returns the values it already
+    /// holds; a log of another game, shard or table is refused.
     pub fn open(
         path: &Path,
         game: &str,
         shard: Option<Shard>,
+        table: Table,
     ) -> Result<(OpeningsLog, Vec<OpeningValue>), OpeningsError> {
         let header = Header {
             format: FileKind::OpeningsLog.format().to_string(),
             version: OPENINGS_LOG_VERSION,
             game: game.to_string(),
             shard,
+            replies: table == Table::Replies,
         };
         let header_line = serde_json::to_string(&header).map_err(|e| FileError::Write {
             path: path.to_path_buf(),
@@ -159,6 +199,17 @@ impl OpeningsLog {
                 return Err(foreign(format!(
                     "it holds openings of {}, not {game}; choose another --out",
                     held.game
+                )));
+            }
+            if held.table != table {
+                let what = |t: Table| match t {
+                    Table::Openings => "the values of openings (--openings)",
+                    Table::Replies => "the values of replies to openings (--replies)",
+                };
+                return Err(foreign(format!(
+                    "it holds {} and this run solves {}; choose another --out",
+                    what(held.table),
+                    what(table)
                 )));
             }
             if held.shard != shard {
@@ -226,6 +277,11 @@ pub fn merge_openings(
     for path in paths {
         let (held, _) = read(path)?;
         let name = darkhex_base::files::shown(path);
+        if held.table == Table::Replies {
+            return Err(OpeningsError::Merge(format!(
+                "{name} is a log of replies (--replies): `darkhex solve merge` joins the logs of `--openings --shard I/N` runs"
+            )));
+        }
         let Some(shard) = held.shard else {
             return Err(OpeningsError::Merge(format!(
                 "{name} is the log of a whole run, not of a shard: `darkhex solve merge` joins the logs of `--shard I/N` runs"
