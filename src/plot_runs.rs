@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
+use darkhex_algorithms::rl::exact::CurvePoint;
 use darkhex_algorithms::{Checkpoint, EvalPoint, TrainError};
 
 use crate::help;
@@ -49,10 +50,22 @@ fn read_json(path: &Path, text: &str) -> Result<Run> {
         })
     };
     let (game, algo) = (field("game")?, field("algo")?);
-    let mut history: Vec<EvalPoint> = match v.get("history") {
-        Some(h) => serde_json::from_value(h.clone())
+    let mut history: Vec<EvalPoint> = match (v.get("history"), v.get("curve")) {
+        (Some(h), _) => serde_json::from_value(h.clone())
             .with_context(|| format!("{}: unreadable \"history\"", path.display()))?,
-        None => Vec::new(),
+        // The reinforcement-learning trainers' curve counts steps where
+        // the solvers count iterations; the chart's axis is seconds.
+        (None, Some(c)) => serde_json::from_value::<Vec<CurvePoint>>(c.clone())
+            .with_context(|| format!("{}: unreadable \"curve\"", path.display()))?
+            .into_iter()
+            .map(|p| EvalPoint {
+                iteration: p.steps,
+                seconds: p.seconds,
+                exploitability: Some(p.exploitability),
+                value_p0: Some(p.value_p0),
+            })
+            .collect(),
+        (None, None) => Vec::new(),
     };
     // Outputs without a history still end with one evaluation.
     if let (Some(it), Some(s)) = (v["iterations"].as_u64(), v["seconds"].as_f64())

@@ -64,6 +64,30 @@ fn a_ppo_model_is_exploited_and_played_with_the_runs_exploitability() {
     );
     let x = json(&darkhex(d, &["exploit", "kuhn_poker", "k.model", "--json"]));
     assert_eq!(x["exploitability"].as_f64(), Some(e));
+    // `plot` draws the run's curve (steps, not iterations) beside a solver's.
+    std::fs::write(d.join("ppo.json"), run.to_string()).unwrap();
+    let cfr = darkhex(
+        d,
+        &[
+            "train",
+            "kuhn_poker",
+            "--algo",
+            "cfr+",
+            "--iterations",
+            "30",
+            "--out",
+            "c.json",
+            "--json",
+        ],
+    );
+    std::fs::write(d.join("cfr.json"), ok(&cfr)).unwrap();
+    let plotted = ok(&darkhex(d, &["plot", "both.svg", "ppo.json", "cfr.json"]));
+    assert!(
+        plotted.contains("ppo ") && plotted.contains("4 evaluation(s)"),
+        "{plotted}"
+    );
+    let svg = std::fs::read_to_string(d.join("both.svg")).unwrap();
+    assert!(svg.contains("ppo") && svg.contains("cfr+") && svg.matches("polyline").count() >= 2);
     let played = ok(&darkhex(
         d,
         &[

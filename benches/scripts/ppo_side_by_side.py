@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""PPO's training speed on 3x3 Dark Hex: darkhex against IIG-RL-Benchmark.
+"""PPO on 3x3 Dark Hex: darkhex against IIG-RL-Benchmark, speed and exploitability.
 
 Both train PPO (or MMD) in self-play on the benchmark's best settings for
 the game (its best_hyperparameters folder; darkhex's `--preset
 rudolph2026`) and network (towers of three layers of 512), from scratch,
-for the same number of steps, and report steps a second of training (no
-exploitability is computed: the benchmark's needs exp-a-spiel, darkhex's
-is exact by its own streaming pass, see docs/guide/rl.md).
+for the same number of steps, and report steps a second of training.
+With `--eval-every K` each side's policy is also measured exactly every K
+steps: darkhex's by its own streaming pass (`train --eval-every`, see
+docs/guide/rl.md), the benchmark's actor saved at the same steps and
+measured afterwards by exp-a-spiel (the `eas` module the benchmark builds
+from source), as the benchmark's main.py does (the mean of the two best
+responses' gains). `--plot FILE.svg` draws both curves against steps and
+against training seconds (matplotlib in the Python running this script);
+results: docs/results/rl.md.
 
 The benchmark's side runs its own PPO and MMD classes
 (algorithms/ppo/ppo.py, algorithms/mmd/mmd.py of a clone of
@@ -21,6 +27,10 @@ Python kept outside the repository with torch (CPU) and open_spiel:
     cargo build --release
     python3 benches/scripts/ppo_side_by_side.py --benchmark /tmp/iig \\
         --python /tmp/venv-rl/bin/python --steps 20480
+    # with exploitability, two seeds, a plot (eas built into that Python):
+    python3 benches/scripts/ppo_side_by_side.py --benchmark /tmp/iig \\
+        --python /tmp/venv-rl/bin/python --steps 16384 --eval-every 8192 \\
+        --seeds 0 1 --threads 1 --workdir /tmp/sbs --plot sbs.svg
 
 PyPI's OpenSpiel differs from the fork the benchmark pins (its dark_hex
 fixes and abrupt phantom tic-tac-toe); 3x3 Dark Hex runs on both. Torch
@@ -30,20 +40,38 @@ takes `--threads` intra-op threads, darkhex `--threads` threads.
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 GAMES = {
+    # (the benchmark's OpenSpiel string, darkhex's, exp-a-spiel's traverser)
     "abrupt": (
         "dark_hex(gameversion=adh,board_size=3,obstype=reveal-nothing)",
         "dark_hex(num_rows=3,num_cols=3,gameversion=adh)",
+        "abrupt_dark_hex",
     ),
     "classic": (
         "dark_hex(gameversion=cdh,board_size=3,obstype=reveal-nothing)",
         "dark_hex(num_rows=3,num_cols=3)",
+        "classical_dark_hex",
     ),
 }
+
+# exp-a-spiel's peak memory for its tables and one exploitability, in GB
+# (docs/results/dark-hex-3x3.md: 7.4 on classic, 23 to 33 on abrupt).
+EAS_GB = {"classic": 7.4, "abrupt": 33.0}
+
+
+def meminfo_gb(field):
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 2**20
+    return 0.0
+
 
 # The benchmark's best settings (best_hyperparameters/min_final_expl_hparams).
 BEST = {
@@ -66,9 +94,13 @@ def benchmark_one(args):
     from open_spiel.python.rl_environment import ChanceEventSampler, Environment
     from open_spiel.python.vector_env import SyncVectorEnv
 
+    import numpy as np
+
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    name, _ = GAMES[args.game]
+    np.random.seed(args.seed)
+    random.seed(args.seed)
+    name = GAMES[args.game][0]
     best = dict(BEST[(args.game, args.algo)])
     num_envs = 8
     envs = SyncVectorEnv(
@@ -103,7 +135,9 @@ def benchmark_one(args):
     batch = num_envs * common["steps_per_batch"]
     updates = args.steps // batch + 1
     time_steps = envs.reset()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
+    saving = 0.0
+    saved = []
     update = -1
     while agent.total_steps_done < args.steps:
         update += 1
@@ -113,20 +147,126 @@ def benchmark_one(args):
             agent.post_step([r[0] for r in rewards], dones)
         agent.anneal_learning_rate(update, updates)
         learn(time_steps, agent.total_steps_done, args.steps)
-    seconds = time.perf_counter() - start
-    print(json.dumps({"steps": agent.total_steps_done, "seconds": seconds}))
+        steps = agent.total_steps_done
+        if args.eval_every and (steps // args.eval_every > (steps - batch) // args.eval_every
+                                or steps >= args.steps):
+            # The actor as the benchmark saves it; measured after the run, off the clock.
+            begin = time.perf_counter()
+            path = os.path.join(args.workdir, f"theirs-{args.game}-{args.algo}-{args.seed}-{steps}.pt")
+            agent.save(path)
+            saving += time.perf_counter() - begin
+            saved.append({"steps": steps, "seconds": time.perf_counter() - start - saving, "actor": path})
+    seconds = time.perf_counter() - start - saving
+    print(json.dumps({"steps": agent.total_steps_done, "seconds": seconds,
+                      "cpu_seconds": time.process_time() - cpu, "saved": saved}))
 
 
-def darkhex_one(args):
-    _, game = GAMES[args.game]
-    out = subprocess.run(
+def benchmark_eval(args):
+    """Runs in the benchmark's Python: exp-a-spiel on each saved actor, one JSON line."""
+    sys.path.insert(0, args.benchmark)
+    import pyspiel
+    import torch
+    from algorithms.eas_exploitability import build_traverser, compute_exploitability
+    from algorithms.ppo.ppo import PPOAgent
+
+    torch.set_num_threads(args.threads)
+    name, _, traverser_name = GAMES[args.game]
+    game = pyspiel.load_game(name)
+    # Waits for the memory exp-a-spiel needs (other runs may be finishing)
+    # rather than let the kernel kill something; never starts where it cannot fit.
+    need = EAS_GB[args.game] + 1.0
+    waited = time.perf_counter()
+    while meminfo_gb("MemAvailable") < need:
+        if need > meminfo_gb("MemTotal") or time.perf_counter() - waited > 1800:
+            print(json.dumps({"skipped": f"exp-a-spiel needs about {need:.0f} GB on {args.game} 3x3, "
+                              f"{meminfo_gb('MemAvailable'):.1f} GB available", "points": []}))
+            return
+        time.sleep(10)
+    begin = time.perf_counter()
+    traverser = build_traverser(traverser_name)
+    built = time.perf_counter() - begin
+    points = []
+    for path in args.actors:
+        actor = PPOAgent(game.num_distinct_actions(), game.information_state_tensor_shape(), "cpu").actor
+        actor.load_state_dict(torch.load(path))
+        begin = time.perf_counter()
+        ev0, expl0, expl1 = compute_exploitability(actor, actor, traverser, game_name=traverser_name)
+        points.append({"actor": path, "exploitability": (expl0 + expl1) / 2, "value_p0": ev0,
+                       "eval_seconds": time.perf_counter() - begin})
+    print(json.dumps({"traverser_seconds": built, "points": points}))
+
+
+def darkhex_one(args, seed):
+    game = GAMES[args.game][1]
+    evals = ["--eval-every", str(args.eval_every)] if args.eval_every else ["--no-eval"]
+    model = os.path.join(args.workdir, f"ours-{args.game}-{args.algo}-{seed}.model")
+    child = subprocess.Popen(
         [args.darkhex, "train", game, "--algo", args.algo, "--preset", "rudolph2026",
-         "--steps", str(args.steps), "--seed", str(args.seed), "--threads", str(args.threads),
-         "--out", "/dev/null", "--no-eval", "--json"],
+         "--steps", str(args.steps), "--seed", str(seed), "--threads", str(args.threads),
+         "--out", model, "--json"] + evals,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    stdout = child.stdout.read()
+    # The child's own CPU time (this script runs several children at once).
+    _, status, usage = os.wait4(child.pid, 0)
+    if status != 0:
+        raise RuntimeError(f"darkhex train exited with status {status}")
+    run = json.loads(stdout)
+    curve = [{k: p[k] for k in ("steps", "seconds", "exploitability", "value_p0", "eval_seconds")}
+             for p in run["curve"]]
+    return {"steps": run["steps"], "seconds": run["session"]["seconds"], "curve": curve, "model": model,
+            "cpu_seconds_with_evals": usage.ru_utime + usage.ru_stime}
+
+
+def benchmark_run(args, seed):
+    """The benchmark's training run in its Python, then its saved actors measured by exp-a-spiel."""
+    common = ["--benchmark", args.benchmark, "--game", args.game, "--algo", args.algo,
+              "--threads", str(args.threads)]
+    out = subprocess.run(
+        [args.python, __file__, "--one", "--steps", str(args.steps), "--seed", str(seed),
+         "--eval-every", str(args.eval_every or 0), "--workdir", args.workdir] + common,
         capture_output=True, text=True, check=True,
     )
-    run = json.loads(out.stdout)
-    return {"steps": run["steps"], "seconds": run["session"]["seconds"]}
+    run = json.loads(out.stdout.strip().splitlines()[-1])
+    run["curve"] = []
+    if run["saved"]:
+        out = subprocess.run(
+            [args.python, __file__, "--eval", "--actors"] + [p["actor"] for p in run["saved"]] + common,
+            capture_output=True, text=True, check=True,
+        )
+        measured = json.loads(out.stdout.strip().splitlines()[-1])
+        if "skipped" in measured:
+            run["skipped"] = measured["skipped"]
+        run["curve"] = [dict(saved, **{k: m[k] for k in ("exploitability", "value_p0", "eval_seconds")})
+                        for saved, m in zip(run["saved"], measured["points"])]
+    return run
+
+
+def plot(runs, args):
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    colours = {"IIG-RL-Benchmark": "tab:orange", "darkhex": "tab:blue"}
+    for (who, seed), run in sorted(runs.items()):
+        if not run["curve"]:
+            continue
+        steps = [p["steps"] for p in run["curve"]]
+        seconds = [p["seconds"] for p in run["curve"]]
+        expl = [p["exploitability"] for p in run["curve"]]
+        label = f"{who}, seed {seed}"
+        axes[0].plot(steps, expl, marker="o", color=colours[who], label=label, alpha=0.6 + 0.4 * (seed == 0))
+        axes[1].plot(seconds, expl, marker="o", color=colours[who], label=label, alpha=0.6 + 0.4 * (seed == 0))
+    axes[0].set_xlabel("steps")
+    axes[1].set_xlabel("training seconds (wall)")
+    axes[1].set_xscale("log")
+    axes[0].set_ylabel("exact exploitability")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"{args.algo} on {args.game} 3x3 Dark Hex, the benchmark's best settings")
+    fig.tight_layout()
+    fig.savefig(args.plot, metadata={"Date": None})
 
 
 def main():
@@ -138,24 +278,42 @@ def main():
     p.add_argument("--algo", choices=["ppo", "mmd"], default="ppo")
     p.add_argument("--steps", type=int, default=20480)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0], help="runs of each side, all at once")
+    p.add_argument("--eval-every", type=int, default=0, help="steps between exact evaluations")
+    p.add_argument("--workdir", default="/tmp", help="where the benchmark's actors are saved")
+    p.add_argument("--plot", help="an SVG of both curves (needs --eval-every)")
+    p.add_argument("--json", help="every run and curve, as JSON")
     p.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--eval", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--actors", nargs="*", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.one:
         benchmark_one(args)
         return
-    theirs = subprocess.run(
-        [args.python, __file__, "--one", "--benchmark", args.benchmark, "--game", args.game,
-         "--algo", args.algo, "--steps", str(args.steps), "--threads", str(args.threads),
-         "--seed", str(args.seed)],
-        capture_output=True, text=True, check=True,
-    )
-    theirs = json.loads(theirs.stdout.strip().splitlines()[-1])
-    ours = darkhex_one(args)
-    for who, run in [("IIG-RL-Benchmark", theirs), ("darkhex", ours)]:
-        print(f"{who:18} {args.algo} {args.game} 3x3: {run['steps']} steps in {run['seconds']:.1f} s, "
+    if args.eval:
+        benchmark_eval(args)
+        return
+    jobs = [(who, seed) for seed in args.seeds for who in ("IIG-RL-Benchmark", "darkhex")]
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        done = pool.map(lambda job: (benchmark_run if job[0] != "darkhex" else darkhex_one)(args, job[1]), jobs)
+        runs = dict(zip(jobs, done))
+    for (who, seed), run in runs.items():
+        cpu = run.get("cpu_seconds", run.get("cpu_seconds_with_evals"))
+        print(f"{who:18} {args.algo} {args.game} 3x3 seed {seed}: {run['steps']} steps in {run['seconds']:.1f} s "
+              f"({cpu:.1f} CPU s{' with the evaluations' if 'cpu_seconds' not in run else ''}), "
               f"{run['steps'] / run['seconds']:.0f} steps a second")
-    print(f"ratio (wall): {theirs['seconds'] / ours['seconds'] * ours['steps'] / theirs['steps']:.2f}x")
+        for point in run["curve"]:
+            print(f"{'':18}   at {point['steps']} steps ({point['seconds']:.1f} s): "
+                  f"exploitability {point['exploitability']:.6f}")
+    for seed in args.seeds:
+        theirs, ours = runs[("IIG-RL-Benchmark", seed)], runs[("darkhex", seed)]
+        print(f"ratio (wall) seed {seed}: {theirs['seconds'] / ours['seconds'] * ours['steps'] / theirs['steps']:.2f}x")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([{"who": who, "seed": seed, **run} for (who, seed), run in runs.items()], f, indent=1)
+    if args.plot:
+        plot(runs, args)
 
 
 if __name__ == "__main__":
