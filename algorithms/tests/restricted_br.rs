@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use darkhex_algorithms::policy_file::InfosetPolicy;
 use darkhex_algorithms::pone::{self, extract_strategy};
 use darkhex_algorithms::restricted_br::{
-    self, Missing, Outcome, PoneMoves, RestrictedBrError, Settings, Thresholded,
-    best_response_to, profile_value, restricted_best_response,
+    self, Missing, Outcome, PoneMoves, RestrictedBrError, Settings, Thresholded, best_response_to,
+    profile_value, restricted_best_response,
 };
 use darkhex_algorithms::{
     CfrSolver, CfrVariant, CompileOptions, GameTree, PolicyFile, PolicyTable, Provenance,
@@ -164,7 +164,11 @@ fn cut_to(tree: &GameTree, policy: &TreePolicy, threshold: f64) -> TreePolicy {
                 .unwrap();
             let some = probs.iter().any(|&x| x >= threshold);
             for (k, x) in probs.iter_mut().enumerate() {
-                let keep = if some { *x >= threshold } else { k == first_max };
+                let keep = if some {
+                    *x >= threshold
+                } else {
+                    k == first_max
+                };
                 if !keep {
                     *x = 0.0;
                 }

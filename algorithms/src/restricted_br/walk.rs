@@ -135,7 +135,7 @@ impl<'a, G: Game> Walker<'a, G> {
         {
             return Ok(p.into_owned());
         }
-        let mut count = || {
+        let count = || {
             self.lacking
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
