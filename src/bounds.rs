@@ -18,7 +18,7 @@ use darkhex_algorithms::policy_file::{InfosetPolicy, require_game};
 use darkhex_algorithms::pone::Strategy;
 use darkhex_algorithms::restricted_br::{
     self, FixedPolicy, Missing, ModelPolicy, Outcome, Partial, PerSeat, PoneMoves, Response,
-    Settings, profile_value, restricted_best_response,
+    Settings, Thresholded, profile_value, restricted_best_response,
 };
 use darkhex_algorithms::{PolicyFile, PolicyTable, Provenance};
 use darkhex_games::{AnyGame, with_game};
@@ -57,9 +57,17 @@ pub struct BoundsArgs {
     white: Option<PathBuf>,
     /// Where a strategy has no entry at an information state its own play
     /// reaches: `error` names the state and stops, `uniform` plays every
-    /// legal action alike there and counts the states
+    /// legal action alike there, `lowest` its lowest legal action (a pure
+    /// default, which keeps a thresholded policy's support small); both
+    /// count the states
     #[arg(long, value_enum, default_value_t = MissingArg::Error)]
     missing: MissingArg,
+    /// Cut each strategy to a smaller support first: at every information
+    /// state keep the actions of probability at least this, renormalised
+    /// (where none reaches it, the first most likely). The bounds are those
+    /// of the cut strategies
+    #[arg(long, conflicts_with = "double_oracle", value_parser = crate::args::number_in(0.0, 1.0, false))]
+    threshold: Option<f64>,
     /// Refuse a best response that Knuth's estimate says visits more
     /// histories than this (about a million a second a core)
     #[arg(long, default_value_t = 1e10, value_parser = crate::args::number_in(1.0, 1e18, false))]
@@ -125,6 +133,7 @@ pub struct BoundsArgs {
 enum MissingArg {
     Error,
     Uniform,
+    Lowest,
 }
 
 impl MissingArg {
@@ -132,6 +141,7 @@ impl MissingArg {
         match self {
             MissingArg::Error => Missing::Error,
             MissingArg::Uniform => Missing::Uniform,
+            MissingArg::Lowest => Missing::Lowest,
         }
     }
 }
@@ -203,11 +213,19 @@ impl Document for BoundsProgress {
     }
 }
 
-fn fingerprint(file: &Path, missing: MissingArg) -> Result<u64> {
+fn fingerprint(file: &Path, missing: MissingArg, threshold: Option<f64>) -> Result<u64> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let mut h = rustc_hash::FxHasher::default();
     bytes.hash(&mut h);
     (missing == MissingArg::Uniform).hash(&mut h);
+    // Hashed only when used, so that progress saved before they existed
+    // still resumes.
+    if missing == MissingArg::Lowest {
+        "lowest".hash(&mut h);
+    }
+    if let Some(t) = threshold {
+        t.to_bits().hash(&mut h);
+    }
     Ok(h.finish())
 }
 
@@ -287,19 +305,30 @@ pub fn run(args: BoundsArgs) -> Result<()> {
     };
     let mut bounds = Vec::new();
     for (seat, file, out, strategy) in &loaded {
-        let print = fingerprint(file, args.missing)?;
+        let print = fingerprint(file, args.missing, args.threshold)?;
         let resume = progress.seats[*seat]
             .take()
             .filter(|s| s.fingerprint == print)
             .map(|s| s.partial);
         let model;
-        let policy: &dyn FixedPolicy = match strategy {
+        let read: &dyn FixedPolicy = match strategy {
             Loaded::Table(t) => t,
             Loaded::Pone(p) => p,
             Loaded::Model(m) => {
                 model = ModelPolicy::new(m);
                 &model
             }
+        };
+        let cut;
+        let policy = match args.threshold {
+            Some(threshold) => {
+                cut = Thresholded {
+                    source: read,
+                    threshold,
+                };
+                &cut as &dyn FixedPolicy
+            }
+            None => read,
         };
         let found = with_game!(&args.game, g => one_bound(&args, g, *seat, file, out.as_deref(), policy, resume))?;
         let (partial, bound) = match found {
@@ -508,6 +537,7 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
         let missing = match args.missing {
             MissingArg::Error => "error",
             MissingArg::Uniform => "uniform",
+            MissingArg::Lowest => "lowest",
         };
         outln!(
             "{}",
@@ -517,6 +547,7 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
                 "upper": upper,
                 "width": width,
                 "missing": missing,
+                "threshold": args.threshold,
                 "black": seat(0),
                 "white": seat(1),
             })
@@ -534,10 +565,13 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
         head += &format!(" (width {w:.12})");
     }
     outln!("{head}");
+    let cut = args
+        .threshold
+        .map_or(String::new(), |t| format!(" cut at {t}"));
     for b in bounds {
         let side = if b.seat == 0 { "at least" } else { "at most" };
         outln!(
-            "  {side} {:.12}: {}'s {} against {}'s exact best response ({} histories, {} of its information states, {} parts, {})",
+            "  {side} {:.12}: {}'s {}{cut} against {}'s exact best response ({} histories, {} of its information states, {} parts, {})",
             b.bound,
             SEAT[b.seat],
             b.file.display(),
@@ -548,8 +582,12 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
             duration(b.seconds)
         );
         if b.response.lacking > 0 {
+            let played = match args.missing {
+                MissingArg::Lowest => "its lowest legal action there (--missing lowest)",
+                _ => "uniformly there (--missing uniform)",
+            };
             outln!(
-                "    the strategy lacked {} information states its play reaches; it played uniformly there (--missing uniform)",
+                "    the strategy lacked {} information states its play reaches; it played {played}",
                 b.response.lacking
             );
         }

@@ -254,6 +254,84 @@ fn the_bounds_are_the_exact_best_responses_and_a_sure_win_proves_one() {
     assert!(common::stderr(&o).contains("PONE strategy for player 0, not for player 1"));
 }
 
+/// `--threshold`: the bounds of a CFR+ policy cut as it is read are the
+/// compiled tree's best responses (`exploit`) to the policy cut here, on
+/// its own, and written out.
+#[test]
+fn a_threshold_bounds_the_cut_policy_as_the_tree_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=3,num_cols=2,gameversion=adh)";
+    common::ok(&darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "cfr+",
+            "--iterations",
+            "30",
+            "--out",
+            "p.json",
+        ],
+    ));
+    let threshold = 0.25;
+    let mut file = PolicyFile::load(&d.join("p.json")).unwrap();
+    let mut mixed = 0;
+    for e in file.infosets.iter_mut().flatten() {
+        if e.probs.iter().any(|&p| p >= threshold) {
+            e.probs
+                .iter_mut()
+                .filter(|p| **p < threshold)
+                .for_each(|p| *p = 0.0);
+        } else {
+            // The first most likely action alone.
+            let max = e.probs.iter().copied().fold(0.0, f64::max);
+            let first = e.probs.iter().position(|&p| p == max).unwrap();
+            e.probs = (0..e.probs.len())
+                .map(|k| f64::from(u8::from(k == first)))
+                .collect();
+        }
+        let total: f64 = e.probs.iter().sum();
+        e.probs.iter_mut().for_each(|p| *p /= total);
+        mixed += usize::from(e.probs.iter().filter(|&&p| p > 0.0).count() > 1);
+    }
+    assert!(mixed > 0, "the cut policy is pure");
+    file.save(&d.join("cut.json")).unwrap();
+    let e = json(&darkhex(d, &["exploit", game, "cut.json", "--json"]));
+    let v = json(&darkhex(
+        d,
+        &[
+            "bounds",
+            game,
+            "--black",
+            "p.json",
+            "--white",
+            "p.json",
+            "--threshold",
+            "0.25",
+            "--verify",
+            "--json",
+        ],
+    ));
+    let br = |p: usize| e["best_response_values"][p].as_f64().unwrap();
+    let (lower, upper) = (v["lower"].as_f64().unwrap(), v["upper"].as_f64().unwrap());
+    assert!((lower + br(1)).abs() < 1e-12, "{v} {e}");
+    assert!((upper - br(0)).abs() < 1e-12, "{v} {e}");
+    assert_eq!(v["threshold"], threshold);
+    assert_eq!(v["black"]["verified"], true);
+    common::assert_refused(
+        d,
+        &["bounds", game, "--black", "p.json", "--threshold", "1.5"],
+        "0 to 1",
+    );
+    common::assert_refused(
+        d,
+        &["bounds", game, "--double-oracle", "--threshold", "0.2"],
+        "cannot be used with",
+    );
+}
+
 #[test]
 fn the_double_oracle_closes_on_the_value_and_bounds_verifies_its_certificates() {
     let dir = tempfile::tempdir().unwrap();

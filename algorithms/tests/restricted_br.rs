@@ -1,13 +1,14 @@
 //! The support-restricted best response against the compiled tree's exact
 //! best response, on every small board and variant, for pure, sparse
-//! mixed, PONE and thresholded CFR+ strategies.
+//! mixed, PONE and thresholded CFR+ strategies, and for policies cut to a
+//! threshold as they are read and completed by a pure default.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use darkhex_algorithms::policy_file::InfosetPolicy;
 use darkhex_algorithms::pone::{self, extract_strategy};
 use darkhex_algorithms::restricted_br::{
-    self, Missing, Outcome, PoneMoves, RestrictedBrError, Settings, best_response_to,
+    self, Missing, Outcome, PoneMoves, RestrictedBrError, Settings, Thresholded, best_response_to,
     profile_value, restricted_best_response,
 };
 use darkhex_algorithms::{
@@ -146,6 +147,111 @@ fn the_restricted_best_response_equals_the_tree_s_for_pure_and_sparse_strategies
             check(&game, &tree, &random_policy(&tree, 2, seed), "sparse");
         }
         check(&game, &tree, &thresholded_cfr(&tree, 100, 0.1), "CFR+");
+    }
+}
+
+/// `policy` with the probabilities below `threshold` removed, or, where
+/// none reaches it, all but the first most likely action; renormalised.
+fn cut_to(tree: &GameTree, policy: &TreePolicy, threshold: f64) -> TreePolicy {
+    let mut cut = policy.clone();
+    for p in 0..2 {
+        let table = tree.infosets(p);
+        for i in 0..table.len() {
+            let probs = &mut cut.probs[p][table.slots(i)];
+            let first_max = (0..probs.len())
+                .rev()
+                .max_by(|&a, &b| probs[a].total_cmp(&probs[b]))
+                .unwrap();
+            let some = probs.iter().any(|&x| x >= threshold);
+            for (k, x) in probs.iter_mut().enumerate() {
+                let keep = if some {
+                    *x >= threshold
+                } else {
+                    k == first_max
+                };
+                if !keep {
+                    *x = 0.0;
+                }
+            }
+            let total: f64 = probs.iter().sum();
+            probs.iter_mut().for_each(|x| *x /= total);
+        }
+    }
+    cut
+}
+
+/// `bounds --threshold`: CFR+'s average read whole and cut as the walk
+/// asks for it, against the tree's best response to the average cut
+/// beforehand (by [`cut_to`], on its own).
+#[test]
+fn a_policy_cut_as_it_is_read_is_best_responded_to_as_the_cut_policy() {
+    for name in variants().iter().take(6) {
+        let game = load_game(name).unwrap();
+        let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+        let mut solver = CfrSolver::new(&tree, CfrVariant::Plus);
+        solver.run(100);
+        let file = PolicyFile::from_tree(&tree, &solver.average_policy(), Provenance::default());
+        let table = PolicyTable::new(&file);
+        for threshold in [0.1, 0.3, 0.5, 0.9] {
+            let cut = Thresholded {
+                source: &table,
+                threshold,
+            };
+            let expected = cut_to(&tree, &solver.average_policy(), threshold);
+            for responder in 0..2 {
+                let want = best_response(&tree, &expected, responder).value;
+                let got = best_response_to(&game, &cut, responder, EXACT).unwrap();
+                assert!(
+                    (got.value - want).abs() < 1e-12,
+                    "{name} cut at {threshold}, player {responder} responding: {} restricted, {want} on the tree",
+                    got.value
+                );
+            }
+        }
+    }
+}
+
+/// `--missing lowest`: a pure strategy with a third of its entries
+/// dropped is the same strategy with the lowest legal action there.
+#[test]
+fn the_lowest_action_default_plays_the_lowest_action_where_entries_lack() {
+    for name in variants().iter().take(6) {
+        let game = load_game(name).unwrap();
+        let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+        for seed in 0..2 {
+            let mut policy = random_policy(&tree, 1, seed);
+            let mut file = PolicyFile::from_tree(&tree, &policy, Provenance::default());
+            for p in 0..2 {
+                let table = tree.infosets(p);
+                for i in (0..table.len()).step_by(3) {
+                    for (k, s) in table.slots(i).enumerate() {
+                        policy.probs[p][s] = f64::from(u8::from(k == 0));
+                    }
+                }
+                let mut i = 0;
+                file.infosets[p].retain(|_| {
+                    i += 1;
+                    (i - 1) % 3 != 0
+                });
+            }
+            let table = PolicyTable::new(&file);
+            let lowest = Settings {
+                missing: Missing::Lowest,
+                record: false,
+            };
+            for responder in 0..2 {
+                let want = best_response(&tree, &policy, responder).value;
+                let got = best_response_to(&game, &table, responder, lowest).unwrap();
+                assert!(
+                    (got.value - want).abs() < 1e-12,
+                    "{name} seed {seed}, player {responder} responding: {} restricted, {want} on the tree",
+                    got.value
+                );
+                assert!(got.lacking > 0, "{name}: no entry lacked");
+            }
+            let (v0, _) = profile_value(&game, &table, Missing::Lowest).unwrap();
+            assert!((v0 - expected_value(&tree, &policy)).abs() < 1e-12);
+        }
     }
 }
 

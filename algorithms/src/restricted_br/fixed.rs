@@ -151,6 +151,67 @@ impl FixedPolicy for ModelPolicy<'_> {
     }
 }
 
+/// `probs` with every probability below `threshold` removed and the rest
+/// renormalised; where none reaches it, the most likely action alone (the
+/// first of them on a tie, as purifying picks it): a mixed policy cut to
+/// a support a restricted best response can walk. A tie is not kept
+/// whole, so a state the training never weighted (uniform there) stays
+/// pure.
+pub fn thresholded(probs: &[f64], threshold: f64) -> Vec<f64> {
+    let mut kept: Vec<f64> = probs
+        .iter()
+        .map(|&p| if p >= threshold { p } else { 0.0 })
+        .collect();
+    let total: f64 = kept.iter().sum();
+    if total > 0.0 {
+        return kept.iter().map(|p| p / total).collect();
+    }
+    let mut best = 0;
+    for (i, &p) in probs.iter().enumerate() {
+        if p > probs[best] {
+            best = i;
+        }
+    }
+    if let Some(b) = kept.get_mut(best) {
+        *b = 1.0;
+    }
+    kept
+}
+
+/// Another policy with its distributions [`thresholded`]. The default at
+/// states the source lacks is the walk's ([`super::Missing`]), not cut.
+pub struct Thresholded<'a> {
+    pub source: &'a dyn FixedPolicy,
+    pub threshold: f64,
+}
+
+impl FixedPolicy for Thresholded<'_> {
+    fn distribution(
+        &self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+    ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError> {
+        Ok(self
+            .source
+            .distribution(player, key, actions)?
+            .map(|p| Cow::Owned(thresholded(&p, self.threshold))))
+    }
+
+    fn distribution_after(
+        &self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+        history: &[Action],
+    ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError> {
+        Ok(self
+            .source
+            .distribution_after(player, key, actions, history)?
+            .map(|p| Cow::Owned(thresholded(&p, self.threshold))))
+    }
+}
+
 /// Each player's policy from its own source (a Black file and a White
 /// file, say).
 pub struct PerSeat<'a>(pub [Option<&'a dyn FixedPolicy>; 2]);

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use estimate::{RestrictedEstimate, estimate};
-pub use fixed::{FixedPolicy, ModelPolicy, PerSeat, PoneMoves};
+pub use fixed::{FixedPolicy, ModelPolicy, PerSeat, PoneMoves, Thresholded, thresholded};
 pub use sum::Sum;
 pub use walk::{Choice, Missing, Work};
 
@@ -42,7 +42,7 @@ use walk::{Walker, Weighted};
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum RestrictedBrError {
     #[error(
-        "player {player}'s policy has no entry at {info_state} (--missing uniform plays uniformly there)"
+        "player {player}'s policy has no entry at {info_state} (--missing uniform plays uniformly there, --missing lowest its lowest legal action)"
     )]
     Uncovered { player: usize, info_state: String },
     #[error("the policy cannot be evaluated: {0}")]

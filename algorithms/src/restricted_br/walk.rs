@@ -21,6 +21,9 @@ pub enum Missing {
     Uniform,
     /// Stop with an error naming the information state.
     Error,
+    /// The lowest legal action, with probability one: a pure default,
+    /// which keeps a sparse policy's support sparse where it has no entry.
+    Lowest,
 }
 
 /// One of the responder's choices: at the information state `key`, whose
@@ -132,13 +135,22 @@ impl<'a, G: Game> Walker<'a, G> {
         {
             return Ok(p.into_owned());
         }
+        let count = || {
+            self.lacking
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert((player, key.to_vec()));
+        };
         match self.missing {
             Missing::Uniform => {
-                self.lacking
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert((player, key.to_vec()));
+                count();
                 Ok(vec![1.0 / actions.len() as f64; actions.len()])
+            }
+            Missing::Lowest => {
+                count();
+                let mut probs = vec![0.0; actions.len()];
+                probs[0] = 1.0;
+                Ok(probs)
             }
             Missing::Error => Err(RestrictedBrError::Uncovered {
                 player,
