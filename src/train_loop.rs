@@ -139,7 +139,7 @@ impl Terminal {
     fn saved(&self, at: u64) -> String {
         match &self.checkpoint {
             Some(p) => format!("the checkpoint {} holds {} {at}", p.display(), self.unit),
-            None => "nothing was saved: --checkpoint FILE makes runs resumable".to_string(),
+            None => "no checkpoint was written".to_string(),
         }
     }
 

@@ -24,6 +24,7 @@
 //! tables of one game get the same bits from one model.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
@@ -296,10 +297,37 @@ impl PolicyModel {
     /// model's game), for the streaming pass.
     pub fn row_policy(&self, tables: &InfoStateTables) -> Result<RowPolicy, RegressError> {
         let mut policy = RowPolicy::uniform(tables);
+        self.fill_rows(tables, &mut policy, &|| false)?;
+        Ok(policy)
+    }
+
+    /// [`PolicyModel::row_policy`], or `None` once `stop` is raised: on 3x3
+    /// Dark Hex the network meets millions of rows, which take a while.
+    pub fn row_policy_until(
+        &self,
+        tables: &InfoStateTables,
+        stop: &AtomicBool,
+    ) -> Result<Option<RowPolicy>, RegressError> {
+        let mut policy = RowPolicy::uniform(tables);
+        let done = self.fill_rows(tables, &mut policy, &|| stop.load(Ordering::Relaxed))?;
+        Ok(done.then_some(policy))
+    }
+
+    /// Writes the network's policy into `policy`'s rows, a chunk at a time;
+    /// false when `stopped` said so before the last chunk.
+    fn fill_rows(
+        &self,
+        tables: &InfoStateTables,
+        policy: &mut RowPolicy,
+        stopped: &dyn Fn() -> bool,
+    ) -> Result<bool, RegressError> {
         for p in 0..NUM_PLAYERS {
             let t = tables.player(p);
             let rows: Vec<u32> = t.decision_rows().collect();
             for chunk in rows.chunks(CHUNK) {
+                if stopped() {
+                    return Ok(false);
+                }
                 let keys: Vec<Vec<Token>> =
                     chunk.iter().map(|&r| tables.key_of_row(p, r)).collect();
                 let states: Vec<(&[Token], &[Action])> = chunk
@@ -318,7 +346,7 @@ impl PolicyModel {
                 }
             }
         }
-        Ok(policy)
+        Ok(true)
     }
 
     /// The model as a file.

@@ -73,7 +73,12 @@ impl ExactEvaluator {
         match self {
             ExactEvaluator::Tree(tree) => Ok(exploitability(tree, &model.tree_policy(tree)?)),
             ExactEvaluator::Tables(tables) => {
-                let policy = model.row_policy(tables)?;
+                let policy = match options.stop {
+                    Some(stop) => model
+                        .row_policy_until(tables, stop)?
+                        .ok_or(StreamError::Stopped)?,
+                    None => model.row_policy(tables)?,
+                };
                 Ok(stream_exploitability(model.game(), tables, &policy, options)?.exploitability)
             }
         }
