@@ -397,19 +397,36 @@ fn normal_form_step<G: Game>(
                 .collect(),
         );
         step.support[p] = mix.iter().filter(|&&w| w > WEIGHT_FLOOR).count();
-        let started = Instant::now();
-        let Some(response) = respond(game, &mixture, p, stop)? else {
+        if !answer(game, &mut step, p, &mixture, || mixture.infosets(), stop)? {
             return Ok(None);
-        };
-        step.response_seconds[p] = started.elapsed().as_secs_f64();
-        step.response_histories[p] = response.work.histories;
-        step.bounds[p] = bound_of(p, &response);
-        let infosets = mixture.infosets();
-        step.mixed[p] = mixed_states(&infosets);
-        step.certificates.push((step.bounds[p], infosets));
-        step.responses.push(Pure::from_choices(&response.choices));
+        }
     }
     Ok(Some(step))
+}
+
+/// Records `player`'s certified bound from `policy` (its distributions,
+/// `infosets`, once the other side's exact best response has walked it)
+/// and that response in `step`; false when `stop` ended the walk.
+fn answer<G: Game>(
+    game: &G,
+    step: &mut Step,
+    player: usize,
+    policy: &dyn FixedPolicy,
+    infosets: impl FnOnce() -> Vec<InfosetPolicy>,
+    stop: &AtomicBool,
+) -> Result<bool, DoubleOracleError> {
+    let started = Instant::now();
+    let Some(response) = respond(game, policy, player, stop)? else {
+        return Ok(false);
+    };
+    step.response_seconds[player] = started.elapsed().as_secs_f64();
+    step.response_histories[player] = response.work.histories;
+    step.bounds[player] = bound_of(player, &response);
+    let infosets = infosets();
+    step.mixed[player] = mixed_states(&infosets);
+    step.certificates.push((step.bounds[player], infosets));
+    step.responses.push(Pure::from_choices(&response.choices));
+    Ok(true)
 }
 
 fn sequence_form_step<G: Game>(
@@ -434,17 +451,9 @@ fn sequence_form_step<G: Game>(
     for (p, plan) in plans.iter().enumerate() {
         let policy = PlanPolicy::new(game, &restricted, p, plan, &oracle.strategies[p]);
         step.support[p] = plan.iter().filter(|&&w| w > NOISE).count();
-        let started = Instant::now();
-        let Some(response) = respond(game, &policy, p, stop)? else {
+        if !answer(game, &mut step, p, &policy, || policy.infosets(), stop)? {
             return Ok(None);
-        };
-        step.response_seconds[p] = started.elapsed().as_secs_f64();
-        step.response_histories[p] = response.work.histories;
-        step.bounds[p] = bound_of(p, &response);
-        let infosets = policy.infosets();
-        step.mixed[p] = mixed_states(&infosets);
-        step.certificates.push((step.bounds[p], infosets));
-        step.responses.push(Pure::from_choices(&response.choices));
+        }
     }
     Ok(Some(step))
 }

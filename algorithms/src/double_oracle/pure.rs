@@ -126,9 +126,43 @@ impl FixedPolicy for Seat<'_> {
     }
 }
 
-/// The distributions a mixture has worked out: the legal actions and
-/// their probabilities, by information state.
-pub(super) type Kept = FxHashMap<Vec<Token>, (Vec<Action>, Vec<f64>)>;
+/// The distributions a policy has given: the legal actions and their
+/// probabilities, by information state. After a best response to the
+/// policy they are its certificate.
+#[derive(Default)]
+pub(super) struct Kept(RwLock<FxHashMap<Vec<Token>, Distribution>>);
+
+/// The legal actions and their probabilities.
+type Distribution = (Vec<Action>, Vec<f64>);
+
+impl Kept {
+    pub(super) fn get(&self, key: &[Token]) -> Option<Vec<f64>> {
+        let kept = self.0.read().unwrap_or_else(|e| e.into_inner());
+        kept.get(key).map(|(_, probs)| probs.clone())
+    }
+
+    pub(super) fn keep(&self, key: &[Token], actions: &[Action], probs: &[f64]) {
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_vec(), (actions.to_vec(), probs.to_vec()));
+    }
+
+    /// The distributions kept, sorted by key.
+    pub(super) fn infosets(&self) -> Vec<InfosetPolicy> {
+        let kept = self.0.read().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<InfosetPolicy> = kept
+            .iter()
+            .map(|(key, (actions, probs))| InfosetPolicy {
+                key: key.clone(),
+                actions: actions.clone(),
+                probs: probs.clone(),
+            })
+            .collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out
+    }
+}
 
 /// A mixture of `player`'s pure strategies, played as its behaviour
 /// strategy (perfect recall makes them equivalent, Kuhn's theorem): at an
@@ -142,7 +176,7 @@ pub struct Mixture<'a, G: Game> {
     game: &'a G,
     player: usize,
     strategies: Vec<(&'a Pure, f64)>,
-    kept: RwLock<Kept>,
+    kept: Kept,
 }
 
 impl<'a, G: Game> Mixture<'a, G> {
@@ -157,7 +191,7 @@ impl<'a, G: Game> Mixture<'a, G> {
                 .filter(|s| s.1 > 0.0)
                 .map(|(p, w)| (p, w / total))
                 .collect(),
-            kept: RwLock::new(FxHashMap::default()),
+            kept: Kept::default(),
         }
     }
 
@@ -165,17 +199,7 @@ impl<'a, G: Game> Mixture<'a, G> {
     /// mixture, every information state its play reaches against any play
     /// of the other player's. Sorted by key.
     pub fn infosets(&self) -> Vec<InfosetPolicy> {
-        let kept = self.kept.read().unwrap_or_else(|e| e.into_inner());
-        let mut out: Vec<InfosetPolicy> = kept
-            .iter()
-            .map(|(key, (actions, probs))| InfosetPolicy {
-                key: key.clone(),
-                actions: actions.clone(),
-                probs: probs.clone(),
-            })
-            .collect();
-        out.sort_by(|a, b| a.key.cmp(&b.key));
-        out
+        self.kept.infosets()
     }
 
     fn work_out(
@@ -233,9 +257,8 @@ impl<G: Game> FixedPolicy for Mixture<'_, G> {
         if player != self.player {
             return Ok(None);
         }
-        let kept = self.kept.read().unwrap_or_else(|e| e.into_inner());
-        match kept.get(key) {
-            Some((_, p)) => Ok(Some(Cow::Owned(p.clone()))),
+        match self.kept.get(key) {
+            Some(p) => Ok(Some(Cow::Owned(p))),
             None => Err(RestrictedBrError::Policy(
                 "a mixture of pure strategies is asked with the history that led there".into(),
             )),
@@ -252,14 +275,11 @@ impl<G: Game> FixedPolicy for Mixture<'_, G> {
         if player != self.player {
             return Ok(None);
         }
-        if let Some(p) = self.kept.read().unwrap_or_else(|e| e.into_inner()).get(key) {
-            return Ok(Some(Cow::Owned(p.1.clone())));
+        if let Some(p) = self.kept.get(key) {
+            return Ok(Some(Cow::Owned(p)));
         }
         let probs = self.work_out(actions, history)?;
-        self.kept
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.to_vec(), (actions.to_vec(), probs.clone()));
+        self.kept.keep(key, actions, &probs);
         Ok(Some(Cow::Owned(probs)))
     }
 }

@@ -21,7 +21,6 @@
 
 use std::borrow::Cow;
 use std::rc::Rc;
-use std::sync::RwLock;
 
 use darkhex_games::analysis::InfosetTable;
 use darkhex_games::{Action, Game, NUM_PLAYERS, State, Token, Turn};
@@ -186,7 +185,7 @@ pub struct PlanPolicy<'a, G: Game> {
     /// The plan's behaviour at the restricted states its play reaches.
     plan: FxHashMap<&'a [Token], (&'a [Action], Vec<f64>)>,
     fallback: Mixture<'a, G>,
-    kept: RwLock<Kept>,
+    kept: Kept,
 }
 
 impl<'a, G: Game> PlanPolicy<'a, G> {
@@ -212,7 +211,7 @@ impl<'a, G: Game> PlanPolicy<'a, G> {
             player,
             plan: reached,
             fallback: Mixture::new(game, player, set.iter().map(|s| (s, 1.0)).collect()),
-            kept: RwLock::new(FxHashMap::default()),
+            kept: Kept::default(),
         }
     }
 
@@ -226,17 +225,7 @@ impl<'a, G: Game> PlanPolicy<'a, G> {
 
     /// The distributions given so far, sorted by key.
     pub fn infosets(&self) -> Vec<InfosetPolicy> {
-        let kept = self.kept.read().unwrap_or_else(|e| e.into_inner());
-        let mut out: Vec<InfosetPolicy> = kept
-            .iter()
-            .map(|(key, (actions, probs))| InfosetPolicy {
-                key: key.clone(),
-                actions: actions.clone(),
-                probs: probs.clone(),
-            })
-            .collect();
-        out.sort_by(|a, b| a.key.cmp(&b.key));
-        out
+        self.kept.infosets()
     }
 }
 
@@ -260,8 +249,8 @@ impl<G: Game> FixedPolicy for PlanPolicy<'_, G> {
         if player != self.player {
             return Ok(None);
         }
-        if let Some((_, p)) = self.kept.read().unwrap_or_else(|e| e.into_inner()).get(key) {
-            return Ok(Some(Cow::Owned(p.clone())));
+        if let Some(p) = self.kept.get(key) {
+            return Ok(Some(Cow::Owned(p)));
         }
         let probs = match self.plan.get(key) {
             Some((restricted, probs)) => {
@@ -285,10 +274,7 @@ impl<G: Game> FixedPolicy for PlanPolicy<'_, G> {
                 None => return Ok(None),
             },
         };
-        self.kept
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.to_vec(), (actions.to_vec(), probs.clone()));
+        self.kept.keep(key, actions, &probs);
         Ok(Some(Cow::Owned(probs)))
     }
 }
