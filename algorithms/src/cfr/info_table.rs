@@ -20,6 +20,11 @@ pub struct InfoTable {
     pub average: Vec<f64>,
     #[serde(skip)]
     index: HashTable<u32>,
+    /// The tokens the keys hold, counted as they come (and again after
+    /// loading) so that [`InfoTable::memory_bytes`], asked after every
+    /// chunk of a run, need not walk the keys.
+    #[serde(skip)]
+    key_tokens: usize,
 }
 
 impl PartialEq for InfoTable {
@@ -51,11 +56,7 @@ impl InfoTable {
     /// arrays' capacities.
     pub fn memory_bytes(&self) -> usize {
         const ALLOCATION: usize = 16;
-        let keys: usize = self
-            .keys
-            .iter()
-            .map(|k| size_of_val::<[Token]>(k) + ALLOCATION)
-            .sum();
+        let keys = self.key_tokens * size_of::<Token>() + self.keys.len() * ALLOCATION;
         keys + self.keys.capacity() * size_of::<Box<[Token]>>()
             + self.action_start.capacity() * size_of::<u32>()
             + self.actions.capacity() * size_of::<Action>()
@@ -101,6 +102,7 @@ impl InfoTable {
         }
         let i = self.keys.len();
         self.keys.push(key.into());
+        self.key_tokens += key.len();
         self.actions.extend_from_slice(actions);
         self.action_start.push(self.actions.len() as u32);
         self.regrets.resize(self.actions.len(), 0.0);
@@ -159,6 +161,7 @@ impl InfoTable {
             ));
         }
         self.reindex();
+        self.key_tokens = self.keys.iter().map(|k| k.len()).sum();
         if self.index.len() != self.keys.len() {
             return Err("an information state appears twice".into());
         }
