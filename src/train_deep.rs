@@ -3,7 +3,8 @@
 //! and the policy networks saved as a model file (`darkhex-model`).
 
 use anyhow::Result;
-use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver, DeepCheckpoint};
+use darkhex_algorithms::cfr::deep_cfr::{DeepCfrSettings, DeepCfrSolver};
+use darkhex_algorithms::cfr::training::DeepCheckpoint;
 use darkhex_algorithms::driver::trainers::DeepCfr;
 use darkhex_algorithms::rl::exact::ExactEvaluator;
 use darkhex_algorithms::tree::estimate_histories;

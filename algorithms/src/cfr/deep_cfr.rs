@@ -48,7 +48,6 @@
 //! depend on the thread count ([`crate::fa::mlp`]). So a seed gives the
 //! same bits with any number of threads.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use hashbrown::HashMap;
@@ -63,15 +62,13 @@ use darkhex_games::{Action, AnyGame, AnyState, Game, NUM_PLAYERS, State, Token, 
 
 pub use crate::cfr::deep_cfr_settings::DeepCfrSettings;
 use crate::cfr::mccfr::sample_index;
-use crate::cfr::training::{CHECKPOINT_VERSION, Checkpoint};
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::model::{ModelProvenance, PolicyModel, Training};
 use crate::fa::regress::{Design, RegressError};
-use crate::files::{self, Document, Encoding, FileError, FileKind};
+
 use crate::memory::{MemoryLimit, TooLarge};
 use crate::policy::{TreePolicy, regret_matching};
-use crate::policy_file::{PolicyError, require_game};
 use crate::tree::GameTree;
 
 // The settings' type sits in a file of its own, which the model file
@@ -585,65 +582,6 @@ impl DeepCfrSolver {
     /// (compiled from this game): [`PolicyModel::tree_policy`].
     pub fn tree_policy(&self, tree: &GameTree) -> Result<TreePolicy, DeepCfrError> {
         Ok(self.model()?.tree_policy(tree)?)
-    }
-}
-
-/// A Deep CFR checkpoint file: a training checkpoint (`darkhex train
-/// --checkpoint`) holding a [`DeepCfrState`], always the checksummed binary
-/// form.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DeepCheckpoint {
-    pub format: String,
-    pub version: u32,
-    pub game: String,
-    pub deep_cfr: DeepCfrState,
-    /// Training seconds so far, across resumed runs.
-    pub seconds: f64,
-}
-
-impl Document for DeepCheckpoint {
-    const KIND: FileKind = FileKind::Checkpoint;
-    const VERSION: u32 = CHECKPOINT_VERSION;
-    fn game(&self) -> &str {
-        &self.game
-    }
-}
-
-impl DeepCheckpoint {
-    pub fn new(game: &AnyGame, deep_cfr: DeepCfrState, seconds: f64) -> DeepCheckpoint {
-        DeepCheckpoint {
-            format: FileKind::Checkpoint.format().to_string(),
-            version: CHECKPOINT_VERSION,
-            game: game.game_string(),
-            deep_cfr,
-            seconds,
-        }
-    }
-
-    pub fn save(&self, path: &Path) -> Result<(), FileError> {
-        files::save(path, self, Encoding::Binary)
-    }
-
-    /// Reads a Deep CFR checkpoint for `game`: another game's, or another
-    /// algorithm's checkpoint, is refused saying so.
-    pub fn load_for(path: &Path, game: &AnyGame) -> Result<DeepCheckpoint, PolicyError> {
-        let c: DeepCheckpoint = files::load(path).map_err(|e| match e {
-            FileError::Malformed { path, what, .. } => {
-                // Naming the algorithm that made it says how to resume it.
-                let reason = match Checkpoint::load(&path) {
-                    Ok(c) => format!(
-                        "it is not a deep-cfr checkpoint but a {0} one (resume it with --algo {0}, or without --algo)",
-                        c.algorithm().name()
-                    ),
-                    Err(_) => "it is not a deep-cfr checkpoint (resume it with the --algo it was made with)"
-                        .into(),
-                };
-                PolicyError::File(FileError::Malformed { path, what, reason })
-            }
-            e => PolicyError::File(e),
-        })?;
-        require_game(&c.game, game)?;
-        Ok(c)
     }
 }
 

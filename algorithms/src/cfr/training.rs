@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::compact_mccfr::{CompactError, CompactSolver, CompactState};
-use crate::cfr::deep_cfr::DeepCheckpoint;
+use crate::cfr::deep_cfr::DeepCfrState;
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
 use crate::cfr::streaming::{
@@ -24,7 +24,9 @@ use crate::fa::features::FeatureKind;
 use crate::fa::mlp::{MAX_HIDDEN, MlpSettings};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::memory::{MemoryLimit, TooLarge};
-use crate::policy_file::{PolicyError, PolicyFile, Provenance, game_differences, same_game};
+use crate::policy_file::{
+    PolicyError, PolicyFile, Provenance, game_differences, require_game, same_game,
+};
 use crate::stream::{InfoStateTables, Precision, StreamError};
 use crate::tree::GameTree;
 use darkhex_games::abstraction::Abstraction;
@@ -1087,6 +1089,65 @@ impl<'t> Trainer<'t> {
             history: self.history.clone(),
             seconds: self.seconds,
         }
+    }
+}
+
+/// A Deep CFR checkpoint file: a training checkpoint (`darkhex train
+/// --checkpoint`) holding a [`DeepCfrState`], always the checksummed binary
+/// form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeepCheckpoint {
+    pub format: String,
+    pub version: u32,
+    pub game: String,
+    pub deep_cfr: DeepCfrState,
+    /// Training seconds so far, across resumed runs.
+    pub seconds: f64,
+}
+
+impl Document for DeepCheckpoint {
+    const KIND: FileKind = FileKind::Checkpoint;
+    const VERSION: u32 = CHECKPOINT_VERSION;
+    fn game(&self) -> &str {
+        &self.game
+    }
+}
+
+impl DeepCheckpoint {
+    pub fn new(game: &AnyGame, deep_cfr: DeepCfrState, seconds: f64) -> DeepCheckpoint {
+        DeepCheckpoint {
+            format: FileKind::Checkpoint.format().to_string(),
+            version: CHECKPOINT_VERSION,
+            game: game.game_string(),
+            deep_cfr,
+            seconds,
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        files::save(path, self, Encoding::Binary)
+    }
+
+    /// Reads a Deep CFR checkpoint for `game`: another game's, or another
+    /// algorithm's checkpoint, is refused saying so.
+    pub fn load_for(path: &Path, game: &AnyGame) -> Result<DeepCheckpoint, PolicyError> {
+        let c: DeepCheckpoint = files::load(path).map_err(|e| match e {
+            FileError::Malformed { path, what, .. } => {
+                // Naming the algorithm that made it says how to resume it.
+                let reason = match Checkpoint::load(&path) {
+                    Ok(c) => format!(
+                        "it is not a deep-cfr checkpoint but a {0} one (resume it with --algo {0}, or without --algo)",
+                        c.algorithm().name()
+                    ),
+                    Err(_) => "it is not a deep-cfr checkpoint (resume it with the --algo it was made with)"
+                        .into(),
+                };
+                PolicyError::File(FileError::Malformed { path, what, reason })
+            }
+            e => PolicyError::File(e),
+        })?;
+        require_game(&c.game, game)?;
+        Ok(c)
     }
 }
 

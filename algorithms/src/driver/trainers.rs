@@ -6,8 +6,9 @@ use std::path::Path;
 use darkhex_games::AnyGame;
 
 use super::{DriveError, NetworkTrainer};
-use crate::cfr::deep_cfr::{DeepCfrSolver, DeepCheckpoint};
+use crate::cfr::deep_cfr::DeepCfrSolver;
 use crate::cfr::escher::{EscherCheckpoint, EscherSolver};
+use crate::cfr::training::DeepCheckpoint;
 use crate::fa::model::{ModelProvenance, PolicyModel};
 use crate::rl::checkpoint::{NfspCheckpoint, RlCheckpoint};
 use crate::rl::exact::CurvePoint;

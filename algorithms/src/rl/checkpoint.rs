@@ -10,7 +10,7 @@ use std::path::Path;
 use darkhex_games::{AnyGame, Game};
 use serde::{Deserialize, Serialize};
 
-use crate::cfr::deep_cfr::DeepCheckpoint;
+use crate::cfr::training::DeepCheckpoint;
 use crate::cfr::training::{CHECKPOINT_VERSION, Checkpoint};
 use crate::files::{self, Document, Encoding, FileError, FileKind};
 use crate::policy_file::{PolicyError, require_game};
