@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, Document, Encoding, FileKind};
-use darkhex_algorithms::policy_file::{InfosetPolicy, require_game};
+use darkhex_algorithms::policy_file::{CutFrom, InfosetPolicy, require_game};
 use darkhex_algorithms::pone::Strategy;
 use darkhex_algorithms::restricted_br::{
     self, FixedPolicy, Missing, ModelPolicy, Outcome, Partial, PerSeat, PoneMoves, Response,
@@ -79,6 +79,16 @@ pub struct BoundsArgs {
     /// Write Black's best response to --white here
     #[arg(long, requires = "white")]
     response_to_white: Option<PathBuf>,
+    /// Write Black's strategy as the walk played it here: cut by
+    /// --threshold, completed by --missing, at only the information states
+    /// its play reaches against any play of White's. A policy file, often
+    /// far smaller than --black, that proves the same bound read back
+    /// without --threshold
+    #[arg(long, requires = "black")]
+    cut_black: Option<PathBuf>,
+    /// Write White's strategy as the walk played it here (as --cut-black)
+    #[arg(long, requires = "white")]
+    cut_white: Option<PathBuf>,
     /// Check each bound a second way: the best response written out, played
     /// against the strategy over the two supports, must earn the bound
     #[arg(long)]
@@ -144,6 +154,14 @@ impl MissingArg {
             MissingArg::Lowest => Missing::Lowest,
         }
     }
+
+    fn name(self) -> &'static str {
+        match self {
+            MissingArg::Error => "error",
+            MissingArg::Uniform => "uniform",
+            MissingArg::Lowest => "lowest",
+        }
+    }
 }
 
 /// What `bounds` reads and writes, for the output guard.
@@ -173,6 +191,16 @@ pub fn files(args: &BoundsArgs) -> Files {
         .writes(
             "--response-to-white",
             args.response_to_white.as_deref(),
+            Holds::Document(FileKind::Policy),
+        )
+        .writes(
+            "--cut-black",
+            args.cut_black.as_deref(),
+            Holds::Document(FileKind::Policy),
+        )
+        .writes(
+            "--cut-white",
+            args.cut_white.as_deref(),
             Holds::Document(FileKind::Policy),
         )
         .writes(
@@ -267,6 +295,8 @@ struct Bound {
     written: Option<PathBuf>,
     /// What the written response earns against the strategy (--verify).
     verified: Option<f64>,
+    /// Where the strategy as walked was written (--cut-black, --cut-white).
+    cut: Option<PathBuf>,
 }
 
 const SEAT: [&str; 2] = ["Black", "White"];
@@ -280,6 +310,7 @@ pub fn run(args: BoundsArgs) -> Result<()> {
         (0, args.black.clone(), args.response_to_black.clone()),
         (1, args.white.clone(), args.response_to_white.clone()),
     ];
+    let cuts = [args.cut_black.as_deref(), args.cut_white.as_deref()];
     // Every file read before any long work: a bad one is refused at once.
     let mut loaded = Vec::new();
     for (seat, file, out) in seats {
@@ -306,9 +337,12 @@ pub fn run(args: BoundsArgs) -> Result<()> {
     let mut bounds = Vec::new();
     for (seat, file, out, strategy) in &loaded {
         let print = fingerprint(file, args.missing, args.threshold)?;
+        let cut_to = cuts[*seat];
+        // Parts walked without keeping the strategy's states cannot make
+        // its cut: they are walked again.
         let resume = progress.seats[*seat]
             .take()
-            .filter(|s| s.fingerprint == print)
+            .filter(|s| s.fingerprint == print && (cut_to.is_none() || s.partial.kept.is_some()))
             .map(|s| s.partial);
         let model;
         let read: &dyn FixedPolicy = match strategy {
@@ -330,7 +364,12 @@ pub fn run(args: BoundsArgs) -> Result<()> {
             }
             None => read,
         };
-        let found = with_game!(&args.game, g => one_bound(&args, g, *seat, file, out.as_deref(), policy, resume))?;
+        let outputs = Outputs {
+            response: out.as_deref(),
+            cut: cut_to,
+        };
+        let found =
+            with_game!(&args.game, g => one_bound(&args, g, *seat, file, outputs, policy, resume))?;
         let (partial, bound) = match found {
             Ok(bound) => (bound.response.finished.clone(), Some(bound)),
             Err(partial) => (partial, None),
@@ -365,12 +404,21 @@ pub fn run(args: BoundsArgs) -> Result<()> {
     report(&args, &bounds)
 }
 
+/// What one seat's bound writes.
+#[derive(Clone, Copy)]
+struct Outputs<'a> {
+    /// The best response (--response-to-black, --response-to-white).
+    response: Option<&'a Path>,
+    /// The strategy as walked (--cut-black, --cut-white).
+    cut: Option<&'a Path>,
+}
+
 fn one_bound<G: darkhex_games::Game>(
     args: &BoundsArgs,
     game: &G,
     seat: usize,
     file: &Path,
-    out: Option<&Path>,
+    outputs: Outputs,
     policy: &dyn FixedPolicy,
     resume: Option<Partial>,
 ) -> Result<Result<Bound, Partial>> {
@@ -430,9 +478,11 @@ fn one_bound<G: darkhex_games::Game>(
             p.histories as f64, estimate.histories
         ));
     };
+    let out = outputs.response;
     let settings = Settings {
         missing,
         record: out.is_some() || args.verify,
+        keep: outputs.cut.is_some(),
     };
     let start = Instant::now();
     let outcome =
@@ -476,6 +526,13 @@ fn one_bound<G: darkhex_games::Game>(
     } else {
         None
     };
+    let cut = match outputs.cut {
+        Some(path) => {
+            cut_file(args, game, seat, file, policy, &response)?.save(path)?;
+            Some(path.to_path_buf())
+        }
+        None => None,
+    };
     Ok(Ok(Bound {
         seat,
         file: file.to_path_buf(),
@@ -485,7 +542,43 @@ fn one_bound<G: darkhex_games::Game>(
         seconds,
         written,
         verified,
+        cut,
     }))
+}
+
+/// The strategy as the walk played it, at every information state of its
+/// player's that the walk met: under the source's recall where it has one
+/// (its abstract keys, so no larger than the source), named by the source
+/// file's bytes and the cut's settings.
+fn cut_file<G: darkhex_games::Game>(
+    args: &BoundsArgs,
+    game: &G,
+    seat: usize,
+    source: &Path,
+    policy: &dyn FixedPolicy,
+    r: &Response,
+) -> Result<PolicyFile> {
+    let bytes =
+        std::fs::read(source).with_context(|| format!("cannot read {}", source.display()))?;
+    let mut infosets: [Vec<InfosetPolicy>; 2] = Default::default();
+    infosets[seat] = r.kept.clone();
+    let mut provenance = Provenance {
+        algorithm: "cut".into(),
+        ..Provenance::default()
+    };
+    if let Some(t) = args.threshold {
+        provenance.parameters.insert("threshold".into(), t);
+    }
+    let mut file = PolicyFile::new(&game.game_string(), provenance, infosets);
+    file.abstraction = policy.recall().map(|a| a.name());
+    file.cut = Some(CutFrom {
+        source: source.display().to_string(),
+        source_bytes: bytes.len() as u64,
+        source_crc32: crc32fast::hash(&bytes),
+        threshold: args.threshold,
+        missing: args.missing.name().into(),
+    });
+    Ok(file)
 }
 
 /// The responder's choices as a policy file: its move, with probability
@@ -530,15 +623,13 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
                     "lacking": b.response.lacking,
                     "seconds": b.seconds,
                     "response": b.written.as_ref().map(|p| p.display().to_string()),
+                    "cut": b.cut.as_ref().map(|p| p.display().to_string()),
+                    "cut_info_states": b.cut.as_ref().map(|_| b.response.kept.len()),
                     "verified": b.verified.is_some(),
                 })
             })
         };
-        let missing = match args.missing {
-            MissingArg::Error => "error",
-            MissingArg::Uniform => "uniform",
-            MissingArg::Lowest => "lowest",
-        };
+        let missing = args.missing.name();
         outln!(
             "{}",
             json!({
@@ -595,6 +686,13 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
             outln!(
                 "    the best response ({} information states) is in {}",
                 b.response.choices.len(),
+                p.display()
+            );
+        }
+        if let Some(p) = &b.cut {
+            outln!(
+                "    the strategy as walked ({} of its information states) is in {}",
+                b.response.kept.len(),
                 p.display()
             );
         }

@@ -332,6 +332,136 @@ fn a_threshold_bounds_the_cut_policy_as_the_tree_does() {
     );
 }
 
+/// `--cut-black`, `--cut-white`: an abstract MCCFR policy cut as it is
+/// read and written as walked is a policy file, under the view's keys,
+/// that proves the same bounds without --threshold (bit for bit), that
+/// `exploit`'s compiled tree best-responds to alike and that `play` plays;
+/// it names its source; a resumed walk writes the same file.
+#[test]
+fn the_cut_strategy_written_proves_the_same_bounds_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for game in [
+        "dark_hex(num_rows=2,num_cols=3,gameversion=adh)",
+        "dark_hex(num_rows=3,num_cols=2)",
+    ] {
+        common::ok(&darkhex(
+            d,
+            &[
+                "train",
+                game,
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "view-rot180",
+                "--iterations",
+                "100000",
+                "--threads",
+                "1",
+                "--out",
+                "s.bin",
+            ],
+        ));
+        let cut = [
+            "bounds",
+            game,
+            "--black",
+            "s.bin",
+            "--white",
+            "s.bin",
+            "--threshold",
+            "0.2",
+            "--missing",
+            "lowest",
+            "--cut-black",
+            "cb.json",
+            "--cut-white",
+            "cw.bin",
+            "--json",
+        ];
+        let v = json(&darkhex(d, &cut));
+        let w = json(&darkhex(
+            d,
+            &[
+                "bounds", game, "--black", "cb.json", "--white", "cw.bin", "--verify", "--json",
+            ],
+        ));
+        for key in ["lower", "upper"] {
+            assert_eq!(
+                w[key].as_f64().unwrap().to_bits(),
+                v[key].as_f64().unwrap().to_bits(),
+                "{game} {key}: {v} {w}"
+            );
+        }
+        assert!(v["width"].as_f64().unwrap() > 0.0, "{game}: {v}");
+        for (seat, side, file) in [(0, "black", "cb.json"), (1, "white", "cw.bin")] {
+            let written = PolicyFile::load(&d.join(file)).unwrap();
+            assert_eq!(written.abstraction.as_deref(), Some("view"));
+            assert_eq!(
+                written.infosets[seat].len() as u64,
+                v[side]["cut_info_states"].as_u64().unwrap()
+            );
+            assert!(written.infosets[1 - seat].is_empty());
+            let from = written.cut.unwrap();
+            let source = std::fs::read(d.join("s.bin")).unwrap();
+            assert_eq!(from.source_crc32, crc32fast::hash(&source));
+            assert_eq!(from.source_bytes, source.len() as u64);
+            assert_eq!(
+                (from.threshold, from.missing.as_str()),
+                (Some(0.2), "lowest")
+            );
+            // The compiled tree's best response to the file alone.
+            let e = json(&darkhex(d, &["exploit", game, file, "--json"]));
+            let br = e["best_response_values"][1 - seat].as_f64().unwrap();
+            let bound = v[side]["bound"].as_f64().unwrap();
+            let bound_by_tree = if seat == 0 { -br } else { br };
+            assert!(
+                (bound - bound_by_tree).abs() < 1e-12,
+                "{game} {side}: {v} {e}"
+            );
+        }
+        let policy = "policy(file=cb.json)";
+        common::ok(&darkhex(
+            d,
+            &["play", game, "--p0", policy, "--p1", "random"],
+        ));
+        // Resumed from parts walked without --cut-*: walked again, the same file.
+        let first = std::fs::read(d.join("cw.bin")).unwrap();
+        common::ok(&darkhex(
+            d,
+            &[
+                "bounds",
+                game,
+                "--white",
+                "s.bin",
+                "--threshold",
+                "0.2",
+                "--missing",
+                "lowest",
+                "--checkpoint",
+                "c.progress",
+            ],
+        ));
+        let mut again = cut.to_vec();
+        again.extend(["--checkpoint", "c.progress"]);
+        common::ok(&darkhex(d, &again));
+        assert_eq!(std::fs::read(d.join("cw.bin")).unwrap(), first, "{game}");
+        std::fs::remove_file(d.join("c.progress")).unwrap();
+    }
+    common::assert_refused(
+        d,
+        &[
+            "bounds",
+            "kuhn_poker",
+            "--white",
+            "s.bin",
+            "--cut-black",
+            "c.json",
+        ],
+        "--black",
+    );
+}
+
 #[test]
 fn the_double_oracle_closes_on_the_value_and_bounds_verifies_its_certificates() {
     let dir = tempfile::tempdir().unwrap();

@@ -68,7 +68,29 @@ pub struct PolicyFile {
     /// information state plays its abstract state's distribution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abstraction: Option<String>,
+    /// Where the file is a policy cut from another (`bounds --cut-black`):
+    /// which file, and how it was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutFrom>,
     pub infosets: [Vec<InfosetPolicy>; NUM_PLAYERS],
+}
+
+/// The source of a cut policy: the strategy as a restricted best response
+/// walked it (cut at `threshold`, completed by the `missing` default),
+/// kept only at the information states its play reaches against any play
+/// of the other side's. The source is named by its bytes, so a certificate
+/// says which file it was cut from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CutFrom {
+    /// The source file's name, as given.
+    pub source: String,
+    /// The source file's length and CRC-32 (as zlib computes it).
+    pub source_bytes: u64,
+    pub source_crc32: u32,
+    pub threshold: Option<f64>,
+    /// The default where the source has no entry: `error`, `uniform` or
+    /// `lowest`.
+    pub missing: String,
 }
 
 /// Whether `file_game`, a game string read from a file, names `game`.
@@ -144,6 +166,7 @@ impl PolicyFile {
             game: game.to_string(),
             provenance,
             abstraction: None,
+            cut: None,
             infosets,
         }
     }
@@ -495,6 +518,13 @@ impl PolicyTable {
             ..abstraction
         });
         PolicyTable { maps, lift }
+    }
+
+    /// The abstraction, without its rotation, whose keys a lookup reads
+    /// (`None`: the game's own keys): information states with one such key
+    /// get one distribution.
+    pub fn lift(&self) -> Option<Abstraction> {
+        self.lift
     }
 
     /// The actions and probabilities at `key`, if the policy has them.

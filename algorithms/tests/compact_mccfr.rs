@@ -23,7 +23,7 @@ fn dark_hex(name: &str) -> (AnyGame, darkhex_games::dark_hex::DarkHexGame) {
     (game, g)
 }
 
-fn compact(name: &str, abstraction: &str, seed: u64, workers: usize, n: u64) -> PolicyFile {
+pub fn compact(name: &str, abstraction: &str, seed: u64, workers: usize, n: u64) -> PolicyFile {
     compact_batches(
         name,
         abstraction,
@@ -178,6 +178,7 @@ fn lifted_exploitability_by_the_tree_equals_the_restricted_best_responses() {
     let exact = Settings {
         missing: Missing::Uniform,
         record: false,
+        keep: false,
     };
     for name in [
         "dark_hex(num_rows=2,num_cols=2)",

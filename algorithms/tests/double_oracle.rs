@@ -43,6 +43,7 @@ fn check_certificates(name: &str, game: &AnyGame, tree: &GameTree, oracle: &Orac
         let settings = Settings {
             missing: Missing::Error,
             record: false,
+            keep: false,
         };
         let r = best_response_to(game, &PolicyTable::new(&file), 1 - p, settings).unwrap();
         let bound = if p == 0 { -r.value } else { r.value };

@@ -3,25 +3,33 @@
 //! mixed, PONE and thresholded CFR+ strategies, and for policies cut to a
 //! threshold as they are read and completed by a pure default.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use darkhex_algorithms::policy_file::InfosetPolicy;
 use darkhex_algorithms::pone::{self, extract_strategy};
 use darkhex_algorithms::restricted_br::{
-    self, Missing, Outcome, PoneMoves, RestrictedBrError, Settings, Thresholded, best_response_to,
-    profile_value, restricted_best_response,
+    self, FixedPolicy, Missing, Outcome, Partial, PoneMoves, RestrictedBrError, Settings,
+    Thresholded, best_response_to, profile_value, restricted_best_response,
 };
 use darkhex_algorithms::{
     CfrSolver, CfrVariant, CompileOptions, GameTree, PolicyFile, PolicyTable, Provenance,
     TreePolicy, best_response, expected_value,
 };
-use darkhex_games::{AnyGame, Game, load_game};
+use darkhex_games::{AnyGame, Game, State, Token, Turn, load_game};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const EXACT: Settings = Settings {
     missing: Missing::Error,
     record: true,
+    keep: false,
+};
+
+/// [`EXACT`], keeping the fixed player's distributions as walked.
+const KEEP: Settings = Settings {
+    keep: true,
+    ..EXACT
 };
 
 fn variants() -> Vec<String> {
@@ -238,6 +246,7 @@ fn the_lowest_action_default_plays_the_lowest_action_where_entries_lack() {
             let lowest = Settings {
                 missing: Missing::Lowest,
                 record: false,
+                keep: false,
             };
             for responder in 0..2 {
                 let want = best_response(&tree, &policy, responder).value;
@@ -315,7 +324,7 @@ fn threads_and_interruptions_change_nothing() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| best_response_to(&game, &table, 1, EXACT).unwrap())
+            .install(|| best_response_to(&game, &table, 1, KEEP).unwrap())
     };
     let one = run(1);
     assert!(one.units > 4, "{} units", one.units);
@@ -323,6 +332,8 @@ fn threads_and_interruptions_change_nothing() {
     assert_eq!(one.value.to_bits(), two.value.to_bits());
     assert_eq!(one.choices, two.choices);
     assert_eq!(one.work, two.work);
+    assert!(!one.kept.is_empty());
+    assert_eq!(one.kept, two.kept);
 
     // Stopped after the third unit, then resumed.
     let stop = AtomicBool::new(false);
@@ -331,7 +342,7 @@ fn threads_and_interruptions_change_nothing() {
         .build()
         .unwrap()
         .install(|| {
-            restricted_best_response(&game, &table, 1, EXACT, None, &stop, &|p| {
+            restricted_best_response(&game, &table, 1, KEEP, None, &stop, &|p| {
                 if p.units_done == 3 {
                     stop.store(true, Ordering::SeqCst);
                 }
@@ -343,14 +354,24 @@ fn threads_and_interruptions_change_nothing() {
     };
     assert_eq!(partial.finished(), 3);
     let fresh = AtomicBool::new(false);
+    // Parts walked without keeping the strategy's states cannot make its cut.
+    let unkept = Partial {
+        kept: None,
+        ..partial.clone()
+    };
+    assert!(matches!(
+        restricted_best_response(&game, &table, 1, KEEP, Some(unkept), &fresh, &|_| {}),
+        Err(RestrictedBrError::Resume(_))
+    ));
     let resumed =
-        restricted_best_response(&game, &table, 1, EXACT, Some(partial), &fresh, &|_| {}).unwrap();
+        restricted_best_response(&game, &table, 1, KEEP, Some(partial), &fresh, &|_| {}).unwrap();
     let Outcome::Done(resumed) = resumed else {
         panic!("the resumed walk stopped")
     };
     assert_eq!(resumed.value.to_bits(), one.value.to_bits());
     assert_eq!(resumed.choices, one.choices);
     assert_eq!(resumed.work, one.work);
+    assert_eq!(resumed.kept, one.kept);
 }
 
 #[test]
@@ -371,6 +392,7 @@ fn a_state_the_policy_lacks_is_named_or_played_uniformly_and_counted() {
     let uniform = Settings {
         missing: Missing::Uniform,
         record: false,
+        keep: false,
     };
     let got = best_response_to(&game, &table, 1, uniform).unwrap();
     let (policy, missing) = file.to_tree_policy(&tree).unwrap();
@@ -416,5 +438,132 @@ fn the_estimate_counts_the_walk_s_histories() {
             "{e:?} vs {:?}",
             exact.work
         );
+    }
+}
+
+/// `seat`'s information states that its play on `policy`'s support
+/// reaches against any play of the other side's, under the policy's
+/// recall, with their distributions: every such history, one by one.
+fn reached(
+    game: &AnyGame,
+    policy: &dyn FixedPolicy,
+    seat: usize,
+) -> BTreeMap<Vec<Token>, Vec<f64>> {
+    fn walk<S: State>(
+        s: &S,
+        policy: &dyn FixedPolicy,
+        seat: usize,
+        out: &mut BTreeMap<Vec<Token>, Vec<f64>>,
+    ) {
+        let (actions, probs): (Vec<_>, Vec<f64>) = match s.current_player() {
+            Turn::Terminal => return,
+            Turn::Chance => s.chance_outcomes().into_iter().unzip(),
+            Turn::Player(p) if p == seat => {
+                let actions = s.legal_actions();
+                let probs = policy
+                    .distribution(p, s.info_key(p), &actions)
+                    .unwrap()
+                    .expect("the file lacks a state its play reaches")
+                    .into_owned();
+                let mut key = s.info_key(p).to_vec();
+                if let Some(a) = policy.recall() {
+                    a.abstract_key(0, s.info_key(p), &mut key);
+                }
+                out.insert(key, probs.clone());
+                (actions, probs)
+            }
+            Turn::Player(_) => {
+                let actions = s.legal_actions();
+                let all = vec![1.0; actions.len()];
+                (actions, all)
+            }
+        };
+        for (a, q) in actions.into_iter().zip(probs) {
+            if q > 0.0 {
+                let mut child = s.clone();
+                child.apply(a);
+                walk(&child, policy, seat, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&game.new_initial_state(), policy, seat, &mut out);
+    out
+}
+
+/// `bounds --cut-black`: the strategy as the walk played it (cut at a
+/// threshold, the lowest action where the source lacks a state), written
+/// at the states the walk met, read back as a policy file, proves the same
+/// bound on its own, bit for bit; the compiled tree's best response to
+/// it, and to the source cut on the tree, agrees; and it holds exactly the
+/// states its play reaches. For perfect-recall CFR+ policies and for
+/// view-rot180 MCCFR policies (written under the view's keys).
+#[test]
+fn the_strategy_kept_as_walked_proves_the_same_bound_and_holds_only_reached_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let threshold = 0.3;
+    for name in variants().iter().take(6) {
+        let game = load_game(name).unwrap();
+        let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+        let mut solver = CfrSolver::new(&tree, CfrVariant::Plus);
+        solver.run(100);
+        let average = solver.average_policy();
+        let sources = [
+            PolicyFile::from_tree(&tree, &average, Provenance::default()),
+            crate::compact_mccfr::compact(name, "view-rot180", 1, 1, 20_000),
+        ];
+        for (s, source) in sources.iter().enumerate() {
+            let table = PolicyTable::new(source);
+            let cut = Thresholded {
+                source: &table,
+                threshold,
+            };
+            for seat in 0..2 {
+                let responder = 1 - seat;
+                let what = format!("{name}, source {s}, seat {seat}");
+                let keep = Settings {
+                    missing: Missing::Lowest,
+                    record: false,
+                    keep: true,
+                };
+                let walked = best_response_to(&game, &cut, responder, keep).unwrap();
+                let mut file = PolicyFile::new(name, Provenance::default(), Default::default());
+                file.infosets[seat] = walked.kept.clone();
+                file.abstraction = table.lift().map(|a| a.name());
+                let path = dir.path().join("cut.json");
+                file.save(&path).unwrap();
+                let read = PolicyFile::load_for(&path, &game).unwrap();
+                let written = PolicyTable::new(&read);
+                let again = best_response_to(&game, &written, responder, EXACT).unwrap();
+                assert_eq!(
+                    again.value.to_bits(),
+                    walked.value.to_bits(),
+                    "{what}: {} from the file, {} cut as read",
+                    again.value,
+                    walked.value
+                );
+                let (on_tree, _) = read.to_tree_policy(&tree).unwrap();
+                let want = best_response(&tree, &on_tree, responder).value;
+                assert!(
+                    (again.value - want).abs() < 1e-12,
+                    "{what}: {want} on the tree"
+                );
+                if s == 0 {
+                    let cut_on_tree = cut_to(&tree, &average, threshold);
+                    let want = best_response(&tree, &cut_on_tree, responder).value;
+                    assert!(
+                        (again.value - want).abs() < 1e-12,
+                        "{what}: {want} cut on the tree"
+                    );
+                }
+                let kept: BTreeMap<Vec<Token>, Vec<f64>> = walked
+                    .kept
+                    .iter()
+                    .map(|e| (e.key.clone(), e.probs.clone()))
+                    .collect();
+                assert_eq!(kept.len(), walked.kept.len());
+                assert_eq!(reached(&game, &written, seat), kept, "{what}");
+            }
+        }
     }
 }

@@ -235,6 +235,36 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
     ),
     (
         "bounds",
+        "cut_black",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--black",
+                "samples/policy.json",
+                "--cut-black",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
+        "cut_white",
+        Role::Writes(
+            Kind::Policy,
+            &[
+                "bounds",
+                "kuhn_poker",
+                "--white",
+                "samples/policy.json",
+                "--cut-white",
+                "{}",
+            ],
+        ),
+    ),
+    (
+        "bounds",
         "checkpoint",
         Role::Writes(
             Kind::BoundsProgress,

@@ -330,6 +330,7 @@ fn respond<G: Game>(
     let settings = Settings {
         missing: Missing::Error,
         record: true,
+        keep: false,
     };
     let outcome = restricted_br::restricted_best_response(
         game,

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Mutex;
 
+use darkhex_games::abstraction::Abstraction;
 use darkhex_games::{Action, Token};
 use rustc_hash::FxHashMap;
 
@@ -38,6 +39,15 @@ pub trait FixedPolicy: Sync {
     ) -> Result<Option<Cow<'_, [f64]>>, RestrictedBrError> {
         self.distribution(player, key, actions)
     }
+
+    /// The abstraction (without rotation) whose keys decide the answers,
+    /// as an abstract policy file's are: information states with one
+    /// abstract key get one distribution, so what the walk met can be
+    /// written down under these keys, no larger than the source. `None`:
+    /// the game's own keys.
+    fn recall(&self) -> Option<Abstraction> {
+        None
+    }
 }
 
 /// A policy file's table.
@@ -56,6 +66,10 @@ impl FixedPolicy for PolicyTable {
             ))),
             None => Ok(None),
         }
+    }
+
+    fn recall(&self) -> Option<Abstraction> {
+        self.lift()
     }
 }
 
@@ -209,6 +223,10 @@ impl FixedPolicy for Thresholded<'_> {
             .source
             .distribution_after(player, key, actions, history)?
             .map(|p| Cow::Owned(thresholded(&p, self.threshold))))
+    }
+
+    fn recall(&self) -> Option<Abstraction> {
+        self.source.recall()
     }
 }
 

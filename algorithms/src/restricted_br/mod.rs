@@ -27,6 +27,7 @@ mod walk;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::policy_file::InfosetPolicy;
 use darkhex_games::{Action, Game, State, Token};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -37,7 +38,7 @@ pub use fixed::{FixedPolicy, ModelPolicy, PerSeat, PoneMoves, Thresholded, thres
 pub use sum::Sum;
 pub use walk::{Choice, Missing, Work};
 
-use walk::{Walker, Weighted};
+use walk::{Kept, Walker, Weighted};
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum RestrictedBrError {
@@ -59,6 +60,9 @@ pub struct Settings {
     pub missing: Missing,
     /// Keep the responder's choices, to write its strategy.
     pub record: bool,
+    /// Keep the fixed player's distributions at every information state
+    /// the walk meets, to write its strategy as walked ([`Response::kept`]).
+    pub keep: bool,
 }
 
 /// The walk is split into at least this many units where the first few
@@ -85,6 +89,10 @@ pub struct Partial {
     pub units: Vec<Option<UnitResult>>,
     /// The information states found lacking so far, by player.
     pub lacking: Vec<(usize, Vec<Token>)>,
+    /// The fixed player's distributions met so far (a superset of the
+    /// finished units'), when kept; `None` when they were not.
+    #[serde(default)]
+    pub kept: Option<Vec<InfosetPolicy>>,
 }
 
 impl Partial {
@@ -116,6 +124,11 @@ pub struct Response {
     /// played the default.
     pub lacking: usize,
     pub units: usize,
+    /// The fixed player's distribution at every information state the
+    /// walk met, sorted by key, when kept (`Settings::keep`): under the
+    /// policy's [`FixedPolicy::recall`] keys where it has one. The walk
+    /// plays no other of its states.
+    pub kept: Vec<InfosetPolicy>,
     /// Every unit's result: a walk resumed from them only recombines them.
     pub finished: Partial,
 }
@@ -278,18 +291,31 @@ pub fn restricted_best_response<G: Game>(
         settings.missing,
         settings.record,
         stop,
-    );
+    )
+    .keeping(settings.keep);
     let planned = walker.split()?;
     let n = planned.units.len();
     let resume = resume.unwrap_or_else(|| Partial {
         units: vec![None; n],
         lacking: Vec::new(),
+        kept: settings.keep.then(Vec::new),
     });
     if resume.units.len() != n {
         return Err(RestrictedBrError::Resume(format!(
             "it was split into {} parts, this walk into {n}",
             resume.units.len()
         )));
+    }
+    if let Some(kept) = &walker.kept {
+        let Some(saved) = &resume.kept else {
+            return Err(RestrictedBrError::Resume(
+                "its parts were walked without keeping the strategy's information states".into(),
+            ));
+        };
+        let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+        for e in saved {
+            kept.insert(e.key.clone(), (e.actions.clone(), e.probs.clone()));
+        }
     }
     walker
         .lacking
@@ -335,10 +361,16 @@ pub fn restricted_best_response<G: Game>(
             .into_iter()
             .collect();
     lacking.sort();
+    let kept = walker.kept.as_ref().map(|k| {
+        sorted(std::mem::take(
+            &mut *k.lock().unwrap_or_else(|e| e.into_inner()),
+        ))
+    });
     if results.iter().any(|r| r.is_err()) {
         return Ok(Outcome::Stopped(Partial {
             units: results.into_iter().map(Result::ok).collect(),
             lacking,
+            kept,
         }));
     }
     let units: Vec<UnitResult> = results.into_iter().filter_map(Result::ok).collect();
@@ -362,11 +394,26 @@ pub fn restricted_best_response<G: Game>(
         work,
         lacking: lacking_count,
         units: n,
+        kept: kept.clone().unwrap_or_default(),
         finished: Partial {
             units: units.into_iter().map(Some).collect(),
             lacking,
+            kept,
         },
     }))
+}
+
+fn sorted(kept: Kept) -> Vec<InfosetPolicy> {
+    let mut out: Vec<InfosetPolicy> = kept
+        .into_iter()
+        .map(|(key, (actions, probs))| InfosetPolicy {
+            key,
+            actions,
+            probs,
+        })
+        .collect();
+    out.sort_by(|a, b| a.key.cmp(&b.key));
+    out
 }
 
 /// The best response, run to the end (no interruption, no progress).

@@ -6,8 +6,9 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use darkhex_games::abstraction::Abstraction;
 use darkhex_games::{Action, Game, State, Token, Turn};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::RestrictedBrError;
@@ -66,6 +67,10 @@ pub(super) struct Successors<S> {
     pub groups: Vec<std::ops::Range<usize>>,
 }
 
+/// The fixed player's distributions as the walk played them, by
+/// information state (under the policy's [`FixedPolicy::recall`]).
+pub(super) type Kept = FxHashMap<Vec<Token>, (Vec<Action>, Vec<f64>)>;
+
 /// Histories visited between two additions to the shared counter.
 const FLUSH: u64 = 1 << 14;
 
@@ -85,6 +90,9 @@ pub(super) struct Walker<'a, G: Game> {
     pub visited: AtomicU64,
     /// The information states the policy lacked, by player.
     pub lacking: Mutex<FxHashSet<(usize, Vec<Token>)>>,
+    /// The fixed player's distributions met, when kept.
+    pub kept: Option<Mutex<Kept>>,
+    recall: Option<Abstraction>,
 }
 
 impl<'a, G: Game> Walker<'a, G> {
@@ -106,6 +114,32 @@ impl<'a, G: Game> Walker<'a, G> {
             failed: AtomicBool::new(false),
             visited: AtomicU64::new(0),
             lacking: Mutex::new(FxHashSet::default()),
+            kept: None,
+            recall: policy.recall(),
+        }
+    }
+
+    /// Keeps the fixed player's distributions at every information state
+    /// the walk meets (the stated default where the policy lacks one), to
+    /// write the strategy down as walked.
+    pub fn keeping(mut self, keep: bool) -> Self {
+        self.kept = keep.then(|| Mutex::new(Kept::default()));
+        self
+    }
+
+    fn keep(&self, kept: &Mutex<Kept>, key: &[Token], actions: &[Action], probs: &[f64]) {
+        let mut abstract_key = Vec::new();
+        let key = match self.recall {
+            Some(a) => {
+                // Without rotation, so no board size is needed.
+                a.abstract_key(0, key, &mut abstract_key);
+                abstract_key.as_slice()
+            }
+            None => key,
+        };
+        let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+        if !kept.contains_key(key) {
+            kept.insert(key.to_vec(), (actions.to_vec(), probs.to_vec()));
         }
     }
 
@@ -129,12 +163,26 @@ impl<'a, G: Game> Walker<'a, G> {
         actions: &[Action],
     ) -> Result<Vec<f64>, RestrictedBrError> {
         let key = state.info_key(player);
-        if let Some(p) = self
+        let probs = match self
             .policy
             .distribution_after(player, key, actions, state.history())?
         {
-            return Ok(p.into_owned());
+            Some(p) => p.into_owned(),
+            None => self.default(player, key, actions)?,
+        };
+        if let Some(kept) = &self.kept {
+            self.keep(kept, key, actions, &probs);
         }
+        Ok(probs)
+    }
+
+    /// What the fixed player plays where its policy has no entry.
+    fn default(
+        &self,
+        player: usize,
+        key: &[Token],
+        actions: &[Action],
+    ) -> Result<Vec<f64>, RestrictedBrError> {
         let count = || {
             self.lacking
                 .lock()

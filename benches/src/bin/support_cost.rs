@@ -131,6 +131,7 @@ fn measure<G: Game>(game: &G, name: &str, k: usize) {
     let settings = Settings {
         missing: Missing::Error,
         record: false,
+        keep: false,
     };
     let stop = AtomicBool::new(false);
     let (wall, cpu) = (Instant::now(), cpu_seconds());
