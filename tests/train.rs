@@ -613,6 +613,130 @@ fn abstract_policies_name_their_abstraction_resume_bitwise_and_exploit_lifts_the
 }
 
 #[test]
+fn pone_terminals_end_histories_at_sure_wins_resume_bitwise_and_exploit_reads_pone_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let run = |extra: &[&str]| {
+        let args = [
+            "train",
+            game,
+            "--algo",
+            "os-mccfr",
+            "--pone-terminals",
+            "--threads",
+            "2",
+            "--seed",
+            "4",
+            "--json",
+        ];
+        json(&darkhex(d, &[&args[..], extra].concat()))
+    };
+    let whole = run(&["--iterations", "3000", "--out", "whole.json"]);
+    assert_eq!(whole["abstraction"], "perfect-recall");
+    assert_eq!(whole["pone_terminals"], true);
+    assert!(whole["pone_terminal_histories"].as_u64().unwrap() > 0);
+    let e = whole["exploitability"].as_f64().unwrap();
+    assert!(e > 0.0 && e < 1.0, "{e}");
+    let x = json(&darkhex(d, &["exploit", game, "whole.json", "--json"]));
+    assert_eq!(x["exploitability"].as_f64().unwrap(), e);
+    run(&[
+        "--iterations",
+        "1280",
+        "--checkpoint",
+        "c.ckpt",
+        "--out",
+        "half.json",
+    ]);
+    let resumed = run(&[
+        "--iterations",
+        "3000",
+        "--checkpoint",
+        "c.ckpt",
+        "--resume",
+        "--out",
+        "resumed.json",
+    ]);
+    assert_eq!(resumed["pone_terminals"], true);
+    let policy = |f: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(f)).unwrap()).unwrap();
+        assert_eq!(v["parameters"]["pone_terminals"], 1.0, "{f}");
+        v["infosets"].clone()
+    };
+    assert_eq!(policy("whole.json"), policy("resumed.json"));
+    darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "os-mccfr",
+            "--abstraction",
+            "attempts",
+            "--iterations",
+            "100",
+            "--checkpoint",
+            "plain.ckpt",
+        ],
+    );
+    for (bad, says) in [
+        (
+            vec!["train", game, "--algo", "cfr+", "--pone-terminals"],
+            "--pone-terminals applies to os-mccfr",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--algo",
+                "os-mccfr",
+                "--keyed",
+                "--pone-terminals",
+            ],
+            "--pone-terminals samples with compact keys, --keyed with token keys",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "view",
+                "--pone-terminals",
+            ],
+            "under --abstraction view a key does not tell how many opponent stones are hidden",
+        ),
+        (
+            vec![
+                "train",
+                "dark_hex(num_rows=2,num_cols=3,disclosure=noise)",
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "attempts",
+                "--pone-terminals",
+            ],
+            "PONE terminals need obstype=reveal-nothing and disclosure=none",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--checkpoint",
+                "plain.ckpt",
+                "--resume",
+                "--pone-terminals",
+            ],
+            "the checkpoint was trained without --pone-terminals",
+        ),
+    ] {
+        assert_refused(d, &bad, says);
+    }
+}
+
+#[test]
 fn a_time_limited_run_ends_like_a_finished_one() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
