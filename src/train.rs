@@ -213,6 +213,14 @@ pub struct TrainArgs {
     /// perfect-recall game
     #[arg(long, value_parser = Abstraction::NAMES)]
     abstraction: Option<String>,
+    /// os-mccfr on Dark Hex and Dark Rex (obstype=reveal-nothing, no
+    /// disclosure): end a sampled history where PONE proves the player to
+    /// move wins with probability one, scored as that win, as the thesis
+    /// trained on 4x3. Samples with compact keys (--abstraction, by default
+    /// perfect-recall); the policy file plays PONE's strategy from the
+    /// states it decided
+    #[arg(long)]
+    pone_terminals: bool,
     #[command(flatten)]
     rl: RlOptions,
     #[command(flatten)]
@@ -465,6 +473,22 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .as_deref()
         .map(Abstraction::parse)
         .transpose()?;
+    if args.pone_terminals {
+        if !matches!(algorithm, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
+            bail!("--pone-terminals applies to os-mccfr");
+        }
+        if args.keyed {
+            bail!("--pone-terminals samples with compact keys, --keyed with token keys: give one");
+        }
+        if checkpoint.as_ref().is_some_and(|c| !c.pone_terminals()) {
+            bail!("the checkpoint was trained without --pone-terminals; it resumes only that way");
+        }
+    }
+    // PONE terminals sample with compact keys: perfect recall unless asked.
+    let abstraction = match abstraction {
+        None if args.pone_terminals && checkpoint.is_none() => Some(Abstraction::PERFECT_RECALL),
+        a => a,
+    };
     if let Some(a) = abstraction {
         if !matches!(algorithm, Algorithm::MonteCarlo(Sampling::Outcome { .. })) {
             bail!("--abstraction applies to os-mccfr");
@@ -595,6 +619,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
                     tree.as_deref(),
                     a,
                     exploration,
+                    args.pone_terminals,
                     args.run.seed.unwrap_or(0),
                     workers,
                 )?
@@ -790,7 +815,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
 /// Which network trainers take each option they do not all take ("cfr"
 /// standing for the CFR family, which checks its own), as
 /// `(option, given, trainers)`.
-fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static str]); 28] {
+fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static str]); 29] {
     const SAMPLED: &[&str] = &[DEEP_CFR, ESCHER];
     const EVALUATED: &[&str] = &["cfr", ESCHER, PPO, MMD, NFSP];
     const CFR: &[&str] = &["cfr"];
@@ -818,6 +843,7 @@ fn network_options(args: &TrainArgs) -> [(&'static str, bool, &'static [&'static
         ("--sum-order", args.sum_order.is_some(), CFR),
         ("--keyed", args.keyed, CFR),
         ("--abstraction", args.abstraction.is_some(), CFR),
+        ("--pone-terminals", args.pone_terminals, CFR),
         ("--traversals", args.traversals.is_some(), SAMPLED),
         ("--explore", args.explore.is_some(), &[DEEP_CFR]),
         (
@@ -1271,6 +1297,8 @@ fn report(
             "sum_order": trainer.sum_order().map(SumOrder::name),
             "over_tables": trainer.uses_tables(),
             "abstraction": trainer.abstraction().map(|a| a.name()),
+            "pone_terminals": trainer.pone_terminals(),
+            "pone_terminal_histories": trainer.pone_ends(),
             "policy": path.display().to_string(),
             "history": trainer.history(),
         });
@@ -1293,6 +1321,9 @@ fn report(
         outln!("method           compiled tree, regrets summed in OpenSpiel's order");
     } else if let Some(a) = trainer.abstraction() {
         outln!("method           sampling with compact keys under the abstraction {a}");
+        if let Some(ends) = trainer.pone_ends() {
+            outln!("PONE terminals   {ends} sampled histories ended at a sure win PONE proved");
+        }
     } else if trainer.workers().is_some() {
         outln!(
             "method           {}",

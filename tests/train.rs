@@ -3,6 +3,7 @@
 mod common;
 
 use common::{assert_refused, darkhex, json, ok, stderr};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -506,57 +507,52 @@ fn samplers_run_over_the_tables_unless_keyed_and_agree_with_the_keyed_path() {
     }
 }
 
+/// os-mccfr with compact keys and `flags` on `game` (2 threads, seed 4):
+/// 3000 iterations whole, and 1280 then resumed to 3000; checks the two
+/// policies equal and `exploit` reads the trainer's exploitability, and
+/// returns the whole run's JSON and its policy file.
+fn compact_run_resumed(
+    d: &Path,
+    game: &str,
+    flags: &[&str],
+) -> (serde_json::Value, serde_json::Value) {
+    let run = |extra: &[&str]| {
+        let args = [
+            &["train", game, "--algo", "os-mccfr"][..],
+            flags,
+            &["--threads", "2", "--seed", "4", "--json"],
+            extra,
+        ];
+        json(&darkhex(d, &args.concat()))
+    };
+    let whole = run(&["--iterations", "3000", "--out", "whole.json"]);
+    let e = whole["exploitability"].as_f64().unwrap();
+    assert!(e > 0.0 && e < 1.0, "{e}");
+    let x = json(&darkhex(d, &["exploit", game, "whole.json", "--json"]));
+    assert_eq!(x["exploitability"].as_f64().unwrap(), e);
+    let ckpt = ["--checkpoint", "c.ckpt"];
+    run(&[&ckpt[..], &["--iterations", "1280", "--out", "half.json"]].concat());
+    let resumed = [
+        &ckpt[..],
+        &["--resume", "--iterations", "3000", "--out", "resumed.json"],
+    ];
+    assert_eq!(run(&resumed.concat())["abstraction"], whole["abstraction"]);
+    let policy = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join(f)).unwrap()).unwrap()
+    };
+    let file = policy("whole.json");
+    assert_eq!(file["infosets"], policy("resumed.json")["infosets"]);
+    (whole, file)
+}
+
 #[test]
 fn abstract_policies_name_their_abstraction_resume_bitwise_and_exploit_lifts_them() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let game = "dark_hex(num_rows=2,num_cols=3)";
-    let run = |extra: &[&str]| {
-        let args = [
-            "train",
-            game,
-            "--algo",
-            "os-mccfr",
-            "--abstraction",
-            "view-rot180",
-            "--threads",
-            "2",
-            "--seed",
-            "4",
-            "--json",
-        ];
-        json(&darkhex(d, &[&args[..], extra].concat()))
-    };
-    let whole = run(&["--iterations", "3000", "--out", "whole.json"]);
+    let (whole, file) = compact_run_resumed(d, game, &["--abstraction", "view-rot180"]);
     assert_eq!(whole["abstraction"], "view-rot180");
-    let e = whole["exploitability"].as_f64().unwrap();
-    assert!(e > 0.0 && e < 1.0, "{e}");
-    let x = json(&darkhex(d, &["exploit", game, "whole.json", "--json"]));
-    assert_eq!(x["exploitability"].as_f64().unwrap(), e);
-    run(&[
-        "--iterations",
-        "1280",
-        "--checkpoint",
-        "c.ckpt",
-        "--out",
-        "half.json",
-    ]);
-    run(&[
-        "--iterations",
-        "3000",
-        "--checkpoint",
-        "c.ckpt",
-        "--resume",
-        "--out",
-        "resumed.json",
-    ]);
-    let policy = |f: &str| {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(d.join(f)).unwrap()).unwrap();
-        assert_eq!(v["abstraction"], "view-rot180", "{f}");
-        v["infosets"].clone()
-    };
-    assert_eq!(policy("whole.json"), policy("resumed.json"));
+    assert_eq!(file["abstraction"], "view-rot180");
     for (bad, says) in [
         (
             vec![
@@ -606,6 +602,87 @@ fn abstract_policies_name_their_abstraction_resume_bitwise_and_exploit_lifts_the
                 "view",
             ],
             "the checkpoint was trained with --abstraction view-rot180",
+        ),
+    ] {
+        assert_refused(d, &bad, says);
+    }
+}
+
+#[test]
+fn pone_terminals_end_histories_at_sure_wins_resume_bitwise_and_exploit_reads_pone_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
+    let (whole, file) = compact_run_resumed(d, game, &["--pone-terminals"]);
+    assert_eq!(whole["abstraction"], "perfect-recall");
+    assert_eq!(whole["pone_terminals"], true);
+    assert!(whole["pone_terminal_histories"].as_u64().unwrap() > 0);
+    assert_eq!(file["parameters"]["pone_terminals"], 1.0);
+    darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "os-mccfr",
+            "--abstraction",
+            "attempts",
+            "--iterations",
+            "100",
+            "--checkpoint",
+            "plain.ckpt",
+        ],
+    );
+    for (bad, says) in [
+        (
+            vec!["train", game, "--algo", "cfr+", "--pone-terminals"],
+            "--pone-terminals applies to os-mccfr",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--algo",
+                "os-mccfr",
+                "--keyed",
+                "--pone-terminals",
+            ],
+            "--pone-terminals samples with compact keys, --keyed with token keys",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "view",
+                "--pone-terminals",
+            ],
+            "under --abstraction view a key does not tell how many opponent stones are hidden",
+        ),
+        (
+            vec![
+                "train",
+                "dark_hex(num_rows=2,num_cols=3,disclosure=noise)",
+                "--algo",
+                "os-mccfr",
+                "--abstraction",
+                "attempts",
+                "--pone-terminals",
+            ],
+            "PONE terminals need obstype=reveal-nothing and disclosure=none",
+        ),
+        (
+            vec![
+                "train",
+                game,
+                "--checkpoint",
+                "plain.ckpt",
+                "--resume",
+                "--pone-terminals",
+            ],
+            "the checkpoint was trained without --pone-terminals",
         ),
     ] {
         assert_refused(d, &bad, says);

@@ -36,6 +36,8 @@ mod moved_paths;
 mod policy_model;
 #[path = "pone.rs"]
 mod pone;
+#[path = "pone_mccfr.rs"]
+mod pone_mccfr;
 #[path = "rcfr.rs"]
 mod rcfr;
 #[path = "restricted_br.rs"]

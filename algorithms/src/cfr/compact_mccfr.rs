@@ -43,8 +43,10 @@ use thiserror::Error;
 
 use super::compact_table::{CompactTable, Key, NOT_FOUND};
 use super::mccfr::{IterationRng, in_batches, iteration_rng, sample_index, worker_share};
+use super::pone_terminals::{Decided, Known, PoneTerminals, PoneTerminalsError};
 use crate::policy::{normalise, regret_matching};
 use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
+use crate::pone::knowledge::Knowledge;
 use crate::stream::DarkHexStream;
 use crate::stream::dark_hex::{MAX_CELLS, Played, RealBoard};
 
@@ -62,6 +64,8 @@ pub enum CompactError {
     },
     #[error("the checkpoint's table for player {player} is damaged: {reason}")]
     Damaged { player: usize, reason: String },
+    #[error(transparent)]
+    Pone(#[from] PoneTerminalsError),
 }
 
 /// Everything needed to continue a run: what a checkpoint holds.
@@ -76,6 +80,13 @@ pub struct CompactState {
     pub iterations_per_worker: u64,
     pub iteration: u64,
     pub tables: [CompactTable; NUM_PLAYERS],
+    /// Whether a history ends where PONE proves the player to move wins
+    /// with probability one ([`super::pone_terminals`]).
+    #[serde(default)]
+    pub pone_terminals: bool,
+    /// The decided states met, and how many sampled histories ended there.
+    #[serde(default)]
+    pub decided: Decided,
 }
 
 impl CompactState {
@@ -91,7 +102,15 @@ impl CompactState {
             iterations_per_worker: Self::ITERATIONS_PER_WORKER,
             iteration: 0,
             tables: Default::default(),
+            pone_terminals: false,
+            decided: Decided::default(),
         }
+    }
+
+    /// The same with PONE terminals on or off.
+    pub fn with_pone_terminals(mut self, on: bool) -> Self {
+        self.pone_terminals = on;
+        self
     }
 
     /// The same with `n` iterations a worker a batch (at least 1):
@@ -103,9 +122,19 @@ impl CompactState {
 
     /// Bytes the tables hold.
     pub fn memory_bytes(&self) -> usize {
-        self.tables.iter().map(CompactTable::memory_bytes).sum()
+        self.tables
+            .iter()
+            .map(CompactTable::memory_bytes)
+            .sum::<usize>()
+            + self.decided.memory_bytes()
     }
 }
+
+/// The policy file's parameter recording that PONE terminals were on (1).
+pub const PONE_TERMINALS: &str = "pone_terminals";
+/// The policy file's parameter counting the sampled histories that ended
+/// at a PONE terminal.
+pub const PONE_ENDS: &str = "pone_terminal_histories";
 
 /// How keys are packed on one board.
 #[derive(Clone, Copy, Debug)]
@@ -239,6 +268,11 @@ struct Walker<'a> {
     frozen: &'a [CompactTable; NUM_PLAYERS],
     updates: &'a mut [CompactTable; NUM_PLAYERS],
     exploration: f64,
+    pone: Option<&'a PoneTerminals>,
+    /// The decided states met before the batch.
+    decided: &'a Decided,
+    /// The worker's: decided states first met in the batch, and its ends.
+    met: &'a mut Decided,
 }
 
 impl Walker<'_> {
@@ -248,20 +282,23 @@ impl Walker<'_> {
             revealed: 0,
         };
         let reach = [1.0; 3];
+        let known = [Knowledge::EMPTY; NUM_PLAYERS];
         if player == 0 {
-            self.walk::<0, 0>(root, Attempts::default(), reach, rng);
+            self.walk::<0, 0>(root, Attempts::default(), known, reach, rng);
         } else {
-            self.walk::<0, 1>(root, Attempts::default(), reach, rng);
+            self.walk::<0, 1>(root, Attempts::default(), known, reach, rng);
         }
     }
 
     /// The sampled trajectory from a node where `M` moves, for the
     /// updating player `P`; returns `P`'s value estimate. `reach` =
-    /// [updating player's, opponent's and chance's, sampling's].
+    /// [updating player's, opponent's and chance's, sampling's]; `known`
+    /// is each player's knowledge, followed only with PONE terminals.
     fn walk<const M: usize, const P: usize>(
         &mut self,
         node: RealBoard,
         attempts: Attempts,
+        known: Known,
         reach: [f64; 3],
         rng: &mut IterationRng,
     ) -> f64 {
@@ -269,6 +306,15 @@ impl Walker<'_> {
         let legal = self.game.legal::<M>(node);
         let n = legal.count_ones() as usize;
         let (key, turned) = self.packing.key::<M>(node, &attempts);
+        if let Some(pone) = self.pone
+            && pone.wins(M, &known)
+        {
+            self.met.ends += 1;
+            if !self.decided.keys[M].contains(&key) {
+                self.met.keys[M].insert(key);
+            }
+            return if M == P { 1.0 } else { -1.0 };
+        }
         // The current strategy in the order of this node's actions.
         let mut sigma = [0.0; MAX_CELLS];
         let sigma = &mut sigma[..n];
@@ -311,15 +357,18 @@ impl Walker<'_> {
             }
             Played::Collided(board) => {
                 let attempts = attempts.after::<M>(&self.packing, cell, true);
-                if self.game.moves_again() {
-                    self.walk::<M, P>(board, attempts, next, rng)
+                let again = self.game.moves_again();
+                let known = self.follow(known, M, cell, true, !again);
+                if again {
+                    self.walk::<M, P>(board, attempts, known, next, rng)
                 } else {
-                    self.pass::<M, P>(board, attempts, next, rng)
+                    self.pass::<M, P>(board, attempts, known, next, rng)
                 }
             }
             Played::Placed(board) => {
                 let attempts = attempts.after::<M>(&self.packing, cell, false);
-                self.pass::<M, P>(board, attempts, next, rng)
+                let known = self.follow(known, M, cell, false, true);
+                self.pass::<M, P>(board, attempts, known, next, rng)
             }
         };
         // Baseline-free estimate: only the sampled action has a value.
@@ -347,13 +396,23 @@ impl Walker<'_> {
         &mut self,
         node: RealBoard,
         attempts: Attempts,
+        known: Known,
         reach: [f64; 3],
         rng: &mut IterationRng,
     ) -> f64 {
         if M == 0 {
-            self.walk::<1, P>(node, attempts, reach, rng)
+            self.walk::<1, P>(node, attempts, known, reach, rng)
         } else {
-            self.walk::<0, P>(node, attempts, reach, rng)
+            self.walk::<0, P>(node, attempts, known, reach, rng)
+        }
+    }
+
+    /// The knowledge after an attempt, where PONE terminals need it.
+    #[inline(always)]
+    fn follow(&self, known: Known, mover: usize, cell: u32, collided: bool, ends: bool) -> Known {
+        match self.pone {
+            Some(pone) => pone.after(known, mover, cell, collided, ends),
+            None => known,
         }
     }
 }
@@ -375,6 +434,9 @@ pub struct CompactSolver {
     state: CompactState,
     /// Each worker's update tables, kept between batches for their memory.
     scratch: Vec<[CompactTable; NUM_PLAYERS]>,
+    /// Each worker's decided states first met in a batch.
+    met: Vec<Decided>,
+    pone: Option<PoneTerminals>,
 }
 
 impl CompactSolver {
@@ -410,17 +472,25 @@ impl CompactSolver {
         }
         state.workers = state.workers.max(1);
         state.iterations_per_worker = state.iterations_per_worker.max(1);
+        let pone = state
+            .pone_terminals
+            .then(|| PoneTerminals::new(&game, abstraction))
+            .transpose()?;
         let scratch = vec![Default::default(); state.workers];
+        let met = vec![Decided::default(); state.workers];
         Ok(CompactSolver {
             game,
             stream,
             packing,
             state,
             scratch,
+            met,
+            pone,
         })
     }
 
-    /// Bytes the run holds: the tables and the workers' update tables.
+    /// Bytes the run holds: the tables, the workers' update tables and
+    /// PONE's searches.
     pub fn memory_bytes(&self) -> usize {
         self.state.memory_bytes()
             + self
@@ -429,6 +499,8 @@ impl CompactSolver {
                 .flatten()
                 .map(CompactTable::memory_bytes)
                 .sum::<usize>()
+            + self.met.iter().map(Decided::memory_bytes).sum::<usize>()
+            + self.pone.as_ref().map_or(0, PoneTerminals::memory_bytes)
     }
 
     pub fn state(&self) -> &CompactState {
@@ -437,6 +509,11 @@ impl CompactSolver {
 
     pub fn abstraction(&self) -> Abstraction {
         self.packing.abstraction
+    }
+
+    /// Whether histories end where PONE decides them.
+    pub fn pone_terminals(&self) -> bool {
+        self.pone.is_some()
     }
 
     pub fn iteration(&self) -> u64 {
@@ -458,17 +535,23 @@ impl CompactSolver {
         let first = self.state.iteration;
         let (seed, exploration) = (self.state.seed, self.state.exploration);
         let (stream, packing, frozen) = (&self.stream, self.packing, &self.state.tables);
+        let (pone, decided) = (self.pone.as_ref(), &self.state.decided);
         self.scratch
             .par_iter_mut()
+            .zip(self.met.par_iter_mut())
             .enumerate()
-            .for_each(|(w, updates)| {
+            .for_each(|(w, (updates, met))| {
                 updates.iter_mut().for_each(CompactTable::clear);
+                *met = Decided::default();
                 let mut walker = Walker {
                     game: stream,
                     packing,
                     frozen,
                     updates,
                     exploration,
+                    pone,
+                    decided,
+                    met,
                 };
                 for it in worker_share(first, n, w as u64, workers) {
                     let mut rng = iteration_rng(seed, it);
@@ -482,16 +565,25 @@ impl CompactSolver {
                 table.add(update);
             }
         }
+        for met in &mut self.met {
+            let decided = &mut self.state.decided;
+            decided.ends += met.ends;
+            for (keys, new) in decided.keys.iter_mut().zip(&mut met.keys) {
+                keys.append(new);
+            }
+        }
         self.state.iteration += n;
     }
 
     /// The average policy at every state met, keyed as the abstraction
     /// writes keys (see [`Abstraction::abstract_key`]); the file names
     /// the abstraction.
-    pub fn average_policy(&self, provenance: Provenance) -> PolicyFile {
+    /// With PONE terminals, the decided states met carry PONE's
+    /// winning strategy from there on, and the provenance says so.
+    pub fn average_policy(&self, mut provenance: Provenance) -> PolicyFile {
         let abstraction = self.packing.abstraction;
         let cells = self.packing.cells as usize;
-        let infosets = std::array::from_fn(|p| {
+        let mut infosets: [Vec<InfosetPolicy>; NUM_PLAYERS] = std::array::from_fn(|p| {
             let t = &self.state.tables[p];
             let mut out = Vec::with_capacity(t.len());
             let mut key = Vec::new();
@@ -516,6 +608,22 @@ impl CompactSolver {
             }
             out
         });
+        if let Some(pone) = &self.pone {
+            let decided = &self.state.decided;
+            let roots = std::array::from_fn(|p| {
+                decided.keys[p]
+                    .iter()
+                    .map(|&k| self.packing.tokens(k))
+                    .collect()
+            });
+            let entries = pone.policy_entries(cells, abstraction, roots);
+            for (infosets, entries) in infosets.iter_mut().zip(entries) {
+                infosets.extend(entries);
+            }
+            let parameters = &mut provenance.parameters;
+            parameters.insert(PONE_TERMINALS.into(), 1.0);
+            parameters.insert(PONE_ENDS.into(), decided.ends as f64);
+        }
         let mut file = PolicyFile::new(&self.game.game_string(), provenance, infosets);
         if !abstraction.is_identity() {
             file.abstraction = Some(abstraction.name());

@@ -24,6 +24,7 @@ pub mod escher_options;
 pub mod escher_settings;
 pub mod info_table;
 pub mod mccfr;
+pub mod pone_terminals;
 pub mod rcfr;
 mod sampled_walk;
 mod sparse_updates;

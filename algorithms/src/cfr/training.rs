@@ -504,6 +504,11 @@ impl Checkpoint {
         }
     }
 
+    /// Whether a compact-key run ended histories at PONE's sure wins.
+    pub fn pone_terminals(&self) -> bool {
+        matches!(&self.solver, SolverState::Compact(s) if s.pone_terminals)
+    }
+
     /// The seed a checkpoint's run draws from: a sampler's, or the
     /// network's of RCFR with the network; none where nothing is drawn.
     pub fn seed(&self) -> Option<u64> {
@@ -721,20 +726,23 @@ impl<'t> Trainer<'t> {
     }
 
     /// Outcome sampling with compact keys under `abstraction` (Dark Hex
-    /// and Dark Rex only); `tree`, when given, evaluates the policy lifted
+    /// and Dark Rex only), histories ending at PONE's sure wins when
+    /// `pone_terminals`; `tree`, when given, evaluates the policy lifted
     /// to the perfect-recall game.
     pub fn compact(
         game: AnyGame,
         tree: Option<&'t GameTree>,
         abstraction: Abstraction,
         exploration: f64,
+        pone_terminals: bool,
         seed: u64,
         workers: usize,
     ) -> Result<Self, TrainError> {
         let AnyGame::DarkHex(g) = game else {
             return Err(TrainError::AbstractionNeedsDarkHex(game.game_string()));
         };
-        let state = CompactState::new(abstraction, exploration, seed, workers);
+        let state = CompactState::new(abstraction, exploration, seed, workers)
+            .with_pone_terminals(pone_terminals);
         let solver = CompactSolver::new(g, state)?;
         Ok(Self::with_engine(
             game,
@@ -749,6 +757,19 @@ impl<'t> Trainer<'t> {
     pub fn abstraction(&self) -> Option<Abstraction> {
         match &self.engine {
             Engine::Compact(s) => Some(s.abstraction()),
+            _ => None,
+        }
+    }
+
+    /// Whether the run ends histories at PONE's sure wins (compact keys only).
+    pub fn pone_terminals(&self) -> bool {
+        matches!(&self.engine, Engine::Compact(s) if s.pone_terminals())
+    }
+
+    /// With PONE terminals, how many sampled histories ended at one.
+    pub fn pone_ends(&self) -> Option<u64> {
+        match &self.engine {
+            Engine::Compact(s) if s.pone_terminals() => Some(s.state().decided.ends),
             _ => None,
         }
     }

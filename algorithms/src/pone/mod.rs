@@ -23,7 +23,7 @@ use thiserror::Error;
 
 use knowledge::{Knowledge, Rules, knowledge_of};
 use search::Search;
-pub use strategy::{Strategy, extract_strategy};
+pub use strategy::{Strategy, extract_strategy, strategy_moves};
 pub use verify::{VerifyError, verify_strategy};
 
 #[derive(Debug, Error, PartialEq, Eq)]

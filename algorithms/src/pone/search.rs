@@ -76,6 +76,18 @@ impl Search {
             .sum()
     }
 
+    /// Bytes the table holds (entries and control bytes; the hash maps
+    /// allocate by capacity).
+    pub fn memory_bytes(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                let cap = s.lock().unwrap_or_else(|e| e.into_inner()).capacity();
+                cap * (size_of::<(Knowledge, Entry)>() + 1)
+            })
+            .sum()
+    }
+
     fn shard(&self, k: &Knowledge) -> &Mutex<FxHashMap<Knowledge, Entry>> {
         let h = k.own.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ k.seen.rotate_left(17)

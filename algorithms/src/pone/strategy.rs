@@ -112,11 +112,29 @@ fn permutations(items: &[Token]) -> Vec<Vec<Token>> {
 /// state `from`: one entry per reachable information state (none if `from`
 /// is not one of the search's player's).
 pub fn extract_strategy(search: &Search, game: &DarkHexGame, from: &[Token]) -> Strategy {
+    Strategy {
+        format: STRATEGY_FORMAT.into(),
+        version: STRATEGY_VERSION,
+        game: game.game_string(),
+        player: search.rules.owner,
+        from: from.to_vec(),
+        moves: strategy_moves(search, [from.to_vec()]),
+    }
+}
+
+/// The winning moves at every information state reachable from any of
+/// `roots` (the search's player's information states) under the strategy
+/// the search found, sorted by information state; a root the player does
+/// not win from, or that is not theirs, adds nothing.
+pub fn strategy_moves(
+    search: &Search,
+    roots: impl IntoIterator<Item = Vec<Token>>,
+) -> Vec<(Vec<Token>, Action)> {
     let rules = &search.rules;
     let mut moves: FxHashMap<Vec<Token>, Action> = FxHashMap::default();
-    let mut stack: Vec<(Vec<Token>, Knowledge)> = knowledge_of(rules, from)
-        .map(|root| (from.to_vec(), root))
+    let mut stack: Vec<(Vec<Token>, Knowledge)> = roots
         .into_iter()
+        .filter_map(|from| knowledge_of(rules, &from).map(|root| (from, root)))
         .collect();
     while let Some((tokens, k)) = stack.pop() {
         if moves.contains_key(&tokens) {
@@ -160,12 +178,5 @@ pub fn extract_strategy(search: &Search, game: &DarkHexGame, from: &[Token]) -> 
     }
     let mut moves: Vec<(Vec<Token>, Action)> = moves.into_iter().collect();
     moves.sort();
-    Strategy {
-        format: STRATEGY_FORMAT.into(),
-        version: STRATEGY_VERSION,
-        game: game.game_string(),
-        player: rules.owner,
-        from: from.to_vec(),
-        moves,
-    }
+    moves
 }
