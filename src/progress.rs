@@ -42,6 +42,17 @@ pub fn histories_bar(histories: u64) -> ProgressBar {
     bar
 }
 
+/// A bar over a network's policy computed at every information state.
+pub fn information_states_bar(states: u64) -> ProgressBar {
+    let bar = ProgressBar::new(states);
+    let style = ProgressStyle::with_template(
+        "{bar:32.cyan/blue} {human_pos}/{human_len} information states through the network, {per_sec}  [{elapsed_precise} < {eta}]",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
 /// Compiles `game` with a spinner; returns the tree and the seconds it took.
 pub fn compile(game: &AnyGame, limit: MemoryLimit) -> Result<(GameTree, f64), TreeError> {
     let bar = spinner("compiling the game tree:");

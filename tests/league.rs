@@ -230,3 +230,87 @@ fn a_league_with_a_policy_model() {
         );
     }
 }
+
+/// The four reinforcement-learning trainers' models in one league from a
+/// tournament file, as the RL league of the results pages is run: each
+/// model loads as `policy(file=...)` (a path relative to the file), plays
+/// every one of its games with a decision from its network at every
+/// information state (none falls back to uniform play, as a table's gaps
+/// would), and the league's log and reports are the same on one thread
+/// and on two.
+#[test]
+fn a_league_of_reinforcement_learning_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = "dark_hex(num_rows=2,num_cols=2)";
+    std::fs::create_dir(d.join("models")).unwrap();
+    let ppo = ["--steps", "512", "--num-envs", "4", "--rollout-steps", "32"];
+    let nfsp = ["--steps", "600"];
+    let escher = [
+        "--iterations",
+        "2",
+        "--traversals",
+        "20",
+        "--value-traversals",
+        "20",
+        "--fit-steps",
+        "5",
+    ];
+    for (algo, budget) in [
+        ("ppo", &ppo[..]),
+        ("mmd", &ppo[..]),
+        ("nfsp", &nfsp[..]),
+        ("escher", &escher[..]),
+    ] {
+        let out = format!("models/{algo}.model");
+        let args = [
+            &["train", game, "--algo", algo, "--hidden", "8", "--no-eval"][..],
+            budget,
+            &["--threads", "1", "--out", &out][..],
+        ]
+        .concat();
+        ok(&darkhex(d, &args));
+    }
+    let mut toml = format!("game = \"{game}\"\ngames_per_pair = 6\nseed = 2\n");
+    for algo in ["ppo", "mmd", "nfsp", "escher"] {
+        toml += &format!("[[players]]\nname = \"{algo}\"\nspec = \"policy(file={algo}.model)\"\n");
+    }
+    toml += "[[players]]\nspec = \"random\"\n";
+    std::fs::write(d.join("models/rl.toml"), toml).unwrap();
+    let run = |out: &str, threads: &str| {
+        ok(&darkhex(
+            d,
+            &[
+                "league",
+                "models/rl.toml",
+                "--threads",
+                threads,
+                "--out",
+                out,
+            ],
+        ))
+    };
+    let first = run("one", "1");
+    assert!(first.contains("60 games (60 played now)"), "{first}");
+    assert!(
+        !first.contains("played uniformly"),
+        "a network has no gaps: {first}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("one/report.json")).unwrap()).unwrap();
+    let players = report["players"].as_array().unwrap();
+    assert_eq!(players.len(), 5, "{report}");
+    for p in players {
+        // At least one decision in each of its 24 games.
+        let decisions = p["decisions"].as_u64().unwrap();
+        assert!(decisions >= 24, "{p}");
+        assert_eq!(p["uniform_fallbacks"], 0, "{p}");
+    }
+    let second = run("two", "2");
+    assert_eq!(first.replace("one", "two"), second);
+    for file in ["results.jsonl", "report.json", "ratings.csv"] {
+        let a = std::fs::read(d.join("one").join(file)).unwrap();
+        let b = std::fs::read(d.join("two").join(file)).unwrap();
+        assert!(a == b, "{file} differs");
+    }
+}

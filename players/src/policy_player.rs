@@ -1,6 +1,7 @@
 //! Players that follow a policy: a table from a file written by `train` or
 //! `solve`, the equilibrium the LP finds when the player is prepared, or a
-//! trained network's (a model file written by `train --algo deep-cfr`).
+//! trained network's (a model file written by `train --algo deep-cfr`,
+//! `escher`, `ppo`, `mmd` or `nfsp`).
 
 use std::sync::Arc;
 

@@ -409,7 +409,11 @@ fn streamed(l: &Loaded, progress: &Progress) -> Result<Value, ApiError> {
         Source::Table { file, .. } | Source::Pone { file, .. } => {
             RowPolicy::from_file(&tables, file)?.0
         }
-        Source::Model(model) => model.row_policy(&tables)?,
+        Source::Model(model) => {
+            let rows = tables.player(0).num_decision_rows() + tables.player(1).num_decision_rows();
+            progress.set("the network's policy (information states)", 0, rows as u64);
+            model.row_policy_reporting(&tables, &|n| progress.advance(n))?
+        }
     };
     progress.set("the streaming pass (histories)", 0, tables.histories());
     let walked = |n: u64| progress.advance(n);

@@ -296,8 +296,20 @@ impl PolicyModel {
     /// The policy at every decision row of `tables` (built from this
     /// model's game), for the streaming pass.
     pub fn row_policy(&self, tables: &InfoStateTables) -> Result<RowPolicy, RegressError> {
+        self.row_policy_reporting(tables, &|_| {})
+    }
+
+    /// [`PolicyModel::row_policy`], telling `progress` how many decision
+    /// rows of both players are done after each batch: on 3x3 Dark Hex the
+    /// network meets 6 to 27 million rows, minutes of a command that
+    /// should show how far it is.
+    pub fn row_policy_reporting(
+        &self,
+        tables: &InfoStateTables,
+        progress: &dyn Fn(u64),
+    ) -> Result<RowPolicy, RegressError> {
         let mut policy = RowPolicy::uniform(tables);
-        self.fill_rows(tables, &mut policy, &|| false)?;
+        self.fill_rows(tables, &mut policy, &|| false, progress)?;
         Ok(policy)
     }
 
@@ -309,18 +321,22 @@ impl PolicyModel {
         stop: &AtomicBool,
     ) -> Result<Option<RowPolicy>, RegressError> {
         let mut policy = RowPolicy::uniform(tables);
-        let done = self.fill_rows(tables, &mut policy, &|| stop.load(Ordering::Relaxed))?;
+        let stopped = || stop.load(Ordering::Relaxed);
+        let done = self.fill_rows(tables, &mut policy, &stopped, &|_| {})?;
         Ok(done.then_some(policy))
     }
 
-    /// Writes the network's policy into `policy`'s rows, a chunk at a time;
-    /// false when `stopped` said so before the last chunk.
+    /// Writes the network's policy into `policy`'s rows, a chunk at a time,
+    /// telling `progress` the rows done so far after each; false when
+    /// `stopped` said so before the last chunk.
     fn fill_rows(
         &self,
         tables: &InfoStateTables,
         policy: &mut RowPolicy,
         stopped: &dyn Fn() -> bool,
+        progress: &dyn Fn(u64),
     ) -> Result<bool, RegressError> {
+        let mut done = 0;
         for p in 0..NUM_PLAYERS {
             let t = tables.player(p);
             let rows: Vec<u32> = t.decision_rows().collect();
@@ -344,6 +360,8 @@ impl PolicyModel {
                     policy.probs[p][s].copy_from_slice(&out[at..at + n]);
                     at += n;
                 }
+                done += chunk.len() as u64;
+                progress(done);
             }
         }
         Ok(true)
