@@ -20,6 +20,9 @@ import ray
 
 import darkhex
 from darkhex import _darkhex
+from darkhex.job_search import job_search, job_search_openings
+
+__all__ = ["job_search", "job_search_openings", "league", "solve_openings"]
 
 
 def _play_batch(tournament, base_dir, positions):
