@@ -43,6 +43,8 @@ SAVE_EVERY = 2.0
 
 
 def _job(game, moves, max_expansions, time_limit, tt_mb):
+    # A worker process runs one job at a time: its CPU time is the job's.
+    cpu = time.process_time()
     r = darkhex.solve_hex(
         darkhex.load_game(game),
         moves=moves,
@@ -59,6 +61,7 @@ def _job(game, moves, max_expansions, time_limit, tt_mb):
         "delta": r.disproof_number,
         "expansions": r.expansions,
         "seconds": r.seconds,
+        "cpu": time.process_time() - cpu,
     }
 
 
@@ -188,7 +191,7 @@ class _Master:
         self.max_jobs = max_jobs
         self.progress = progress
         self.order = order
-        self.stats = {"jobs": 0, "reused": 0, "expanded": 0, "nodes": 0, "job_seconds": 0.0}
+        self.stats = {"jobs": 0, "reused": 0, "expanded": 0, "nodes": 0, "job_seconds": 0.0, "job_cpu": 0.0}
         # Jobs out: key -> (ref, nodes waiting for its answer).
         self.out = {}
         self.sent_keys = []
@@ -301,6 +304,7 @@ class _Master:
     def _answer(self, key, r):
         _, nodes = self.out.pop(key)
         self.stats["job_seconds"] += r["seconds"]
+        self.stats["job_cpu"] += r["cpu"]
         wins = None if r["winner"] is None else r["winner"] == r["to_move"]
         self.store.put(nodes[0].moves, wins, r["winning_move"], r["phi"], r["delta"], self.tag)
         for node in nodes:
@@ -435,7 +439,8 @@ def job_search(
     Returns a dict: the moves (ids and names), the winner (0: Black), the
     player to move, a winning move when the player to move wins, and the
     run's counts (as `progress` hears them, with the wall `seconds`, the
-    jobs' own `job_seconds`, and `sent`, the keys of the positions sent).
+    jobs' own `job_seconds` and `job_cpu` (CPU seconds), and `sent`, the
+    keys of the positions sent).
     """
     [value], stats = _search(
         game,
