@@ -358,6 +358,21 @@ class _Master:
         }
 
 
+def move_lists(game, positions):
+    """Each position's moves (ids or names) as ids, checked here, once: a
+    bad move fails the call, not a task on a worker."""
+    lists = []
+    for p in positions:
+        state = game.new_initial_state()
+        ids = []
+        for m in p:
+            a = m if isinstance(m, int) else game.parse_action(m)
+            state.apply_action(a)
+            ids.append(a)
+        lists.append(ids)
+    return lists
+
+
 def _centre_first(game):
     """Orders a node's children centre first (the solver's own order is
     better, but a job does not return it): on a square board, by distance
@@ -386,16 +401,7 @@ def _search(game, positions, *, budget, time_limit, out, workers, tt_mb, max_job
         raise ValueError(f"time_limit is a positive number of seconds, not {time_limit!r}")
     if max_jobs is not None and (not isinstance(max_jobs, int) or max_jobs < 0):
         raise ValueError(f"max_jobs is a number of jobs, 0 or more, not {max_jobs!r}")
-    # Checked here, once: a bad move fails the call, not a job.
-    roots = []
-    for p in positions:
-        state = g.new_initial_state()
-        ids = []
-        for m in p:
-            a = m if isinstance(m, int) else g.parse_action(m)
-            state.apply_action(a)
-            ids.append(a)
-        roots.append(ids)
+    roots = move_lists(g, positions)
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers is a number of jobs at once, 1 or more, not {workers!r}")
     store = Store(g, g.num_distinct_actions(), out)

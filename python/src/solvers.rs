@@ -859,6 +859,7 @@ impl HexResult {
 /// ['c2', 'b3', 'a4']
 #[pyfunction]
 #[pyo3(signature = (game, moves = Vec::new(), all_moves = false, threads = None, time_limit = None, tt_mb = 256, max_expansions = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn solve_hex(
     py: Python<'_>,
     game: &PyGame,
