@@ -9,9 +9,10 @@ locked, and the next most-proving one is taken), and sends each as a job:
 the Rust solver on one thread with a budget of expansions (the same answer
 on any machine) or seconds. A job comes back proved or disproved, with a
 winning move, or unknown, with its root's proof and disproof numbers; an
-unknown leaf picked again is expanded into its children (one per empty
-cell), whose numbers start from their parent's answer, and their jobs go
-out in turn. Proofs fold back up the tree.
+unknown leaf picked again is expanded into its children: the moves the
+solver would search there (`darkhex.hex_moves`: inferior cells pruned, in
+the solver's order), whose numbers start from their parent's answer, and
+their jobs go out in turn. Proofs fold back up the tree.
 
 Every answer is kept in a store keyed by the position's stones, one of the
 two 180-degree images of the board (Hex and Rex are symmetric under it),
@@ -230,13 +231,17 @@ class _Master:
         return True
 
     def _expand(self, node):
-        state = self.game.new_state_from_history(node.moves)
-        cells = state.legal_actions()
+        # The moves the solver itself would search, in its order: inferior
+        # cells pruned. None come back for a position the engine decides at
+        # once, which a job would have proved; then every empty cell.
+        cells = darkhex.hex_moves(self.game, node.moves)
+        if not cells:
+            cells = self.order(self.game.new_state_from_history(node.moves).legal_actions())
         # Children start from their parent's answer: its delta is the sum of
         # their phi, its phi the least of their delta.
         phi = max(1, min(INF, node.delta) // max(1, len(cells)))
         delta = max(1, min(INF, node.phi))
-        node.children = [(c, self._leaf(node.moves + [c], node, phi, delta)) for c in self.order(cells)]
+        node.children = [(c, self._leaf(node.moves + [c], node, phi, delta)) for c in cells]
         self.stats["expanded"] += 1
         for _, child in node.children:
             if child.solved():
@@ -374,9 +379,9 @@ def move_lists(game, positions):
 
 
 def _centre_first(game):
-    """Orders a node's children centre first (the solver's own order is
-    better, but a job does not return it): on a square board, by distance
-    from the centre; otherwise as given."""
+    """Orders the children of a position the engine decides at once (where
+    it gives no moves of its own) centre first: on a square board, by
+    distance from the centre; otherwise as given."""
     cells = game.num_distinct_actions()
     side = math.isqrt(cells)
     if side * side != cells:

@@ -26,7 +26,7 @@ def solver_values(game, positions):
 # Budgets small enough that most openings come back unknown from their
 # first job and the master expands them.
 @pytest.mark.parametrize(
-    "game, budget", [("hex(board_size=4)", 1), ("hex(board_size=5)", 3), ("rex(board_size=4)", 30)]
+    "game, budget", [("hex(board_size=4)", 1), ("hex(board_size=5)", 3), ("rex(board_size=4)", 5)]
 )
 def test_every_opening_gets_the_solvers_value(local_ray, game, budget):
     g = darkhex.load_game(game)
@@ -42,6 +42,16 @@ def test_every_opening_gets_the_solvers_value(local_ray, game, budget):
             assert darkhex.solve_hex(g, moves=v["moves"] + [v["winning_move"]]).winner == 1
         else:
             assert v["winning_move"] is None
+
+
+def test_the_master_expands_the_moves_the_solver_searches(local_ray):
+    hex8 = darkhex.load_game("hex(board_size=8)")
+    moves = darkhex.hex_moves(hex8, ["c3"])
+    # White's replies less the inferior ones, best first; none repeated.
+    assert 0 < len(moves) < 63 and len(set(moves)) == len(moves)
+    assert darkhex.hex_moves(darkhex.load_game("hex(board_size=4)"), ["a1"]) == []  # decided at once
+    with pytest.raises(ValueError, match="hex_moves takes Hex and Rex positions"):
+        darkhex.hex_moves(darkhex.load_game("kuhn_poker"))
 
 
 def test_any_positions(local_ray):
@@ -60,12 +70,12 @@ def test_a_stopped_run_resumes_without_repeating_a_job(local_ray, tmp_path):
     g = darkhex.load_game("hex(board_size=5)")
     store = tmp_path / "store.json"
     heard = []
-    first = darkhex.ray.job_search_openings(g, budget=3, out=store, max_jobs=60, progress=heard.append)
-    assert first["jobs"] == 60 and first["solved"] < first["positions"]
+    first = darkhex.ray.job_search_openings(g, budget=1, out=store, max_jobs=40, progress=heard.append)
+    assert first["jobs"] == 40 and first["solved"] < first["positions"]
     assert heard and heard[-1]["stored"] == first["stored"]
     held = json.loads(store.read_text())["entries"]
     assert set(first["sent"]) <= set(held)
-    second = darkhex.ray.job_search_openings(g, budget=3, out=store)
+    second = darkhex.ray.job_search_openings(g, budget=1, out=store)
     assert not set(second["sent"]) & set(held)
     # Positions solved in the first run decide the openings above them at
     # once, so not every answer is asked for again.
@@ -73,7 +83,7 @@ def test_a_stopped_run_resumes_without_repeating_a_job(local_ray, tmp_path):
     openings = [[c] for c in darkhex.opening_cells(g)]
     assert [v["winner"] for v in second["values"]] == solver_values(g, openings)
     # Once more: everything is in the store, and no job goes out.
-    third = darkhex.ray.job_search_openings(g, budget=3, out=store)
+    third = darkhex.ray.job_search_openings(g, budget=1, out=store)
     assert third["jobs"] == 0 and third["values"] == second["values"]
 
 
