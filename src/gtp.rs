@@ -311,6 +311,7 @@ impl Engine {
             threads: self.threads,
             tt_mb: self.tt_mb,
             time_limit: seconds(limit),
+            max_expansions: None,
         }
     }
 

@@ -33,6 +33,9 @@ pub struct Budget {
     pub threads: usize,
     pub tt_mb: usize,
     pub time_limit: Option<Duration>,
+    /// The positions a search stops after, unsolved (see
+    /// [`DfpnParams::max_expansions`]).
+    pub max_expansions: Option<u64>,
 }
 
 impl Default for Budget {
@@ -41,6 +44,7 @@ impl Default for Budget {
             threads: 1,
             tt_mb: 256,
             time_limit: None,
+            max_expansions: None,
         }
     }
 }
@@ -242,6 +246,7 @@ impl<const W: usize> Engine<W> {
             threads: budget.threads.max(1),
             tt_mb: budget.tt_mb.max(1),
             time_limit: budget.time_limit,
+            max_expansions: budget.max_expansions,
             ..DfpnParams::for_game(self.rules.misere)
         };
         HexSolver::new(&self.geom, self.rules, params)

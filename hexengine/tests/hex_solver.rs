@@ -221,3 +221,46 @@ fn openings_searched_in_slices_keep_their_values() {
     assert!(sliced.iter().all(|(_, wins)| wins.is_some()));
     assert_eq!(sliced.len(), 36);
 }
+
+/// An expansion budget stops a search unsolved, after as many positions
+/// on every run, with the root's proof and disproof numbers of that
+/// moment; a search left to its end reports a proof's numbers.
+#[test]
+fn an_expansion_budget_stops_a_search_the_same_way_each_time() {
+    use darkhex_hexengine::analyst::Budget;
+    use darkhex_hexengine::hexsolve::openings::solve_positions;
+    use darkhex_hexengine::hexsolve::tt::INF;
+    use std::sync::atomic::AtomicBool;
+    let game = |n| darkhex_games::hex::HexGame::new(Dims::new("hex", n, n).unwrap(), false);
+    // 7x7 takes the solver minutes; 6x6 a few hundred positions.
+    let (hard, easy) = (game(7), game(6));
+    let positions = vec![vec![], vec![3], vec![24, 17]];
+    let stop = AtomicBool::new(false);
+    let budget = |m| Budget {
+        tt_mb: 8,
+        max_expansions: m,
+        ..Budget::default()
+    };
+    let cut = solve_positions(&hard, &positions, budget(Some(20)), &stop, &|_, _| {}).unwrap();
+    for v in &cut {
+        assert_eq!(v.winner, None, "{v:?}");
+        assert!((20..40).contains(&v.expansions), "{v:?}");
+        assert!(v.bounds.phi > 0 && v.bounds.delta > 0, "{v:?}");
+        assert!(v.bounds.phi < INF && v.bounds.delta < INF, "{v:?}");
+    }
+    let again = solve_positions(&hard, &positions, budget(Some(20)), &stop, &|_, _| {}).unwrap();
+    let key = |v: &[darkhex_hexengine::hexsolve::openings::PositionValue]| {
+        v.iter()
+            .map(|v| (v.expansions, v.bounds))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(key(&cut), key(&again));
+    let full = solve_positions(&easy, &positions, budget(None), &stop, &|_, _| {}).unwrap();
+    // The first player wins every empty square board.
+    assert_eq!(full[0].winner, Some(0));
+    for v in &full {
+        let mover_wins = v.winner == Some(v.to_move);
+        let want = if mover_wins { (0, INF) } else { (INF, 0) };
+        assert_eq!((v.bounds.phi, v.bounds.delta), want, "{v:?}");
+    }
+}

@@ -71,6 +71,7 @@ pub fn candidate_moves(
                 threads: 1,
                 tt_mb: 1,
                 time_limit: Some(DECIDED_SOLVE),
+                max_expansions: None,
             };
             let v = analyst.solve(stones, to_move, budget, &|_| {});
             return match v.winning_move.filter(|m| legal.contains(m)) {
@@ -264,6 +265,7 @@ impl Player for SolverPlayer {
             threads: 1,
             tt_mb: PLAYER_TT_MB,
             time_limit: Some(self.time),
+            max_expansions: None,
         };
         let verdict = self.analyst.solve(&stones, view.seat, budget, &|_| {});
         if verdict.winner == Some(view.seat)

@@ -117,6 +117,8 @@ class HexResult:
     move_values: list[tuple[int, bool | None]] | None
     expansions: int
     seconds: float
+    proof_number: int
+    disproof_number: int
 
 class LeagueResult:
     ratings: dict[str, float]
@@ -200,6 +202,7 @@ def solve_hex(
     threads: int | None = None,
     time_limit: float | None = None,
     tt_mb: int = 256,
+    max_expansions: int | None = None,
 ) -> HexResult: ...
 def league(
     definition: str | Mapping[str, Any] | os.PathLike[str],
@@ -208,6 +211,7 @@ def league(
     shard: str | None = None,
 ) -> LeagueResult: ...
 def opening_cells(game: Game) -> list[int]: ...
+def hex_moves(game: Game, moves: Sequence[int | str] = ...) -> list[int]: ...
 def set_memory_limit(gb: float | None) -> None: ...
 def _league_schedule(definition: str | Mapping[str, Any] | os.PathLike[str]) -> tuple[str, int, str]: ...
 def _league_play(tournament: str, base_dir: str, positions: Sequence[int]) -> list[str]: ...

@@ -20,6 +20,9 @@ import ray
 
 import darkhex
 from darkhex import _darkhex
+from darkhex.job_search import job_search, job_search_openings, move_lists
+
+__all__ = ["job_search", "job_search_openings", "league", "solve_openings"]
 
 
 def _play_batch(tournament, base_dir, positions):
@@ -106,16 +109,7 @@ def solve_openings(
     g = darkhex.load_game(str(game))
     if positions is None:
         positions = [[c] for c in darkhex.opening_cells(g)]
-    # Checked here, once: a bad move fails the call, not a task.
-    moves = []
-    for p in positions:
-        state = g.new_initial_state()
-        ids = []
-        for m in p:
-            a = m if isinstance(m, int) else g.parse_action(m)
-            state.apply_action(a)
-            ids.append(a)
-        moves.append(ids)
+    moves = move_lists(g, positions)
     solve = ray.remote(num_cpus=1, max_retries=max_retries)(_solve_position)
     results = [None] * len(moves)
     pending = {}

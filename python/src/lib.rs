@@ -16,10 +16,12 @@ mod tree;
 mod vector_env;
 
 use darkhex_games::AnyGame;
+use darkhex_games::{Game, State};
+use darkhex_hexengine::analyst::{Considered, analyst_for};
 use darkhex_hexengine::hexsolve::openings::opening_cells as board_openings;
 use pyo3::prelude::*;
 
-use crate::errors::value_error;
+use crate::errors::{IntoPy, value_error};
 
 /// The openings of a Hex or Rex board up to the 180-degree rotation, as
 /// `darkhex solve --openings` solves them: one cell of each pair, ascending.
@@ -34,6 +36,40 @@ fn opening_cells(game: &games::PyGame) -> PyResult<Vec<usize>> {
         other => Err(value_error(format!(
             "openings are of Hex and Rex boards, not {other}"
         ))),
+    }
+}
+
+/// The moves the Hex and Rex solver searches in the position `moves`
+/// (ids or names from the empty board), best first: the empty cells less
+/// those it proves it may skip (dead, captured, dominated, outside a
+/// must-play region), in its order. Empty when the position is decided
+/// already (or over). The job-level search expands its leaves with them.
+///
+/// >>> import darkhex
+/// >>> darkhex.hex_moves(darkhex.load_game("hex(board_size=4)"), ["a1"])
+/// []
+#[pyfunction]
+#[pyo3(signature = (game, moves = Vec::new()))]
+fn hex_moves(game: &games::PyGame, moves: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<usize>> {
+    let AnyGame::Hex(hex) = game.game else {
+        return Err(value_error(format!(
+            "hex_moves takes Hex and Rex positions, not {}",
+            game.game
+        )));
+    };
+    let mut state = hex.new_initial_state();
+    let mut stones: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    for (i, m) in moves.iter().enumerate() {
+        let a = games::action_of(&game.game, m)?;
+        state.try_apply(a).py()?;
+        stones[i % 2].push(a as usize);
+    }
+    if state.is_terminal() {
+        return Ok(Vec::new());
+    }
+    match analyst_for(&hex).considered(&stones, moves.len() % 2) {
+        Considered::Decided(_) => Ok(Vec::new()),
+        Considered::Moves(cells) => Ok(cells),
     }
 }
 
@@ -91,6 +127,7 @@ fn _darkhex(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(league::_league_play, m)?)?;
     m.add_function(wrap_pyfunction!(league::_league_write, m)?)?;
     m.add_function(wrap_pyfunction!(opening_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(hex_moves, m)?)?;
     m.add_function(wrap_pyfunction!(set_memory_limit, m)?)?;
     m.add("CHANCE_PLAYER_ID", games::CHANCE_PLAYER)?;
     m.add("TERMINAL_PLAYER_ID", games::TERMINAL_PLAYER)?;

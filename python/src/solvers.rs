@@ -817,6 +817,12 @@ pub struct HexResult {
     /// Positions the searches expanded.
     expansions: u64,
     seconds: f64,
+    /// The position's proof and disproof numbers when its search ended,
+    /// for the player to move: 0 and 2,000,000,000 when they win, the
+    /// other way round when they lose, and the search's estimate of each
+    /// side's proof when it stopped first.
+    proof_number: u32,
+    disproof_number: u32,
 }
 
 #[pymethods]
@@ -831,6 +837,8 @@ impl HexResult {
                 "winning_moves",
                 "expansions",
                 "seconds",
+                "proof_number",
+                "disproof_number",
             ],
         )
     }
@@ -838,7 +846,9 @@ impl HexResult {
 
 /// Solves a Hex or Rex position given as moves from the empty board (ids
 /// or names such as "c3", Black first): who wins, and with `all_moves`
-/// which moves win. `time_limit` bounds each search, in seconds.
+/// which moves win. `time_limit` bounds each search, in seconds, and
+/// `max_expansions` in positions expanded (a budget that gives the same
+/// answer on any machine).
 ///
 /// >>> import darkhex
 /// >>> game = darkhex.load_game("hex(board_size=4)")
@@ -848,7 +858,8 @@ impl HexResult {
 /// >>> [game.action_to_string(1, m) for m in r.winning_moves]
 /// ['c2', 'b3', 'a4']
 #[pyfunction]
-#[pyo3(signature = (game, moves = Vec::new(), all_moves = false, threads = None, time_limit = None, tt_mb = 256))]
+#[pyo3(signature = (game, moves = Vec::new(), all_moves = false, threads = None, time_limit = None, tt_mb = 256, max_expansions = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn solve_hex(
     py: Python<'_>,
     game: &PyGame,
@@ -857,6 +868,7 @@ pub fn solve_hex(
     threads: Option<i128>,
     time_limit: Option<f64>,
     tt_mb: i128,
+    max_expansions: Option<i128>,
 ) -> PyResult<HexResult> {
     let AnyGame::Hex(hex) = game.game else {
         return Err(value_error(format!(
@@ -871,6 +883,7 @@ pub fn solve_hex(
     // As `--tt-mb`: at most the machine's memory.
     let most = total_memory().map_or(1 << 20, |b| b / 1_000_000);
     let tt_mb: usize = whole("tt_mb", tt_mb, 1, Some(most.into()))?;
+    let max_expansions: Option<u64> = whole_opt("max_expansions", max_expansions, 1, None)?;
     let mut root = Vec::new();
     let mut state = hex.new_initial_state();
     for m in &moves {
@@ -893,6 +906,7 @@ pub fn solve_hex(
         threads,
         tt_mb,
         time_limit: time_limit.map(Duration::from_secs_f64),
+        max_expansions,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -921,5 +935,7 @@ pub fn solve_hex(
         move_values: all_moves.then_some(move_values),
         expansions: values.iter().map(|v| v.expansions).sum(),
         seconds: values.iter().map(|v| v.seconds).sum(),
+        proof_number: top.bounds.phi,
+        disproof_number: top.bounds.delta,
     })
 }

@@ -110,6 +110,22 @@ def test_hex_positions_are_solved_as_the_cli_solves_them(darkhex_cli):
         darkhex.solve_hex(KUHN)
 
 
+def test_an_expansion_budget_leaves_the_proof_numbers():
+    hex7 = darkhex.load_game("hex(board_size=7)")
+    cut = darkhex.solve_hex(hex7, moves=["a4"], threads=1, max_expansions=5)
+    assert cut.winner is None and 5 <= cut.expansions < 20
+    assert 0 < cut.proof_number < 2_000_000_000 and 0 < cut.disproof_number < 2_000_000_000
+    again = darkhex.solve_hex(hex7, moves=["a4"], threads=1, max_expansions=5)
+    assert (again.proof_number, again.disproof_number) == (cut.proof_number, cut.disproof_number)
+    # On 4x4 White, to move after a1, wins (b3), and Black, to move after
+    # a1 b3, loses: a proof, then a disproof.
+    hex4 = darkhex.load_game("hex(board_size=4)")
+    won = darkhex.solve_hex(hex4, moves=["a1"])
+    assert won.winner == 1 and (won.proof_number, won.disproof_number) == (0, 2_000_000_000)
+    lost = darkhex.solve_hex(hex4, moves=["a1", "b3"])
+    assert lost.winner == 1 and (lost.proof_number, lost.disproof_number) == (2_000_000_000, 0)
+
+
 def test_long_calls_release_the_gil():
     leduc = darkhex.load_game("leduc_poker")
     done = threading.Event()
@@ -165,6 +181,7 @@ def test_numeric_arguments_take_the_clis_ranges():
         (lambda: darkhex.train(KUHN, eval_every=0), "eval_every: 0 is out of range; accepted: 1 or more"),
         (lambda: darkhex.train(KUHN, algo="deep-cfr"), "darkhex.train_deep_cfr runs it"),
         (lambda: darkhex.solve_hex(hex3, tt_mb=0), "tt_mb: 0 is out of range; accepted: 1 to"),
+        (lambda: darkhex.solve_hex(hex3, max_expansions=0), "max_expansions: 0 is out of range; accepted: 1 or more"),
         (lambda: darkhex.solve_hex(hex3, tt_mb=10**12), "tt_mb: 1000000000000 is out of range"),
         (lambda: darkhex.solve_hex(hex3, time_limit=0.0), "time_limit: 0 is out of range; accepted: 0.001 to 1000000000"),
         (lambda: darkhex.solve_hex(hex3, time_limit=float("nan")), "time_limit: NaN is out of range"),
@@ -205,7 +222,16 @@ def test_reprs_are_pythons():
     hex4 = darkhex.load_game("hex(board_size=4)")
     solved = darkhex.solve_hex(hex4, moves=["a1"], all_moves=True)
     one = darkhex.solve_hex(hex4, moves=["a1"])
-    hex_fields = ["to_move", "winner", "winning_move", "winning_moves", "expansions", "seconds"]
+    hex_fields = [
+        "to_move",
+        "winner",
+        "winning_move",
+        "winning_moves",
+        "expansions",
+        "seconds",
+        "proof_number",
+        "disproof_number",
+    ]
     assert repr(solved) == expected(solved, hex_fields) and "winning_moves=[" in repr(solved)
     assert repr(one) == expected(one, hex_fields) and "winning_moves=None" in repr(one)
     lp = darkhex.solve_lp(KUHN)

@@ -93,6 +93,7 @@ pub async fn verdict(
             threads: 1,
             tt_mb: 64,
             time_limit: Some(Duration::from_secs_f64(seconds)),
+            max_expansions: None,
         };
         let done = |_: usize, _: &_| {
             let n = solved.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

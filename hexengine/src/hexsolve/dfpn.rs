@@ -61,6 +61,10 @@ pub struct DfpnParams {
     /// `None` (the default: on 8x8 resumed searches cost more than the
     /// balance saves): each search runs to its end.
     pub first_slice: Option<u64>,
+    /// The positions a search stops after, unsolved: a budget that gives
+    /// the same answer on any machine, which a time limit does not (a
+    /// job of the job-level search in the Python package).
+    pub max_expansions: Option<u64>,
 }
 
 impl Default for DfpnParams {
@@ -74,6 +78,7 @@ impl Default for DfpnParams {
             widening_base: 1,
             widening_factor: 0.25,
             first_slice: None,
+            max_expansions: None,
         }
     }
 }
@@ -302,7 +307,9 @@ impl<'g, const W: usize> HexSolver<'g, W> {
             Help(Arc<Running<'s, 'g, W>>),
             Stop,
         }
-        let sliced = self.params.threads > 1 && self.params.time_limit.is_none();
+        let sliced = self.params.threads > 1
+            && self.params.time_limit.is_none()
+            && self.params.max_expansions.is_none();
         let first_slice = self.params.first_slice.filter(|_| sliced);
         // Positions to start, each with its slice, and searches running.
         struct Queue<'s, 'g, const W: usize> {
@@ -568,6 +575,10 @@ impl<const W: usize> Search<'_, '_, W> {
         self.done.load(Ordering::Relaxed)
             || self.stop.load(Ordering::Relaxed)
             || self.out_of_slice()
+            || self
+                .params
+                .max_expansions
+                .is_some_and(|m| self.expansions.load(Ordering::Relaxed) >= m)
     }
 
     /// Whether the search used up its slice (and nothing else stopped it).

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::analyst::Budget;
+use crate::hexsolve::tt::Bounds;
 use crate::hexsolve::{DfpnParams, HexSolver, Outcome, Position, Progress, Rules};
 use darkhex_base::files::{FileError, FileKind, write_atomically};
 use darkhex_base::shard::{Shard, ShardError, check_complete};
@@ -351,6 +352,10 @@ pub struct PositionValue {
     /// Positions the search expanded.
     pub expansions: u64,
     pub seconds: f64,
+    /// The root's proof and disproof numbers when the search ended, for the
+    /// player to move (0 and [`INF`](crate::hexsolve::tt::INF) when they win): an unfinished
+    /// search's estimate of how hard each side's proof is.
+    pub bounds: Bounds,
 }
 
 /// Solves each position, given as moves from the empty board (Black
@@ -390,6 +395,7 @@ fn solve_width<const W: usize>(
         threads: budget.threads.max(1),
         tt_mb: budget.tt_mb.max(1),
         time_limit: budget.time_limit,
+        max_expansions: budget.max_expansions,
         ..DfpnParams::for_game(game.is_misere())
     };
     let solver = HexSolver::new(&geom, Rules::for_game(game.is_misere()), params);
@@ -408,6 +414,7 @@ fn solve_width<const W: usize>(
                 winning_move: None,
                 expansions: 0,
                 seconds: 0.0,
+                bounds: Bounds::NEW,
             })
             .collect(),
     );
@@ -424,6 +431,7 @@ fn solve_width<const W: usize>(
         v.winning_move = out.winning_move;
         v.expansions = out.stats.expansions;
         v.seconds = out.stats.seconds;
+        v.bounds = out.root;
         done(i, v);
     };
     if !stop.load(Ordering::SeqCst) {

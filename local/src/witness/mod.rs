@@ -264,6 +264,7 @@ fn budget() -> Budget {
         threads: 1,
         tt_mb: 8,
         time_limit: Some(Duration::from_secs(20)),
+        max_expansions: None,
     }
 }
 
