@@ -79,6 +79,7 @@ fn three_by_three_classic_is_won_surely_by_the_written_policy() {
     let settings = Settings {
         missing: Missing::Uniform,
         record: false,
+        keep: false,
     };
     let white = best_response_to(&game, &table, 1, settings).unwrap();
     assert!((white.value + 1.0).abs() < 1e-12, "{}", white.value);
