@@ -389,7 +389,9 @@ pub fn restricted_best_response<G: Game>(
     }
     Ok(Outcome::Done(Response {
         responder,
-        value: total.value(),
+        // The compensated sum can round a sure win to 1 + 2^-52; no
+        // expected utility leaves the game's range.
+        value: total.value().clamp(game.min_utility(), game.max_utility()),
         choices,
         work,
         lacking: lacking_count,
