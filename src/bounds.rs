@@ -561,7 +561,7 @@ fn cut_file<G: darkhex_games::Game>(
     let bytes =
         std::fs::read(source).with_context(|| format!("cannot read {}", source.display()))?;
     let mut infosets: [Vec<InfosetPolicy>; 2] = Default::default();
-    infosets[seat] = r.kept.clone();
+    infosets[seat] = r.kept().to_vec();
     let mut provenance = Provenance {
         algorithm: "cut".into(),
         ..Provenance::default()
@@ -624,7 +624,7 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
                     "seconds": b.seconds,
                     "response": b.written.as_ref().map(|p| p.display().to_string()),
                     "cut": b.cut.as_ref().map(|p| p.display().to_string()),
-                    "cut_info_states": b.cut.as_ref().map(|_| b.response.kept.len()),
+                    "cut_info_states": b.cut.as_ref().map(|_| b.response.kept().len()),
                     "verified": b.verified.is_some(),
                 })
             })
@@ -692,7 +692,7 @@ fn report(args: &BoundsArgs, bounds: &[Bound]) -> Result<()> {
         if let Some(p) = &b.cut {
             outln!(
                 "    the strategy as walked ({} of its information states) is in {}",
-                b.response.kept.len(),
+                b.response.kept().len(),
                 p.display()
             );
         }

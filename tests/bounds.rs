@@ -19,6 +19,23 @@ use darkhex_games::{Action, AnyGame, Game, GameError, State, Token, Turn, load_g
 /// empty in its view (the middle column from the top, then the sides).
 const ORDER: [Action; 12] = [1, 4, 7, 10, 0, 3, 6, 9, 2, 5, 8, 11];
 
+/// CFR+ on `game` for `iterations`, its average written to p.json in `d`.
+fn train_cfr_plus(d: &std::path::Path, game: &str, iterations: &str) {
+    common::ok(&darkhex(
+        d,
+        &[
+            "train",
+            game,
+            "--algo",
+            "cfr+",
+            "--iterations",
+            iterations,
+            "--out",
+            "p.json",
+        ],
+    ));
+}
+
 fn preferred(legal: &[Action]) -> Action {
     *ORDER.iter().find(|a| legal.contains(a)).unwrap()
 }
@@ -195,19 +212,7 @@ fn the_bounds_are_the_exact_best_responses_and_a_sure_win_proves_one() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let game = "dark_hex(num_rows=2,num_cols=3,gameversion=adh)";
-    common::ok(&darkhex(
-        d,
-        &[
-            "train",
-            game,
-            "--algo",
-            "cfr+",
-            "--iterations",
-            "50",
-            "--out",
-            "p.json",
-        ],
-    ));
+    train_cfr_plus(d, game, "50");
     let e = json(&darkhex(d, &["exploit", game, "p.json", "--json"]));
     let v = json(&darkhex(
         d,
@@ -262,19 +267,7 @@ fn a_threshold_bounds_the_cut_policy_as_the_tree_does() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let game = "dark_hex(num_rows=3,num_cols=2,gameversion=adh)";
-    common::ok(&darkhex(
-        d,
-        &[
-            "train",
-            game,
-            "--algo",
-            "cfr+",
-            "--iterations",
-            "30",
-            "--out",
-            "p.json",
-        ],
-    ));
+    train_cfr_plus(d, game, "30");
     let threshold = 0.25;
     let mut file = PolicyFile::load(&d.join("p.json")).unwrap();
     let mut mixed = 0;
@@ -492,19 +485,7 @@ fn the_double_oracle_closes_on_the_value_and_bounds_verifies_its_certificates() 
 
     // Seeded with a purified CFR+ policy, stopped after two iterations and
     // resumed from the checkpoint: the same closed interval.
-    common::ok(&darkhex(
-        d,
-        &[
-            "train",
-            game,
-            "--algo",
-            "cfr+",
-            "--iterations",
-            "20",
-            "--out",
-            "p.json",
-        ],
-    ));
+    train_cfr_plus(d, game, "20");
     let seeded = ["--seed-file", "p.json", "--checkpoint", "d.progress"];
     let first = run(&[&seeded[..], &["--max-iterations", "2"]].concat());
     assert_eq!(first["iterations"], 2);

@@ -332,8 +332,8 @@ fn threads_and_interruptions_change_nothing() {
     assert_eq!(one.value.to_bits(), two.value.to_bits());
     assert_eq!(one.choices, two.choices);
     assert_eq!(one.work, two.work);
-    assert!(!one.kept.is_empty());
-    assert_eq!(one.kept, two.kept);
+    assert!(!one.kept().is_empty());
+    assert_eq!(one.kept(), two.kept());
 
     // Stopped after the third unit, then resumed.
     let stop = AtomicBool::new(false);
@@ -371,7 +371,7 @@ fn threads_and_interruptions_change_nothing() {
     assert_eq!(resumed.value.to_bits(), one.value.to_bits());
     assert_eq!(resumed.choices, one.choices);
     assert_eq!(resumed.work, one.work);
-    assert_eq!(resumed.kept, one.kept);
+    assert_eq!(resumed.kept(), one.kept());
 }
 
 #[test]
@@ -528,7 +528,7 @@ fn the_strategy_kept_as_walked_proves_the_same_bound_and_holds_only_reached_stat
                 };
                 let walked = best_response_to(&game, &cut, responder, keep).unwrap();
                 let mut file = PolicyFile::new(name, Provenance::default(), Default::default());
-                file.infosets[seat] = walked.kept.clone();
+                file.infosets[seat] = walked.kept().to_vec();
                 file.abstraction = table.lift().map(|a| a.name());
                 let path = dir.path().join("cut.json");
                 file.save(&path).unwrap();
@@ -557,11 +557,11 @@ fn the_strategy_kept_as_walked_proves_the_same_bound_and_holds_only_reached_stat
                     );
                 }
                 let kept: BTreeMap<Vec<Token>, Vec<f64>> = walked
-                    .kept
+                    .kept()
                     .iter()
                     .map(|e| (e.key.clone(), e.probs.clone()))
                     .collect();
-                assert_eq!(kept.len(), walked.kept.len());
+                assert_eq!(kept.len(), walked.kept().len());
                 assert_eq!(reached(&game, &written, seat), kept, "{what}");
             }
         }

@@ -24,7 +24,7 @@
 use std::fmt;
 
 use crate::dark_hex::token;
-use crate::game::Token;
+use crate::game::{Action, Token};
 
 /// What a player remembers of their observations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -138,6 +138,15 @@ impl fmt::Display for Abstraction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
     }
+}
+
+/// The actions at an abstract key (as [`Abstraction::abstract_key`]
+/// writes them) on a board of `cells` cells, ascending: the cells none of
+/// its tokens names.
+pub fn key_actions(cells: usize, key: &[Token]) -> Vec<Action> {
+    (0..cells as Action)
+        .filter(|&c| !key.iter().any(|&t| t & token::CELL_MASK == c))
+        .collect()
 }
 
 /// A token with its cell (if it names one) turned by 180 degrees.

@@ -410,8 +410,8 @@ fn streamed(l: &Loaded, progress: &Progress) -> Result<Value, ApiError> {
             RowPolicy::from_file(&tables, file)?.0
         }
         Source::Model(model) => {
-            let rows = tables.player(0).num_decision_rows() + tables.player(1).num_decision_rows();
-            progress.set("the network's policy (information states)", 0, rows as u64);
+            let rows = tables.num_decision_rows();
+            progress.set("the network's policy (information states)", 0, rows);
             model.row_policy_reporting(&tables, &|n| progress.advance(n))?
         }
     };

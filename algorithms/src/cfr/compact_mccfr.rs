@@ -34,9 +34,9 @@
 //! stored only once its owner updates it: a state never updated plays
 //! uniformly either way.
 
-use darkhex_games::abstraction::{Abstraction, Recall};
+use darkhex_games::abstraction::{Abstraction, Recall, key_actions};
 use darkhex_games::dark_hex::{DarkHexGame, Disclosure, ObsType, token};
-use darkhex_games::{Action, Game, NUM_PLAYERS, Token};
+use darkhex_games::{Game, NUM_PLAYERS, Token};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -597,9 +597,7 @@ impl CompactSolver {
                 if turned {
                     probs.reverse();
                 }
-                let actions: Vec<Action> = (0..cells as Action)
-                    .filter(|&c| !key.iter().any(|&t| t & token::CELL_MASK == c))
-                    .collect();
+                let actions = key_actions(cells, &key);
                 out.push(InfosetPolicy {
                     key: key.clone(),
                     actions,

@@ -24,8 +24,7 @@
 
 use std::collections::BTreeSet;
 
-use darkhex_games::abstraction::{Abstraction, Recall};
-use darkhex_games::dark_hex::token::CELL_MASK;
+use darkhex_games::abstraction::{Abstraction, Recall, key_actions};
 use darkhex_games::dark_hex::{DarkHexGame, Disclosure, GameVersion, ObsType};
 use darkhex_games::{Action, Game, NUM_PLAYERS, Token};
 use thiserror::Error;
@@ -153,9 +152,7 @@ impl PoneTerminals {
                 } else {
                     action
                 };
-                let actions: Vec<Action> = (0..cells as Action)
-                    .filter(|&c| !key.iter().any(|&t| t & CELL_MASK == c))
-                    .collect();
+                let actions = key_actions(cells, &key);
                 let probs = actions
                     .iter()
                     .map(|&a| if a == action { 1.0 } else { 0.0 })

@@ -763,7 +763,7 @@ impl<'t> Trainer<'t> {
 
     /// Whether the run ends histories at PONE's sure wins (compact keys only).
     pub fn pone_terminals(&self) -> bool {
-        matches!(&self.engine, Engine::Compact(s) if s.pone_terminals())
+        self.pone_ends().is_some()
     }
 
     /// With PONE terminals, how many sampled histories ended at one.

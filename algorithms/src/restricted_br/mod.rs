@@ -124,13 +124,18 @@ pub struct Response {
     /// played the default.
     pub lacking: usize,
     pub units: usize,
-    /// The fixed player's distribution at every information state the
-    /// walk met, sorted by key, when kept (`Settings::keep`): under the
-    /// policy's [`FixedPolicy::recall`] keys where it has one. The walk
-    /// plays no other of its states.
-    pub kept: Vec<InfosetPolicy>,
     /// Every unit's result: a walk resumed from them only recombines them.
     pub finished: Partial,
+}
+
+impl Response {
+    /// The fixed player's distribution at every information state the
+    /// walk met, sorted by key, when kept (`Settings::keep`; empty
+    /// otherwise): under the policy's [`FixedPolicy::recall`] keys where it
+    /// has one. The walk plays no other of its states.
+    pub fn kept(&self) -> &[InfosetPolicy] {
+        self.finished.kept.as_deref().unwrap_or_default()
+    }
 }
 
 pub enum Outcome {
@@ -396,7 +401,6 @@ pub fn restricted_best_response<G: Game>(
         work,
         lacking: lacking_count,
         units: n,
-        kept: kept.clone().unwrap_or_default(),
         finished: Partial {
             units: units.into_iter().map(Some).collect(),
             lacking,

@@ -288,6 +288,15 @@ impl InfoStateTables {
         &self.players[p]
     }
 
+    /// Both players' decision rows: the information states a policy is
+    /// asked at.
+    pub fn num_decision_rows(&self) -> u64 {
+        self.players
+            .iter()
+            .map(|t| t.num_decision_rows() as u64)
+            .sum()
+    }
+
     /// Every history of the game: decision, chance and terminal nodes.
     pub fn histories(&self) -> u64 {
         self.histories
