@@ -43,7 +43,9 @@ STORE_FORMAT = "darkhex job store"
 SAVE_EVERY = 2.0
 
 
-def _job(game, moves, max_expansions, time_limit, tt_mb):
+def solve_job(game, moves, max_expansions, time_limit, tt_mb):
+    """Solves one position on one thread within its budget (the work of a
+    Ray task): the result as a dict, with the task's CPU seconds."""
     # A worker process runs one job at a time: its CPU time is the job's.
     cpu = time.process_time()
     r = darkhex.solve_hex(
@@ -414,7 +416,7 @@ def _search(game, positions, *, budget, time_limit, out, workers, tt_mb, max_job
         ray.init()
     if workers is None:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    job = ray.remote(num_cpus=1, max_retries=max_retries)(_job)
+    job = ray.remote(num_cpus=1, max_retries=max_retries)(solve_job)
     master = _Master(g, roots, budget, time_limit, tt_mb, store, workers, max_jobs, progress, _centre_first(g))
     start = time.monotonic()
     master.run(job)

@@ -20,7 +20,7 @@ import ray
 
 import darkhex
 from darkhex import _darkhex
-from darkhex.job_search import job_search, job_search_openings, move_lists
+from darkhex.job_search import job_search, job_search_openings, move_lists, solve_job
 
 __all__ = ["job_search", "job_search_openings", "league", "solve_openings"]
 
@@ -29,17 +29,13 @@ def _play_batch(tournament, base_dir, positions):
     return _darkhex._league_play(tournament, base_dir, positions)
 
 
+# What solve_openings reports of a task's search.
+_REPORTED = ("winner", "to_move", "winning_move", "expansions", "seconds")
+
+
 def _solve_position(game, moves, time_limit, tt_mb):
-    r = darkhex.solve_hex(
-        darkhex.load_game(game), moves=moves, threads=1, time_limit=time_limit, tt_mb=tt_mb
-    )
-    return {
-        "winner": r.winner,
-        "to_move": r.to_move,
-        "winning_move": r.winning_move,
-        "expansions": r.expansions,
-        "seconds": r.seconds,
-    }
+    r = solve_job(game, moves, None, time_limit, tt_mb)
+    return {k: r[k] for k in _REPORTED}
 
 
 def _cluster_cpus():

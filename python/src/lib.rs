@@ -19,6 +19,7 @@ use darkhex_games::AnyGame;
 use darkhex_games::{Game, State};
 use darkhex_hexengine::analyst::{Considered, analyst_for};
 use darkhex_hexengine::hexsolve::openings::opening_cells as board_openings;
+use darkhex_players::hex_players::stones_after;
 use pyo3::prelude::*;
 
 use crate::errors::{IntoPy, value_error};
@@ -58,16 +59,16 @@ fn hex_moves(game: &games::PyGame, moves: Vec<Bound<'_, PyAny>>) -> PyResult<Vec
         )));
     };
     let mut state = hex.new_initial_state();
-    let mut stones: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-    for (i, m) in moves.iter().enumerate() {
+    let mut played = Vec::with_capacity(moves.len());
+    for m in &moves {
         let a = games::action_of(&game.game, m)?;
         state.try_apply(a).py()?;
-        stones[i % 2].push(a as usize);
+        played.push(a);
     }
     if state.is_terminal() {
         return Ok(Vec::new());
     }
-    match analyst_for(&hex).considered(&stones, moves.len() % 2) {
+    match analyst_for(&hex).considered(&stones_after(&played), moves.len() % 2) {
         Considered::Decided(_) => Ok(Vec::new()),
         Considered::Moves(cells) => Ok(cells),
     }
