@@ -314,3 +314,66 @@ fn a_league_of_reinforcement_learning_models() {
         assert!(a == b, "{file} differs");
     }
 }
+
+/// A log remembers the policy files its games were played with: rerun
+/// with the file retrained in place, the league is refused in one line
+/// before any game (the old games were another policy's), and with the
+/// file as it was it resumes.
+#[test]
+fn a_league_refuses_to_resume_with_a_retrained_policy_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = |iterations: &str| {
+        ok(&darkhex(
+            d,
+            &[
+                "train",
+                "kuhn_poker",
+                "--algo",
+                "cfr",
+                "--iterations",
+                iterations,
+                "--out",
+                "k.json",
+            ],
+        ))
+    };
+    let league = |games: &str| {
+        darkhex(
+            d,
+            &[
+                "league",
+                "--game",
+                "kuhn_poker",
+                "--players",
+                "policy(file=k.json),random",
+                "--games",
+                games,
+                "--out",
+                "out",
+            ],
+        )
+    };
+    train("5");
+    let first = std::fs::read(d.join("k.json")).unwrap();
+    ok(&league("4"));
+    let log = std::fs::read_to_string(d.join("out/results.jsonl")).unwrap();
+    train("50");
+    assert_ne!(std::fs::read(d.join("k.json")).unwrap(), first);
+    let o = league("8");
+    let err = stderr(&o);
+    assert!(
+        !o.status.success()
+            && err.contains("its player 'policy(file=k.json)' played with k.json as")
+            && err.lines().count() <= 2,
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("out/results.jsonl")).unwrap(),
+        log,
+        "the log was touched"
+    );
+    std::fs::write(d.join("k.json"), &first).unwrap();
+    let out = ok(&league("8"));
+    assert!(out.contains("8 games (4 played now)"), "{out}");
+}

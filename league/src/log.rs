@@ -9,7 +9,7 @@
 //! given before stay. A log of a different tournament, or with a damaged
 //! line, is reported with what differs and left alone.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,74 @@ struct Header {
     /// The part of the schedule a `--shard` run plays; none for a whole league.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<Shard>,
+    /// The files the players read (by the path their spec gives), as they
+    /// were when the games were played.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    files: BTreeMap<String, FileStamp>,
+}
+
+/// A file's length and CRC-32: enough to tell a retrained policy file from
+/// the one a log's games were played with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub bytes: u64,
+    pub crc32: u32,
+}
+
+impl std::fmt::Display for FileStamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes, CRC-32 {:08x}", self.bytes, self.crc32)
+    }
+}
+
+/// The stamps of the files `tournament`'s players read. A file that cannot
+/// be read is left out: preparing its player reports it.
+fn file_stamps(tournament: &Tournament) -> BTreeMap<String, FileStamp> {
+    let mut stamps = BTreeMap::new();
+    for p in &tournament.players {
+        for file in darkhex_players::registry::files_named(&p.spec) {
+            if let Ok(bytes) = std::fs::read(tournament.base_dir.join(&file)) {
+                let stamp = FileStamp {
+                    bytes: bytes.len() as u64,
+                    crc32: crc32fast::hash(&bytes),
+                };
+                stamps.insert(file, stamp);
+            }
+        }
+    }
+    stamps
+}
+
+/// A file whose stamp differs between two records of one league.
+pub(crate) struct ChangedFile {
+    /// "its player 'NAME' " for a player that reads it, else empty.
+    pub who: String,
+    pub file: String,
+    pub was: FileStamp,
+    pub is: FileStamp,
+}
+
+/// The first file both `then` and `now` stamp, differently; `None` when
+/// every file both know is unchanged.
+pub(crate) fn changed_file(
+    then: &BTreeMap<String, FileStamp>,
+    now: &BTreeMap<String, FileStamp>,
+    tournament: &Tournament,
+) -> Option<ChangedFile> {
+    let (file, was, is) = then
+        .iter()
+        .find_map(|(f, was)| now.get(f).filter(|is| *is != was).map(|is| (f, was, is)))?;
+    let who = tournament
+        .players
+        .iter()
+        .find(|p| darkhex_players::registry::files_named(&p.spec).contains(file))
+        .map_or_else(String::new, |p| format!("its player '{}' ", p.name));
+    Some(ChangedFile {
+        who,
+        file: file.clone(),
+        was: *was,
+        is: *is,
+    })
 }
 
 impl Header {
@@ -46,6 +114,7 @@ impl Header {
             tournament: tournament.clone(),
             earlier,
             shard,
+            files: file_stamps(tournament),
         }
     }
 
@@ -62,6 +131,8 @@ pub struct LogContents {
     pub tournament: Tournament,
     pub shard: Option<Shard>,
     pub games: Vec<GameResult>,
+    /// The files its players read, as its games were played.
+    pub files: BTreeMap<String, FileStamp>,
 }
 
 /// One finished game.
@@ -278,6 +349,12 @@ impl ResultsLog {
             if let Some(reason) = incompatibility(&header.tournament, tournament) {
                 return Err(foreign(reason));
             }
+            if let Some(c) = changed_file(&header.files, &file_stamps(tournament), tournament) {
+                return Err(foreign(format!(
+                    "{}played with {} as {}, and it is now {}: its games were played by another policy; give the new one another name or path, or choose another --out for a new league",
+                    c.who, c.file, c.was, c.is
+                )));
+            }
             if header.shard != shard {
                 let part = |s: Option<Shard>| match s {
                     Some(s) => format!("shard {s} of the league"),
@@ -485,6 +562,7 @@ impl ResultsLog {
             tournament: header.tournament,
             shard: header.shard,
             games,
+            files: header.files,
         })
     }
 }

@@ -3,14 +3,14 @@
 //! games of Ray tasks. The log is the one a run in one piece on one thread
 //! writes: the schedule's games in order, numbered from 1.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use darkhex_algorithms::shard::{Shard, check_complete};
 
 use crate::LeagueError;
 use crate::definition::Tournament;
-use crate::log::{GameResult, ResultsLog, incompatibility};
+use crate::log::{FileStamp, GameResult, ResultsLog, changed_file, incompatibility};
 use crate::report::Report;
 use crate::runner::LeagueRun;
 
@@ -115,7 +115,7 @@ pub fn write_league(
 pub fn merge_shards(paths: &[PathBuf], out_dir: &Path) -> Result<LeagueRun, LeagueError> {
     let mut parts: Vec<(Shard, String)> = Vec::new();
     let mut games = Vec::new();
-    let mut first: Option<(Tournament, PathBuf)> = None;
+    let mut first: Option<(Tournament, BTreeMap<String, FileStamp>, PathBuf)> = None;
     for path in paths {
         let file = log_path(path);
         let contents = ResultsLog::read_contents(&file)?;
@@ -127,17 +127,31 @@ pub fn merge_shards(paths: &[PathBuf], out_dir: &Path) -> Result<LeagueRun, Leag
         };
         let t = contents.tournament;
         match &first {
-            None => first = Some((t.clone(), file.clone())),
-            Some((t0, file0)) if *t0 != t => {
-                let why = incompatibility(t0, &t)
-                    .or_else(|| incompatibility(&t, t0))
-                    .unwrap_or_else(|| "their players or games per pair differ".to_string());
-                return Err(LeagueError::Merge(format!(
-                    "{name} is a shard of another league than {}: {why}",
-                    file0.display()
-                )));
+            None => first = Some((t.clone(), contents.files.clone(), file.clone())),
+            Some((t0, files0, file0)) => {
+                let why = if *t0 != t {
+                    Some(
+                        incompatibility(t0, &t)
+                            .or_else(|| incompatibility(&t, t0))
+                            .unwrap_or_else(|| {
+                                "their players or games per pair differ".to_string()
+                            }),
+                    )
+                } else {
+                    changed_file(files0, &contents.files, &t).map(|c| {
+                        format!(
+                            "{}read {} as {} there and as {} here",
+                            c.who, c.file, c.was, c.is
+                        )
+                    })
+                };
+                if let Some(why) = why {
+                    return Err(LeagueError::Merge(format!(
+                        "{name} is a shard of another league than {}: {why}",
+                        file0.display()
+                    )));
+                }
             }
-            Some(_) => {}
         }
         let own: Vec<(&str, &str, u32)> = t
             .schedule()
@@ -165,6 +179,6 @@ pub fn merge_shards(paths: &[PathBuf], out_dir: &Path) -> Result<LeagueRun, Leag
         games.extend(contents.games);
     }
     check_complete(&parts)?;
-    let (t, _) = first.ok_or(darkhex_algorithms::shard::ShardError::Nothing)?;
+    let (t, _, _) = first.ok_or(darkhex_algorithms::shard::ShardError::Nothing)?;
     write_league(&t, games, out_dir)
 }

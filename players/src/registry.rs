@@ -320,6 +320,24 @@ pub fn equilibrium_policy(
 }
 
 /// Parses `spec` and prepares its factory for `game`; file paths are as given.
+/// The files a player spec reads (its `file=` parameters, nested specs
+/// included), as written: a league stamps them so that games logged with
+/// one policy file are never counted for a retrained one.
+pub fn files_named(spec: &str) -> Vec<String> {
+    let Ok(s) = Spec::parse(spec) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for (key, value) in &s.params {
+        if key == "file" {
+            files.push(value.clone());
+        } else if value.contains('(') {
+            files.extend(files_named(value));
+        }
+    }
+    files
+}
+
 pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, SpecError> {
     prepare_in(spec, game, Path::new(""))
 }
