@@ -568,8 +568,10 @@ impl CompactSolver {
         for met in &mut self.met {
             let decided = &mut self.state.decided;
             decided.ends += met.ends;
+            // One insertion a new key: `BTreeSet::append` merges the whole
+            // set each batch, quadratic once millions of states are decided.
             for (keys, new) in decided.keys.iter_mut().zip(&mut met.keys) {
-                keys.append(new);
+                keys.extend(std::mem::take(new));
             }
         }
         self.state.iteration += n;
