@@ -2,7 +2,7 @@
 beside the Rust bindings in python/src; docstrings live there)."""
 
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -193,7 +193,12 @@ def train_deep_cfr(
     seed: int = 0,
     threads: int | None = None,
 ) -> DeepCfrResult: ...
-def exploitability(game: Game, policy: Policy | Model) -> float: ...
+def exploitability(
+    game: Game,
+    policy: Policy | Model | Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_], int], npt.ArrayLike],
+    layout: str | None = None,
+    threads: int | None = None,
+) -> float: ...
 def load_policy(path: str | os.PathLike[str], game: Game | None = None) -> Policy | Model: ...
 def solve_lp(game: Game) -> LpResult: ...
 def pone(game: Game, player: int = 0) -> PoneResult: ...
