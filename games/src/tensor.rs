@@ -18,10 +18,12 @@
 //!   opponent turn. `L` is `n` when nothing but the player's own attempts is
 //!   observed, else the longest game, `2n - 1`. Two histories give the same
 //!   tensor exactly when they give the same information state (tested on
-//!   every small variant). OpenSpiel's dark_hex tensor (classic and abrupt,
-//!   reveal-nothing) holds the same information, its view with nine cell
-//!   states and its action list one-hot without the result, and splits the
-//!   histories into the same information states. The observation tensor is
+//!   every small variant). OpenSpiel's dark_hex tensor holds the same
+//!   information, its view with nine cell states and its action list
+//!   one-hot without the result, and splits the histories into the same
+//!   information states; [`TensorLayout::OpenSpiel`] writes it, for
+//!   networks trained on OpenSpiel's games (see
+//!   `DarkHexGame::openspiel_information_state_tensor_of_key`). The observation tensor is
 //!   the view, `[3n]`, then with `reveal-numturns` the number of turns so far
 //!   one-hot (`2n` columns), with `flash` the player's stones the opponent
 //!   has found (`n`), with `noise` how many collisions the player heard of,

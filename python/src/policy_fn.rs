@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use darkhex_algorithms::fa::batch_policy::BatchPolicy;
+use darkhex_algorithms::fa::batch_policy::{self, BatchPolicy};
 use darkhex_algorithms::fa::regress::RegressError;
 use darkhex_games::{Action, AnyGame, Game, TensorLayout, Token};
 use numpy::{PyArray2, PyArrayMethods, PyUntypedArrayMethods};
@@ -118,13 +118,7 @@ impl BatchPolicy for FnPolicy {
         states: &[(&[Token], &[Action])],
         out: &mut [f64],
     ) -> Result<(), RegressError> {
-        let rows: usize = states.iter().map(|(_, a)| a.len()).sum();
-        if out.len() != rows {
-            return Err(RegressError::WrongLength {
-                rows,
-                targets: out.len(),
-            });
-        }
+        batch_policy::check_rows(states, out)?;
         let answer = self.call(player, states)?;
         let actions = self.game.num_distinct_actions();
         let mut at = 0;

@@ -32,6 +32,19 @@ pub trait BatchPolicy {
     ) -> Result<(), RegressError>;
 }
 
+/// Refuses an `out` that does not hold one probability per action of
+/// `states`, as [`BatchPolicy::write_policies`] takes them.
+pub fn check_rows(states: &[(&[Token], &[Action])], out: &[f64]) -> Result<(), RegressError> {
+    let rows: usize = states.iter().map(|(_, a)| a.len()).sum();
+    if out.len() != rows {
+        return Err(RegressError::WrongLength {
+            rows,
+            targets: out.len(),
+        });
+    }
+    Ok(())
+}
+
 /// The policy at every information state of `tree` (compiled from the
 /// policy's game).
 pub fn tree_policy<P: BatchPolicy + ?Sized>(

@@ -353,13 +353,7 @@ impl BatchPolicy for PolicyModel {
         states: &[(&[Token], &[Action])],
         out: &mut [f64],
     ) -> Result<(), RegressError> {
-        let rows: usize = states.iter().map(|(_, a)| a.len()).sum();
-        if out.len() != rows {
-            return Err(RegressError::WrongLength {
-                rows,
-                targets: out.len(),
-            });
-        }
+        batch_policy::check_rows(states, out)?;
         let Some(net) = &self.networks[player] else {
             let mut at = 0;
             for (_, actions) in states {
