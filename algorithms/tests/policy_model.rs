@@ -364,3 +364,63 @@ fn a_model_over_the_tables_reports_its_rows_as_it_goes() {
         assert_eq!(bits(&reported.probs[p]), bits(&plain.probs[p]));
     }
 }
+
+/// A policy that is no network (what a Python function is to the
+/// library): probabilities drawn from a hash of the key. Its exact
+/// exploitability on the compiled tree and streamed over the tables agree.
+#[test]
+fn any_batch_policy_is_evaluated_on_the_tree_and_the_tables_alike() {
+    use darkhex_algorithms::fa::batch_policy::{self, BatchPolicy};
+    use darkhex_algorithms::fa::regress::RegressError;
+    use darkhex_algorithms::rl::exact::ExactEvaluator;
+
+    struct Hashed(AnyGame);
+    impl BatchPolicy for Hashed {
+        fn game(&self) -> &AnyGame {
+            &self.0
+        }
+        fn write_policies(
+            &self,
+            player: usize,
+            states: &[(&[Token], &[Action])],
+            out: &mut [f64],
+        ) -> Result<(), RegressError> {
+            let mut at = 0;
+            for (key, actions) in states {
+                let mut h = 0x9e37_79b9_7f4a_7c15u64 ^ player as u64;
+                for &t in key.iter() {
+                    h = (h ^ u64::from(t)).wrapping_mul(0x100_0000_01b3);
+                }
+                let w: Vec<f64> = actions
+                    .iter()
+                    .map(|&a| 1.0 + ((h >> (a as u64 % 48)) & 0xff) as f64)
+                    .collect();
+                let sum: f64 = w.iter().sum();
+                for (o, x) in out[at..at + w.len()].iter_mut().zip(&w) {
+                    *o = x / sum;
+                }
+                at += w.len();
+            }
+            Ok(())
+        }
+    }
+    let game = load_game("dark_hex(num_rows=3,num_cols=2,gameversion=adh)").unwrap();
+    let policy = Hashed(game);
+    let tree = GameTree::build(&game, &CompileOptions::default()).unwrap();
+    let on_tree = exploitability(&tree, &batch_policy::tree_policy(&policy, &tree).unwrap());
+    let tables = build_tables(&game, &BuildOptions::default()).unwrap();
+    let streamed = ExactEvaluator::Tables(Box::new(tables))
+        .evaluate(&policy, &PassOptions::default())
+        .unwrap();
+    let uniform = exploitability(&tree, &TreePolicy::uniform(&tree)).exploitability;
+    assert!(
+        (on_tree.exploitability - uniform).abs() > 1e-3,
+        "not the uniform policy"
+    );
+    assert!(
+        (streamed.exploitability - on_tree.exploitability).abs() < 1e-12,
+        "streamed {}, on the tree {}",
+        streamed.exploitability,
+        on_tree.exploitability
+    );
+}

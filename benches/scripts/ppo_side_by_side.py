@@ -8,9 +8,13 @@ for the same number of steps, and report steps a second of training.
 With `--eval-every K` each side's policy is also measured exactly every K
 steps: darkhex's by its own streaming pass (`train --eval-every`, see
 docs/guide/rl.md), the benchmark's actor saved at the same steps and
-measured afterwards by exp-a-spiel (the `eas` module the benchmark builds
-from source), as the benchmark's main.py does (the mean of the two best
-responses' gains). `--plot FILE.svg` draws both curves against steps and
+measured afterwards (`--benchmark-eval`) by exp-a-spiel (the `eas` module
+the benchmark builds from source) as the benchmark's main.py does (the
+mean of the two best responses' gains), or by darkhex's exact evaluation
+of the actor on OpenSpiel's tensors (`darkhex.exploitability(game,
+policy, layout="openspiel")`, darkhex's package installed in --python),
+the default where exp-a-spiel does not fit in memory (abrupt 3x3 needs
+about 34 GB). `--plot FILE.svg` draws both curves against steps and
 against training seconds (matplotlib in the Python running this script);
 results: docs/results/rl.md.
 
@@ -27,7 +31,8 @@ Python kept outside the repository with torch (CPU) and open_spiel:
     cargo build --release
     python3 benches/scripts/ppo_side_by_side.py --benchmark /tmp/iig \\
         --python /tmp/venv-rl/bin/python --steps 20480
-    # with exploitability, two seeds, a plot (eas built into that Python):
+    # with exploitability, two seeds, a plot (eas built into that Python,
+    # or darkhex's package: pip install ./python, for --benchmark-eval darkhex):
     python3 benches/scripts/ppo_side_by_side.py --benchmark /tmp/iig \\
         --python /tmp/venv-rl/bin/python --steps 16384 --eval-every 8192 \\
         --seeds 0 1 --threads 1 --workdir /tmp/sbs --plot sbs.svg
@@ -162,38 +167,82 @@ def benchmark_one(args):
 
 
 def benchmark_eval(args):
-    """Runs in the benchmark's Python: exp-a-spiel on each saved actor, one JSON line."""
+    """Runs in the benchmark's Python: each saved actor measured exactly, one JSON line."""
     sys.path.insert(0, args.benchmark)
     import pyspiel
     import torch
-    from algorithms.eas_exploitability import build_traverser, compute_exploitability
     from algorithms.ppo.ppo import PPOAgent
 
     torch.set_num_threads(args.threads)
-    name, _, traverser_name = GAMES[args.game]
+    name, darkhex_name, traverser_name = GAMES[args.game]
     game = pyspiel.load_game(name)
-    # Waits for the memory exp-a-spiel needs (other runs may be finishing)
-    # rather than let the kernel kill something; never starts where it cannot fit.
-    need = EAS_GB[args.game] + 1.0
-    waited = time.perf_counter()
-    while meminfo_gb("MemAvailable") < need:
-        if need > meminfo_gb("MemTotal") or time.perf_counter() - waited > 1800:
-            print(json.dumps({"skipped": f"exp-a-spiel needs about {need:.0f} GB on {args.game} 3x3, "
-                              f"{meminfo_gb('MemAvailable'):.1f} GB available", "points": []}))
+    evaluator = eval_by_darkhex(darkhex_name, args.threads) if args.benchmark_eval == "darkhex" else None
+    if evaluator is None:
+        evaluator = eval_by_eas(game, traverser_name, args.game)
+        if isinstance(evaluator, dict):
+            print(json.dumps(evaluator))
             return
-        time.sleep(10)
-    begin = time.perf_counter()
-    traverser = build_traverser(traverser_name)
-    built = time.perf_counter() - begin
     points = []
     for path in args.actors:
         actor = PPOAgent(game.num_distinct_actions(), game.information_state_tensor_shape(), "cpu").actor
         actor.load_state_dict(torch.load(path))
-        begin = time.perf_counter()
+        begin, cpu = time.perf_counter(), time.process_time()
+        point = evaluator(actor)
+        points.append(dict(point, actor=path, eval_seconds=time.perf_counter() - begin,
+                           eval_cpu_seconds=time.process_time() - cpu))
+    print(json.dumps({"evaluator": args.benchmark_eval, "points": points}))
+
+
+def eval_by_darkhex(darkhex_name, threads):
+    """darkhex's exact evaluation of a torch actor on OpenSpiel's tensors: the
+    actor over every information state (batches of 1,024), its logits masked
+    and normalised as exp-a-spiel's table builder does (eas_exploitability.py),
+    then the exact best responses, streamed over the tables on 3x3."""
+    import darkhex
+    import torch
+
+    game = darkhex.load_game(darkhex_name)
+
+    def evaluate(actor):
+        def policy(tensors, masks, player):
+            with torch.no_grad():
+                logits = actor(torch.from_numpy(tensors))
+                logits = torch.where(torch.from_numpy(masks), logits, -1e9)
+                logits -= logits.max(dim=-1, keepdim=True)[0]
+                e = torch.exp(logits)
+                return (e / e.sum(dim=-1, keepdim=True)).numpy()
+
+        return {"exploitability": darkhex.exploitability(game, policy, layout="openspiel", threads=threads)}
+
+    return evaluate
+
+
+def eval_by_eas(game, traverser_name, which):
+    """exp-a-spiel as the benchmark's main.py runs it (the mean of the two best
+    responses' gains), or a dict saying why it cannot run here."""
+    from algorithms.eas_exploitability import build_traverser, compute_exploitability
+
+    # Waits for the memory exp-a-spiel needs (other runs may be finishing)
+    # rather than let the kernel kill something; never starts where it cannot fit.
+    need = EAS_GB[which] + 1.0
+    waited = time.perf_counter()
+    while meminfo_gb("MemAvailable") < need:
+        if need > meminfo_gb("MemTotal") or time.perf_counter() - waited > 1800:
+            return {"skipped": f"exp-a-spiel needs about {need:.0f} GB on {which} 3x3, "
+                               f"{meminfo_gb('MemAvailable'):.1f} GB available", "points": []}
+        time.sleep(10)
+    traverser = build_traverser(traverser_name)
+
+    def evaluate(actor):
         ev0, expl0, expl1 = compute_exploitability(actor, actor, traverser, game_name=traverser_name)
-        points.append({"actor": path, "exploitability": (expl0 + expl1) / 2, "value_p0": ev0,
-                       "eval_seconds": time.perf_counter() - begin})
-    print(json.dumps({"traverser_seconds": built, "points": points}))
+        return {"exploitability": (expl0 + expl1) / 2, "value_p0": ev0}
+
+    return evaluate
+
+
+def default_benchmark_eval(game):
+    """exp-a-spiel where it fits in this machine's memory, else darkhex."""
+    return "exp-a-spiel" if EAS_GB[game] + 1.0 <= meminfo_gb("MemTotal") else "darkhex"
 
 
 def darkhex_one(args, seed):
@@ -221,7 +270,7 @@ def darkhex_one(args, seed):
 def benchmark_run(args, seed):
     """The benchmark's training run in its Python, then its saved actors measured by exp-a-spiel."""
     common = ["--benchmark", args.benchmark, "--game", args.game, "--algo", args.algo,
-              "--threads", str(args.threads)]
+              "--threads", str(args.threads), "--benchmark-eval", args.benchmark_eval]
     out = subprocess.run(
         [args.python, __file__, "--one", "--steps", str(args.steps), "--seed", str(seed),
          "--eval-every", str(args.eval_every or 0), "--workdir", args.workdir] + common,
@@ -237,7 +286,8 @@ def benchmark_run(args, seed):
         measured = json.loads(out.stdout.strip().splitlines()[-1])
         if "skipped" in measured:
             run["skipped"] = measured["skipped"]
-        run["curve"] = [dict(saved, **{k: m[k] for k in ("exploitability", "value_p0", "eval_seconds")})
+        run["evaluator"] = measured.get("evaluator")
+        run["curve"] = [dict(saved, **{k: m[k] for k in ("exploitability", "value_p0", "eval_seconds") if k in m})
                         for saved, m in zip(run["saved"], measured["points"])]
     return run
 
@@ -281,6 +331,10 @@ def main():
     p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--seeds", type=int, nargs="+", default=[0], help="runs of each side, all at once")
     p.add_argument("--eval-every", type=int, default=0, help="steps between exact evaluations")
+    p.add_argument("--benchmark-eval", choices=["darkhex", "exp-a-spiel"],
+                   help="what measures the benchmark's actors: darkhex's exact evaluation on OpenSpiel's "
+                        "tensors (darkhex installed in --python), or exp-a-spiel (default: exp-a-spiel "
+                        "where it fits in memory, 8 GB on classic 3x3 and 34 on abrupt, else darkhex)")
     p.add_argument("--workdir", default="/tmp", help="where the benchmark's actors are saved")
     p.add_argument("--plot", help="an SVG of both curves (needs --eval-every)")
     p.add_argument("--json", help="every run and curve, as JSON")
@@ -288,6 +342,7 @@ def main():
     p.add_argument("--eval", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--actors", nargs="*", help=argparse.SUPPRESS)
     args = p.parse_args()
+    args.benchmark_eval = args.benchmark_eval or default_benchmark_eval(args.game)
     if args.one:
         benchmark_one(args)
         return

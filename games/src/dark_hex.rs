@@ -667,6 +667,113 @@ impl DarkHexGame {
     }
 }
 
+/// A cell's states in OpenSpiel's hex (`CellState`, -4 to 4).
+const OPENSPIEL_CELL_STATES: usize = 9;
+/// A cell's column inside its nine: `CellState` plus 4.
+const OPENSPIEL_EMPTY: usize = 4;
+const OPENSPIEL_STONE: [usize; NUM_PLAYERS] = [OPENSPIEL_EMPTY + 1, OPENSPIEL_EMPTY - 1];
+
+impl DarkHexGame {
+    /// Why OpenSpiel's `dark_hex` has no tensor for this game, if it has none.
+    fn openspiel_missing(&self) -> Option<String> {
+        let what = if self.misere {
+            "the misère rule (dark_rex)"
+        } else if self.disclosure != Disclosure::None {
+            "collision disclosure (noise or flash)"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "OpenSpiel's dark_hex has no {what}, so {} has no OpenSpiel tensor",
+            self.game_string()
+        ))
+    }
+
+    /// Columns of one turn's slot, and slots, of OpenSpiel's tensor.
+    fn openspiel_slots(&self) -> (usize, usize) {
+        let n = self.dims.cells();
+        match self.obstype {
+            ObsType::RevealNothing => (n, n),
+            ObsType::RevealNumTurns => (n + 2, self.max_game_length()),
+        }
+    }
+
+    /// The length of OpenSpiel's information-state tensor (162 on 3x3
+    /// with `reveal-nothing`), or why OpenSpiel has none for this game.
+    pub fn openspiel_information_state_tensor_size(&self) -> Result<usize, String> {
+        if let Some(why) = self.openspiel_missing() {
+            return Err(why);
+        }
+        let (width, slots) = self.openspiel_slots();
+        Ok(OPENSPIEL_CELL_STATES * self.dims.cells() + width * slots)
+    }
+
+    /// Writes `player`'s information-state tensor at the key `key` in
+    /// OpenSpiel's layout into `out` (zeros, that size long): value for
+    /// value what pyspiel 2.0.2 gives at every history of the key
+    /// (python/tests/test_openspiel.py; games/tests/fixtures for Rust).
+    /// The layout: each cell's state one-hot over OpenSpiel's nine (a
+    /// player's view holds only empty, 0, Black, 1, and White, -1, where
+    /// anyone moves), then the player's turns one slot each: with
+    /// `reveal-nothing` their own attempts, a column per cell; with
+    /// `reveal-numturns` every turn, column 0 the mover (0 or 1), then a
+    /// column per cell for the player's own attempts, the last column for
+    /// the opponent's.
+    pub fn openspiel_information_state_tensor_of_key(
+        &self,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        let size = self.openspiel_information_state_tensor_size()?;
+        self.info_state_actions(player, key)?;
+        if key.len() > self.max_game_length() {
+            return Err(format!(
+                "it holds {} observations, more than a game of {} has",
+                key.len(),
+                self.game_string()
+            ));
+        }
+        if out.len() != size {
+            return Err(format!(
+                "the tensor is {size} long, not {} (OpenSpiel's layout)",
+                out.len()
+            ));
+        }
+        let n = self.dims.cells();
+        let (view, slots) = out.split_at_mut(OPENSPIEL_CELL_STATES * n);
+        for c in 0..n {
+            view[c * OPENSPIEL_CELL_STATES + OPENSPIEL_EMPTY] = 1.0;
+        }
+        let (width, _) = self.openspiel_slots();
+        let numturns = self.obstype == ObsType::RevealNumTurns;
+        for (slot, &t) in key.iter().enumerate() {
+            let cell = usize::from(t & token::CELL_MASK);
+            let row = &mut slots[slot * width..(slot + 1) * width];
+            let owner = match t & token::KIND_MASK {
+                token::PLACED => player,
+                token::COLLIDED => 1 - player,
+                _ => {
+                    // An opponent's turn (the key was checked above).
+                    row[0] = (1 - player) as f32;
+                    row[n + 1] = 1.0;
+                    continue;
+                }
+            };
+            let cell_view = &mut view[cell * OPENSPIEL_CELL_STATES..][..OPENSPIEL_CELL_STATES];
+            cell_view[OPENSPIEL_EMPTY] = 0.0;
+            cell_view[OPENSPIEL_STONE[owner]] = 1.0;
+            if numturns {
+                row[0] = player as f32;
+                row[1 + cell] = 1.0;
+            } else {
+                row[cell] = 1.0;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl crate::tensor::Tensors for DarkHexGame {
     fn information_state_tensor_shape(&self) -> Vec<usize> {
         vec![3 * self.dims.cells() + self.token_slots() * self.token_columns()]

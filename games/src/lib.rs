@@ -40,4 +40,4 @@ pub use game::{Action, Game, NUM_PLAYERS, State, Token, Turn};
 pub use geometry::Geometry;
 pub use moves::parse_move;
 pub use registry::{AnyGame, AnyState, EXAMPLE_GAME_STRINGS, GAME_NAMES, load_game};
-pub use tensor::Tensors;
+pub use tensor::{TensorLayout, Tensors};

@@ -18,10 +18,12 @@
 //!   opponent turn. `L` is `n` when nothing but the player's own attempts is
 //!   observed, else the longest game, `2n - 1`. Two histories give the same
 //!   tensor exactly when they give the same information state (tested on
-//!   every small variant). OpenSpiel's dark_hex tensor (classic and abrupt,
-//!   reveal-nothing) holds the same information, its view with nine cell
-//!   states and its action list one-hot without the result, and splits the
-//!   histories into the same information states. The observation tensor is
+//!   every small variant). OpenSpiel's dark_hex tensor holds the same
+//!   information, its view with nine cell states and its action list
+//!   one-hot without the result, and splits the histories into the same
+//!   information states; [`TensorLayout::OpenSpiel`] writes it, for
+//!   networks trained on OpenSpiel's games (see
+//!   `DarkHexGame::openspiel_information_state_tensor_of_key`). The observation tensor is
 //!   the view, `[3n]`, then with `reveal-numturns` the number of turns so far
 //!   one-hot (`2n` columns), with `flash` the player's stones the opponent
 //!   has found (`n`), with `noise` how many collisions the player heard of,
@@ -45,6 +47,75 @@
 //!   replaces the bets by each player's chips in the pot.
 
 use crate::game::{Game, Token};
+use crate::registry::AnyGame;
+
+/// Whose layout an information-state tensor takes: darkhex's own (above),
+/// or OpenSpiel's, for networks trained on OpenSpiel's games (the two
+/// differ only on Dark Hex; OpenSpiel's hex and dark_rex have none here).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TensorLayout {
+    #[default]
+    Darkhex,
+    OpenSpiel,
+}
+
+impl TensorLayout {
+    pub const NAMES: [&'static str; 2] = ["darkhex", "openspiel"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TensorLayout::Darkhex => "darkhex",
+            TensorLayout::OpenSpiel => "openspiel",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "darkhex" => Some(TensorLayout::Darkhex),
+            "openspiel" => Some(TensorLayout::OpenSpiel),
+            _ => None,
+        }
+    }
+}
+
+impl AnyGame {
+    /// The information-state tensor's length in `layout`, or why the
+    /// game has no such tensor.
+    pub fn information_state_tensor_size_in(&self, layout: TensorLayout) -> Result<usize, String> {
+        match (layout, self) {
+            (TensorLayout::Darkhex, _) => Ok(self.information_state_tensor_size()),
+            (TensorLayout::OpenSpiel, AnyGame::DarkHex(g)) => {
+                g.openspiel_information_state_tensor_size()
+            }
+            (TensorLayout::OpenSpiel, AnyGame::Hex(_)) => Err(format!(
+                "{self} has no OpenSpiel tensor here (OpenSpiel's hex tensor is not built); \
+                 its tensor is darkhex's"
+            )),
+            // Their own layouts are OpenSpiel's (see the module comment).
+            (TensorLayout::OpenSpiel, _) => Ok(self.information_state_tensor_size()),
+        }
+    }
+
+    /// [`Tensors::information_state_tensor_of_key`] in `layout`; `out`
+    /// holds zeros, [`AnyGame::information_state_tensor_size_in`] long.
+    pub fn information_state_tensor_of_key_in(
+        &self,
+        layout: TensorLayout,
+        player: usize,
+        key: &[Token],
+        out: &mut [f32],
+    ) -> Result<(), String> {
+        match (layout, self) {
+            (TensorLayout::OpenSpiel, AnyGame::DarkHex(g)) => {
+                g.openspiel_information_state_tensor_of_key(player, key, out)
+            }
+            _ => {
+                self.information_state_tensor_size_in(layout)?;
+                self.information_state_tensor_of_key(player, key, out)
+            }
+        }
+    }
+}
 
 /// The two tensors of a game's states; see the module comment for layouts.
 pub trait Tensors: Game {

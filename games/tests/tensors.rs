@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use darkhex_games::{AnyGame, AnyState, Game, State, Tensors, Token, Turn, load_game};
+use darkhex_games::{
+    Action, AnyGame, AnyState, Game, State, TensorLayout, Tensors, Token, Turn, load_game,
+};
 
 /// Receives a player, their information-state key and tensor (as bits),
 /// and whether they move there.
@@ -222,4 +224,89 @@ fn phantom_ttt_tensors_from_keys_are_the_states() {
         }
         assert!(checked > 1000, "{name}: {checked}");
     }
+}
+
+/// OpenSpiel's dark_hex tensor layout, value for value against pyspiel's
+/// tensors at the states of reference/openspiel_dark_hex_tensors.json
+/// (scripts/openspiel_dark_hex_tensors.py), from the keys as a network's
+/// evaluation over the tables meets them.
+#[test]
+fn openspiel_dark_hex_tensors_are_pyspiels() {
+    let text = include_str!("../../reference/openspiel_dark_hex_tensors.json");
+    let fixture: serde_json::Value = serde_json::from_str(text).unwrap();
+    let mut compared = 0;
+    for g in fixture["games"].as_array().unwrap() {
+        let name = g["game"].as_str().unwrap();
+        let game = load_game(name).unwrap();
+        let size = g["size"].as_u64().unwrap() as usize;
+        assert_eq!(
+            game.information_state_tensor_size_in(TensorLayout::OpenSpiel),
+            Ok(size),
+            "{name}"
+        );
+        for s in g["states"].as_array().unwrap() {
+            let mut state = game.new_initial_state();
+            for a in s["history"].as_array().unwrap() {
+                state.apply(a.as_u64().unwrap() as Action);
+            }
+            for (p, theirs) in s["tensors"].as_array().unwrap().iter().enumerate() {
+                let mut want = vec![0.0f32; size];
+                for entry in theirs.as_array().unwrap() {
+                    want[entry[0].as_u64().unwrap() as usize] = entry[1].as_f64().unwrap() as f32;
+                }
+                let mut ours = vec![0.0f32; size];
+                let written = game.information_state_tensor_of_key_in(
+                    TensorLayout::OpenSpiel,
+                    p,
+                    state.info_key(p),
+                    &mut ours,
+                );
+                // A player who sees no empty cell has no information state.
+                if state.current_player() != Turn::Player(p) && written.is_err() {
+                    continue;
+                }
+                written.unwrap_or_else(|e| panic!("{name}: player {p}'s key refused: {e}"));
+                assert_eq!(ours, want, "{name}, {:?}, player {p}", state.history());
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 80, "{compared}");
+}
+
+#[test]
+fn games_openspiel_has_no_tensor_for_are_refused() {
+    for name in [
+        "hex(board_size=3)",
+        "dark_rex(num_rows=2,num_cols=2)",
+        "dark_hex(num_rows=2,num_cols=2,disclosure=flash)",
+    ] {
+        let game = load_game(name).unwrap();
+        let e = game
+            .information_state_tensor_size_in(TensorLayout::OpenSpiel)
+            .unwrap_err();
+        assert!(e.contains("OpenSpiel"), "{name}: {e}");
+        assert!(
+            game.information_state_tensor_of_key_in(
+                TensorLayout::OpenSpiel,
+                0,
+                &[],
+                &mut [0.0; 64]
+            )
+            .is_err(),
+            "{name}"
+        );
+    }
+    // Where darkhex's tensor is OpenSpiel's, the two layouts are one.
+    let kuhn = load_game("kuhn_poker").unwrap();
+    assert_eq!(
+        kuhn.information_state_tensor_size_in(TensorLayout::OpenSpiel),
+        Ok(kuhn.information_state_tensor_size())
+    );
+    // The wrong length is refused, not written past.
+    let dh = load_game("dark_hex(num_rows=3,num_cols=3)").unwrap();
+    assert!(
+        dh.information_state_tensor_of_key_in(TensorLayout::OpenSpiel, 0, &[], &mut [0.0; 161])
+            .is_err()
+    );
 }

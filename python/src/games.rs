@@ -1,7 +1,7 @@
 //! Games and states with OpenSpiel's names: `load_game`, `Game`, `State`.
 
 use darkhex_games::{
-    Action, AnyGame, AnyState, Game, State, Tensors, Turn, load_game as parse_game,
+    Action, AnyGame, AnyState, Game, State, TensorLayout, Tensors, Turn, load_game as parse_game,
 };
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -12,6 +12,16 @@ use crate::errors::{IntoPy, value_error};
 /// OpenSpiel's player ids of chance nodes and terminal states.
 pub const CHANCE_PLAYER: i64 = -1;
 pub const TERMINAL_PLAYER: i64 = -4;
+
+/// The tensor layout named `name` (`darkhex` or `openspiel`).
+pub fn tensor_layout(name: &str) -> PyResult<TensorLayout> {
+    TensorLayout::from_name(name).ok_or_else(|| {
+        value_error(format!(
+            "unknown tensor layout '{name}': accepted layouts are {}",
+            TensorLayout::NAMES.join(", ")
+        ))
+    })
+}
 
 /// A game of darkhex, loaded from an OpenSpiel-style game string.
 ///
@@ -126,12 +136,20 @@ impl PyGame {
         matches!(self.game, AnyGame::Hex(_))
     }
 
-    fn information_state_tensor_shape(&self) -> Vec<usize> {
-        self.game.information_state_tensor_shape()
+    /// `layout="openspiel"`: OpenSpiel's tensor, where it differs (Dark Hex).
+    #[pyo3(signature = (layout = "darkhex"))]
+    fn information_state_tensor_shape(&self, layout: &str) -> PyResult<Vec<usize>> {
+        match tensor_layout(layout)? {
+            TensorLayout::Darkhex => Ok(self.game.information_state_tensor_shape()),
+            other => Ok(vec![self.information_state_tensor_size(other.name())?]),
+        }
     }
 
-    fn information_state_tensor_size(&self) -> usize {
-        self.game.information_state_tensor_size()
+    #[pyo3(signature = (layout = "darkhex"))]
+    fn information_state_tensor_size(&self, layout: &str) -> PyResult<usize> {
+        self.game
+            .information_state_tensor_size_in(tensor_layout(layout)?)
+            .map_err(value_error)
     }
 
     fn observation_tensor_shape(&self) -> Vec<usize> {
@@ -353,16 +371,30 @@ impl PyState {
         ))
     }
 
-    /// The information-state tensor as a float32 array (layouts in docs/python.md).
-    #[pyo3(signature = (player = None))]
+    /// The information-state tensor as a float32 array (layouts in
+    /// docs/python.md); `layout="openspiel"` gives OpenSpiel's, value for
+    /// value, where the player knows of a cell still empty.
+    #[pyo3(signature = (player = None, layout = "darkhex"))]
     fn information_state_tensor<'py>(
         &self,
         py: Python<'py>,
         player: Option<i64>,
+        layout: &str,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let p = self.player_or_mover(player)?;
-        let mut out = vec![0.0; self.game.information_state_tensor_size()];
-        self.game.information_state_tensor(&self.state, p, &mut out);
+        let layout = tensor_layout(layout)?;
+        let size = self
+            .game
+            .information_state_tensor_size_in(layout)
+            .map_err(value_error)?;
+        let mut out = vec![0.0; size];
+        match layout {
+            TensorLayout::Darkhex => self.game.information_state_tensor(&self.state, p, &mut out),
+            _ => self
+                .game
+                .information_state_tensor_of_key_in(layout, p, self.state.info_key(p), &mut out)
+                .map_err(|e| value_error(format!("no OpenSpiel tensor here: {e}")))?,
+        }
         Ok(PyArray1::from_vec(py, out))
     }
 

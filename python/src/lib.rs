@@ -9,6 +9,7 @@ mod errors;
 mod games;
 mod interrupt;
 mod league;
+mod policy_fn;
 mod repr;
 mod rl;
 mod solvers;

@@ -133,7 +133,7 @@ pub fn train_rl(
 }
 
 /// The exact evaluation `game` allows: the compiled tree, or the tables.
-fn evaluator(game: &AnyGame) -> Result<Option<ExactEvaluator>, Failure> {
+pub(crate) fn evaluator(game: &AnyGame) -> Result<Option<ExactEvaluator>, Failure> {
     Ok(match exact_method(game) {
         Some(ExactMethod::Tree) => Some(ExactEvaluator::Tree(Box::new(compile(game)?))),
         Some(ExactMethod::Tables) => Some(ExactEvaluator::Tables(Box::new(build_tables(

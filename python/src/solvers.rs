@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use darkhex_algorithms::cfr::escher_options::EscherOptions;
+use darkhex_algorithms::fa::batch_policy::BatchPolicy;
 use darkhex_algorithms::fa::model::PolicyModel;
 use darkhex_algorithms::files::{self, FileKind};
 use darkhex_algorithms::lp::{LpOptions, solve_sequence_form};
@@ -17,12 +18,13 @@ use darkhex_algorithms::pone as pone_search;
 use darkhex_algorithms::rl::mmd::Schedule;
 use darkhex_algorithms::rl::options::{NfspOptions, PpoOptions};
 use darkhex_algorithms::rl::presets;
+use darkhex_algorithms::stream::PassOptions;
 use darkhex_algorithms::tree::estimate_histories;
 use darkhex_algorithms::{
     Algorithm, AlgorithmParams, Checkpoint, PolicyFile, PolicyTable, Provenance, Trainer,
     exploitability as exact_exploitability,
 };
-use darkhex_games::{AnyGame, Game, State, with_game};
+use darkhex_games::{AnyGame, Game, State, TensorLayout, with_game};
 use darkhex_hexengine::analyst::Budget;
 use darkhex_hexengine::hexsolve::openings::{PositionValue, solve_positions};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
@@ -32,10 +34,11 @@ use pyo3::types::{PyDict, PyList};
 use crate::args::{self, hidden_widths, number, whole, whole_opt};
 use crate::deep::{DEEP_CFR, PyModel, load_model};
 use crate::errors::{Failure, IntoPy, failure, message, value_error};
-use crate::games::{PyGame, PyState, action_of, deciding_player, player_index};
+use crate::games::{PyGame, PyState, action_of, deciding_player, player_index, tensor_layout};
 use crate::interrupt::{on_threads, run_blocking};
+use crate::policy_fn::FnPolicy;
 use crate::repr::fields_repr;
-use crate::rl::RlSettings;
+use crate::rl::{RlSettings, evaluator};
 use crate::tree::{EVAL_TREE_HISTORIES, compile};
 
 /// The trainers `train` runs on networks.
@@ -641,13 +644,37 @@ fn train_run(
 /// the mean of the two best responses' gains, over the compiled tree;
 /// information states a policy lacks play uniformly.
 ///
-/// >>> import darkhex
+/// `policy` may also be a function, called on batches of one player's
+/// information states as a network is: `policy(tensors, masks, player)`
+/// with the states' information-state tensors (float32, a row each, in
+/// `layout`: `"darkhex"`, or `"openspiel"` for a network trained on
+/// OpenSpiel's games), legal-action masks (bool, a row each) and the
+/// player (whom the tensors do not name), returning each
+/// state's probabilities over the game's actions (a row each, summing to 1
+/// over the legal ones). It is evaluated on every information state of
+/// each player, then the exact best responses run: over the compiled tree
+/// where the game fits, else (3x3 Dark Hex) over the information-state
+/// tables by the streaming pass, on `threads` threads (every core when
+/// `None`), as `darkhex train --eval-every` measures a network.
+///
+/// >>> import darkhex, numpy as np
 /// >>> game = darkhex.load_game("kuhn_poker")
 /// >>> darkhex.exploitability(game, darkhex.solve_lp(game).policy) < 1e-8
 /// True
+/// >>> uniform = lambda tensors, masks, player: masks / masks.sum(axis=1, keepdims=True)
+/// >>> round(darkhex.exploitability(game, uniform), 6)
+/// 0.458333
 #[pyfunction]
-pub fn exploitability(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) -> PyResult<f64> {
+#[pyo3(signature = (game, policy, layout = None, threads = None))]
+pub fn exploitability(
+    py: Python<'_>,
+    game: &PyGame,
+    policy: &Bound<'_, PyAny>,
+    layout: Option<&str>,
+    threads: Option<i128>,
+) -> PyResult<f64> {
     let game = game.game;
+    let threads = args::threads(py, threads)?;
     let played = if let Ok(model) = policy.cast::<PyModel>() {
         let model = model.get();
         if model.game != game {
@@ -661,21 +688,64 @@ pub fn exploitability(py: Python<'_>, game: &PyGame, policy: &Bound<'_, PyAny>) 
         let file = policy.get().file.clone();
         file.check_game(&game).py()?;
         Played::Table(file)
+    } else if policy.is_callable() {
+        let layout = tensor_layout(layout.unwrap_or(TensorLayout::Darkhex.name()))?;
+        let function = FnPolicy::new(game, layout, policy.clone().unbind()).map_err(value_error)?;
+        return exploitability_of_function(py, function, threads);
     } else {
         return Err(PyTypeError::new_err(format!(
-            "policy must be a darkhex.Policy or a darkhex.Model, not {}",
+            "policy must be a darkhex.Policy, a darkhex.Model or a function of tensors and masks, not {}",
             policy.get_type().name()?
         )));
     };
+    if layout.is_some() {
+        return Err(value_error(
+            "layout= is for a policy function: a Policy or a Model knows its game's information states",
+        ));
+    }
     run_blocking(py, None, move || -> Result<f64, Failure> {
-        let tree = compile(&game)?;
-        let p = match played {
-            Played::Table(file) => file.to_tree_policy(&tree)?.0,
-            Played::Model(model) => model.tree_policy(&tree)?,
-        };
-        Ok(exact_exploitability(&tree, &p).exploitability)
+        on_threads(threads, || -> Result<f64, Failure> {
+            let tree = compile(&game)?;
+            let p = match played {
+                Played::Table(file) => file.to_tree_policy(&tree)?.0,
+                Played::Model(model) => model.tree_policy(&tree)?,
+            };
+            Ok(exact_exploitability(&tree, &p).exploitability)
+        })?
     })?
     .map_err(failure)
+}
+
+/// A policy function's exploitability: the tree where the game compiles,
+/// else its tables; Ctrl-C stops the evaluation.
+fn exploitability_of_function(
+    py: Python<'_>,
+    function: FnPolicy,
+    threads: Option<usize>,
+) -> PyResult<f64> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let raised = function.raised();
+    let result = run_blocking(py, Some(stop), move || -> Result<f64, Failure> {
+        on_threads(threads, || -> Result<f64, Failure> {
+            let game = *function.game();
+            let Some(evaluator) = evaluator(&game)? else {
+                return Err(format!(
+                    "{game} is too large for an exact evaluation (neither its tree nor its tables fit)"
+                )
+                .into());
+            };
+            let options = PassOptions {
+                stop: Some(&flag),
+                ..PassOptions::default()
+            };
+            Ok(evaluator.evaluate(&function, &options)?.exploitability)
+        })?
+    })?;
+    if let Some(e) = raised.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
+    result.map_err(failure)
 }
 
 /// What `exploitability` evaluates.

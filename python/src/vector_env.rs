@@ -91,7 +91,7 @@ fn action_ids(array: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<i64>> {
         })
 }
 
-fn matrix<T: numpy::Element>(
+pub(crate) fn matrix<T: numpy::Element>(
     py: Python<'_>,
     rows: usize,
     cols: usize,

@@ -169,6 +169,48 @@ def test_dark_hex_tensors_tell_apart_what_openspiels_tell_apart(version):
 @pytest.mark.parametrize(
     "name",
     [
+        "dark_hex(num_rows=3,num_cols=3)",
+        "dark_hex(num_rows=3,num_cols=3,gameversion=adh)",
+        "dark_hex(num_rows=3,num_cols=3,obstype=reveal-numturns)",
+        "dark_hex(num_rows=3,num_cols=2,gameversion=adh,obstype=reveal-numturns)",
+    ],
+)
+def test_dark_hex_tensors_in_openspiels_layout_are_openspiels_value_for_value(name):
+    ours, theirs = darkhex.load_game(name), pyspiel.load_game(name)
+    assert ours.information_state_tensor_shape(layout="openspiel") == theirs.information_state_tensor_shape()
+    rng = random.Random(13)
+    compared = 0
+    for _ in range(200):
+        a, b = ours.new_initial_state(), theirs.new_initial_state()
+        while not a.is_terminal():
+            mover = a.current_player()
+            for p in (0, 1):
+                try:
+                    tensor = a.information_state_tensor(p, layout="openspiel")
+                except ValueError as e:
+                    # Only the waiting player may see no empty cell (and so have no information state).
+                    assert p != mover and "sees no empty cell" in str(e), (name, a.history(), p)
+                    continue
+                assert tensor.dtype == np.float32
+                assert tensor.tolist() == b.information_state_tensor(p), (name, a.history(), p)
+                compared += 1
+            action = rng.choice(a.legal_actions())
+            a.apply_action(action)
+            b.apply_action(action)
+    assert compared > 2000
+
+
+def test_an_unknown_tensor_layout_is_refused():
+    game = darkhex.load_game("dark_hex(num_rows=2,num_cols=2)")
+    with pytest.raises(ValueError, match="accepted layouts are darkhex, openspiel"):
+        game.information_state_tensor_size(layout="torch")
+    with pytest.raises(ValueError, match="OpenSpiel's dark_hex has no"):
+        darkhex.load_game("dark_rex(num_rows=2,num_cols=2)").information_state_tensor_size(layout="openspiel")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
         "phantom_ttt",
         "phantom_ttt(gameversion=abrupt)",
         "phantom_ttt(obstype=reveal-numturns)",

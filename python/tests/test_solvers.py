@@ -6,6 +6,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import darkhex
@@ -74,6 +75,75 @@ def test_monte_carlo_runs_are_seeded():
     a = darkhex.train(KUHN, algo="os-mccfr", iterations=2000, seed=4, threads=2)
     b = darkhex.train(KUHN, algo="os-mccfr", iterations=2000, seed=4, threads=2)
     assert a.exploitability == b.exploitability and 0 < a.exploitability < 0.2
+
+
+def tabulated(game, policy, layout):
+    """`policy` (a darkhex Policy) as a function of tensors, masks and the
+    player: a lookup of each tensor's probabilities, from every decision
+    point (the player too: both players' tensors are empty at the start)."""
+    table = {}
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            row = np.zeros(game.num_distinct_actions())
+            for action, prob in policy.action_probabilities(state).items():
+                row[action] = prob
+            table[state.current_player(), state.information_state_tensor(layout=layout).tobytes()] = row
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply_action(action)
+            stack.append(child)
+    calls = []
+
+    def function(tensors, masks, player):
+        assert tensors.dtype == np.float32 and masks.dtype == bool and len(tensors) == len(masks)
+        calls.append(len(tensors))
+        return np.stack([table[player, t.tobytes()] for t in tensors])
+
+    return function, calls
+
+
+@pytest.mark.parametrize(
+    "name", ["dark_hex(num_rows=2,num_cols=2)", "dark_hex(num_rows=2,num_cols=3,gameversion=adh)", "kuhn_poker"]
+)
+@pytest.mark.parametrize("layout", ["openspiel", "darkhex"])
+def test_a_policy_function_has_the_tables_exploitability(name, layout, reference):
+    """CFR+'s policy as a lookup from tensors is the policy itself; the
+    uniform function has the uniform policy's exploitability as OpenSpiel
+    measured it."""
+    game = darkhex.load_game(name)
+    policy = darkhex.train(game, algo="cfr+", iterations=30).policy
+    function, calls = tabulated(game, policy, layout)
+    exact = darkhex.exploitability(game, policy)
+    assert 0.001 < exact < 0.5
+    assert abs(darkhex.exploitability(game, function, layout=layout, threads=1) - exact) < 1e-9
+    assert calls and max(calls) <= 1024
+    uniform = darkhex.exploitability(game, lambda tensors, masks, player: masks / masks.sum(axis=1, keepdims=True))
+    if reference.get(name, {}).get("uniform_exploitability") is not None:
+        assert abs(uniform - reference[name]["uniform_exploitability"]) < 1e-12
+
+
+def test_a_policy_function_that_fails_or_answers_wrongly_is_refused():
+    game = darkhex.load_game("dark_hex(num_rows=2,num_cols=2)")
+
+    def fails(tensors, masks, player):
+        raise KeyError("no such state")
+
+    with pytest.raises(KeyError, match="no such state"):
+        darkhex.exploitability(game, fails)
+    with pytest.raises(ValueError, match="probabilities \\(not logits\\)"):
+        darkhex.exploitability(game, lambda tensors, masks, player: masks * 3.0)
+    with pytest.raises(ValueError, match="must return a 17 x 4 array"):
+        darkhex.exploitability(game, lambda tensors, masks, player: masks[:, :2])
+    with pytest.raises(ValueError, match="accepted layouts are darkhex, openspiel"):
+        darkhex.exploitability(game, fails, layout="pytorch")
+    with pytest.raises(ValueError, match="OpenSpiel's dark_hex has no"):
+        darkhex.exploitability(darkhex.load_game("dark_rex(num_rows=2,num_cols=2)"), fails, layout="openspiel")
+    with pytest.raises(ValueError, match="layout= is for a policy function"):
+        darkhex.exploitability(KUHN, darkhex.solve_lp(KUHN).policy, layout="openspiel")
 
 
 def test_the_lp_and_pone_give_the_known_values(reference):
@@ -187,6 +257,7 @@ def test_numeric_arguments_take_the_clis_ranges():
         (lambda: darkhex.solve_hex(hex3, time_limit=float("nan")), "time_limit: NaN is out of range"),
         (lambda: darkhex.solve_hex(hex3, threads=-1), "threads: -1 is out of range"),
         (lambda: darkhex.league({}, threads=0), "threads: 0 is out of range"),
+        (lambda: darkhex.exploitability(KUHN, lambda t, m, p: m, threads=0), "threads: 0 is out of range"),
         (lambda: darkhex.train_deep_cfr(KUHN, iterations=0), "iterations: 0 is out of range"),
         (lambda: darkhex.train_deep_cfr(KUHN, traversals=0), "traversals: 0 is out of range; accepted: 1 to 10000000"),
         (lambda: darkhex.train_deep_cfr(KUHN, explore=1001), "explore: 1001 is out of range; accepted: 1 to 1000"),

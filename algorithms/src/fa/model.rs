@@ -19,18 +19,19 @@
 //! the game, and that the game has the feature map and gives it the width
 //! the networks were trained on: a model cannot be run on another board.
 //!
-//! Networks are called on batches of at most [`CHUNK`] information states,
-//! cut the same way wherever a whole table is evaluated, so a tree and the
-//! tables of one game get the same bits from one model.
+//! Networks are called on batches of at most [`CHUNK`] information states
+//! (see [`crate::fa::batch_policy`]).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use darkhex_games::{Action, AnyGame, Game, NUM_PLAYERS, Tensors, Token};
 use serde::{Deserialize, Serialize};
 
 use crate::cfr::deep_cfr_settings::DeepCfrSettings;
 use crate::cfr::escher_settings::EscherSettings;
+pub use crate::fa::batch_policy::CHUNK;
+use crate::fa::batch_policy::{self, BatchPolicy};
 use crate::fa::features::{FeatureKind, FeatureMap};
 use crate::fa::mlp::{Mlp, MlpParams, MlpSettings};
 use crate::fa::regress::RegressError;
@@ -43,9 +44,6 @@ use crate::stream::{InfoStateTables, RowPolicy};
 use crate::tree::GameTree;
 
 pub const MODEL_VERSION: u32 = 1;
-
-/// Information states per network call when a whole table is evaluated.
-pub const CHUNK: usize = 1024;
 
 /// One player's network as the file holds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -197,69 +195,6 @@ impl PolicyModel {
         self.head
     }
 
-    /// Writes `player`'s policy at each of `states` (a key and its legal
-    /// actions) into `out`, one probability per action, in order: one
-    /// network call for all of them.
-    pub fn write_policies(
-        &self,
-        player: usize,
-        states: &[(&[Token], &[Action])],
-        out: &mut [f64],
-    ) -> Result<(), RegressError> {
-        let rows: usize = states.iter().map(|(_, a)| a.len()).sum();
-        if out.len() != rows {
-            return Err(RegressError::WrongLength {
-                rows,
-                targets: out.len(),
-            });
-        }
-        let Some(net) = &self.networks[player] else {
-            let mut at = 0;
-            for (_, actions) in states {
-                out[at..at + actions.len()].fill(1.0 / actions.len() as f64);
-                at += actions.len();
-            }
-            return Ok(());
-        };
-        let width = self.input.width(&self.game);
-        let outputs = self.game.num_distinct_actions();
-        let mut x = vec![0.0f32; states.len() * width];
-        match &self.input {
-            ModelInput::Features(map) => {
-                let mut row = vec![0.0f64; width];
-                for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
-                    map.write_observation(player, key, &mut row);
-                    chunk.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
-                }
-            }
-            ModelInput::Tensor => {
-                for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
-                    self.game
-                        .information_state_tensor_of_key(player, key, chunk)
-                        .map_err(RegressError::BadKey)?;
-                }
-            }
-        }
-        let mut y = vec![0.0; states.len() * outputs];
-        net.predict_rows(x, &mut y)?;
-        let mut at = 0;
-        let mut legal = Vec::new();
-        for (i, (_, actions)) in states.iter().enumerate() {
-            let outputs = actions.iter().map(|&a| y[i * outputs + a as usize]);
-            let probs = &mut out[at..at + actions.len()];
-            match self.head {
-                PolicyHead::Clipped => {
-                    legal.clear();
-                    legal.extend(outputs.map(|v| v.max(0.0)));
-                    normalise(&legal, probs);
-                }
-                PolicyHead::Softmax => softmax(outputs, probs),
-            }
-            at += actions.len();
-        }
-        Ok(())
-    }
-
     /// `player`'s policy at one information state.
     pub fn policy(
         &self,
@@ -275,96 +210,32 @@ impl PolicyModel {
     /// The policy at every information state of `tree` (compiled from
     /// this model's game).
     pub fn tree_policy(&self, tree: &GameTree) -> Result<TreePolicy, RegressError> {
-        let mut probs: [Vec<f64>; NUM_PLAYERS] = Default::default();
-        for (p, out) in probs.iter_mut().enumerate() {
-            let table = tree.infosets(p);
-            out.resize(table.num_slots(), 0.0);
-            let mut start = 0;
-            while start < table.len() {
-                let end = (start + CHUNK).min(table.len());
-                let states: Vec<(&[Token], &[Action])> = (start..end)
-                    .map(|i| (&*table.keys[i], table.actions_of(i)))
-                    .collect();
-                let slots = table.slots(start).start..table.slots(end - 1).end;
-                self.write_policies(p, &states, &mut out[slots])?;
-                start = end;
-            }
-        }
-        Ok(TreePolicy { probs })
+        batch_policy::tree_policy(self, tree)
     }
 
     /// The policy at every decision row of `tables` (built from this
     /// model's game), for the streaming pass.
     pub fn row_policy(&self, tables: &InfoStateTables) -> Result<RowPolicy, RegressError> {
-        self.row_policy_reporting(tables, &|_| {})
+        batch_policy::row_policy_reporting(self, tables, &|_| {})
     }
 
     /// [`PolicyModel::row_policy`], telling `progress` how many decision
-    /// rows of both players are done after each batch: on 3x3 Dark Hex the
-    /// network meets 6 to 27 million rows, minutes of a command that
-    /// should show how far it is.
+    /// rows of both players are done after each batch.
     pub fn row_policy_reporting(
         &self,
         tables: &InfoStateTables,
         progress: &dyn Fn(u64),
     ) -> Result<RowPolicy, RegressError> {
-        let mut policy = RowPolicy::uniform(tables);
-        self.fill_rows(tables, &mut policy, &|| false, progress)?;
-        Ok(policy)
+        batch_policy::row_policy_reporting(self, tables, progress)
     }
 
-    /// [`PolicyModel::row_policy`], or `None` once `stop` is raised: on 3x3
-    /// Dark Hex the network meets millions of rows, which take a while.
+    /// [`PolicyModel::row_policy`], or `None` once `stop` is raised.
     pub fn row_policy_until(
         &self,
         tables: &InfoStateTables,
         stop: &AtomicBool,
     ) -> Result<Option<RowPolicy>, RegressError> {
-        let mut policy = RowPolicy::uniform(tables);
-        let stopped = || stop.load(Ordering::Relaxed);
-        let done = self.fill_rows(tables, &mut policy, &stopped, &|_| {})?;
-        Ok(done.then_some(policy))
-    }
-
-    /// Writes the network's policy into `policy`'s rows, a chunk at a time,
-    /// telling `progress` the rows done so far after each; false when
-    /// `stopped` said so before the last chunk.
-    fn fill_rows(
-        &self,
-        tables: &InfoStateTables,
-        policy: &mut RowPolicy,
-        stopped: &dyn Fn() -> bool,
-        progress: &dyn Fn(u64),
-    ) -> Result<bool, RegressError> {
-        let mut done = 0;
-        for p in 0..NUM_PLAYERS {
-            let t = tables.player(p);
-            let rows: Vec<u32> = t.decision_rows().collect();
-            for chunk in rows.chunks(CHUNK) {
-                if stopped() {
-                    return Ok(false);
-                }
-                let keys: Vec<Vec<Token>> =
-                    chunk.iter().map(|&r| tables.key_of_row(p, r)).collect();
-                let states: Vec<(&[Token], &[Action])> = chunk
-                    .iter()
-                    .zip(&keys)
-                    .map(|(&r, k)| (k.as_slice(), t.actions(r)))
-                    .collect();
-                let mut out: Vec<f64> = vec![0.0; states.iter().map(|s| s.1.len()).sum()];
-                self.write_policies(p, &states, &mut out)?;
-                let mut at = 0;
-                for &r in chunk {
-                    let s = t.slots(r);
-                    let n = s.len();
-                    policy.probs[p][s].copy_from_slice(&out[at..at + n]);
-                    at += n;
-                }
-                done += chunk.len() as u64;
-                progress(done);
-            }
-        }
-        Ok(true)
+        batch_policy::row_policy_until(self, tables, stop)
     }
 
     /// The model as a file.
@@ -464,6 +335,70 @@ impl PolicyModel {
             head: file.head,
             networks,
         })
+    }
+}
+
+/// One network call for a batch.
+impl BatchPolicy for PolicyModel {
+    fn game(&self) -> &AnyGame {
+        &self.game
+    }
+
+    /// Writes `player`'s policy at each of `states` (a key and its legal
+    /// actions) into `out`, one probability per action, in order: one
+    /// network call for all of them.
+    fn write_policies(
+        &self,
+        player: usize,
+        states: &[(&[Token], &[Action])],
+        out: &mut [f64],
+    ) -> Result<(), RegressError> {
+        batch_policy::check_rows(states, out)?;
+        let Some(net) = &self.networks[player] else {
+            let mut at = 0;
+            for (_, actions) in states {
+                out[at..at + actions.len()].fill(1.0 / actions.len() as f64);
+                at += actions.len();
+            }
+            return Ok(());
+        };
+        let width = self.input.width(&self.game);
+        let outputs = self.game.num_distinct_actions();
+        let mut x = vec![0.0f32; states.len() * width];
+        match &self.input {
+            ModelInput::Features(map) => {
+                let mut row = vec![0.0f64; width];
+                for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
+                    map.write_observation(player, key, &mut row);
+                    chunk.iter_mut().zip(&row).for_each(|(o, &v)| *o = v as f32);
+                }
+            }
+            ModelInput::Tensor => {
+                for (&(key, _), chunk) in states.iter().zip(x.chunks_exact_mut(width)) {
+                    self.game
+                        .information_state_tensor_of_key(player, key, chunk)
+                        .map_err(RegressError::BadKey)?;
+                }
+            }
+        }
+        let mut y = vec![0.0; states.len() * outputs];
+        net.predict_rows(x, &mut y)?;
+        let mut at = 0;
+        let mut legal = Vec::new();
+        for (i, (_, actions)) in states.iter().enumerate() {
+            let outputs = actions.iter().map(|&a| y[i * outputs + a as usize]);
+            let probs = &mut out[at..at + actions.len()];
+            match self.head {
+                PolicyHead::Clipped => {
+                    legal.clear();
+                    legal.extend(outputs.map(|v| v.max(0.0)));
+                    normalise(&legal, probs);
+                }
+                PolicyHead::Softmax => softmax(outputs, probs),
+            }
+            at += actions.len();
+        }
+        Ok(())
     }
 }
 

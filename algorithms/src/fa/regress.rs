@@ -53,6 +53,9 @@ pub enum RegressError {
     Tensor(String),
     #[error("not an information state of the game: {0}")]
     BadKey(String),
+    /// A policy computed outside the library failed or answered wrongly.
+    #[error("the policy function: {0}")]
+    Policy(String),
 }
 
 /// Feature rows that are fitted to again and again: the contiguous matrix,

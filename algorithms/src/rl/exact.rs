@@ -1,6 +1,7 @@
-//! The exact exploitability of a network's policy as a run trains it: the
-//! network evaluated on every information state in batches
-//! ([`PolicyModel::tree_policy`], [`PolicyModel::row_policy`]), then the
+//! The exact exploitability of a network's policy as a run trains it (or
+//! of any [`BatchPolicy`]): the network evaluated on every information
+//! state in batches ([`batch_policy::tree_policy`],
+//! [`batch_policy::row_policy_until`]), then the
 //! exact best responses, on the compiled tree where it fits and by a
 //! streaming pass over the information-state tables past it (3x3 Dark
 //! Hex). [`CurvePoint`]s record it against steps and wall time.
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
-use crate::fa::model::PolicyModel;
+use crate::fa::batch_policy::{self, BatchPolicy};
 use crate::fa::regress::RegressError;
 use crate::stream::{AnyStream, InfoStateTables, PassOptions, StreamError, stream_exploitability};
 use crate::tree::{GameTree, estimate_histories};
@@ -63,23 +64,26 @@ pub enum ExactEvaluator {
 }
 
 impl ExactEvaluator {
-    /// The exploitability of `model`'s policy (a model of the game the
-    /// tree or tables were built from); `options` drive the streaming pass.
-    pub fn evaluate(
+    /// The exploitability of `policy` (a network, or another policy of
+    /// the game the tree or tables were built from); `options` drive the
+    /// streaming pass.
+    pub fn evaluate<P: BatchPolicy + ?Sized>(
         &self,
-        model: &PolicyModel,
+        policy: &P,
         options: &PassOptions,
     ) -> Result<Exploitability, ExactError> {
         match self {
-            ExactEvaluator::Tree(tree) => Ok(exploitability(tree, &model.tree_policy(tree)?)),
+            ExactEvaluator::Tree(tree) => Ok(exploitability(
+                tree,
+                &batch_policy::tree_policy(policy, tree)?,
+            )),
             ExactEvaluator::Tables(tables) => {
-                let policy = match options.stop {
-                    Some(stop) => model
-                        .row_policy_until(tables, stop)?
+                let rows = match options.stop {
+                    Some(stop) => batch_policy::row_policy_until(policy, tables, stop)?
                         .ok_or(StreamError::Stopped)?,
-                    None => model.row_policy(tables)?,
+                    None => batch_policy::row_policy_reporting(policy, tables, &|_| {})?,
                 };
-                Ok(stream_exploitability(model.game(), tables, &policy, options)?.exploitability)
+                Ok(stream_exploitability(policy.game(), tables, &rows, options)?.exploitability)
             }
         }
     }
