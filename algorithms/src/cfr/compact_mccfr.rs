@@ -49,6 +49,7 @@ use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
 use crate::pone::knowledge::Knowledge;
 use crate::stream::DarkHexStream;
 use crate::stream::dark_hex::{MAX_CELLS, Played, RealBoard};
+use crate::stream::prefetch::prefetch;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum CompactError {
@@ -261,6 +262,13 @@ impl Attempts {
     }
 }
 
+/// A node's key in its stored orientation, and its frozen slots if met.
+struct Lookup {
+    key: Key,
+    turned: bool,
+    found: Option<std::ops::Range<usize>>,
+}
+
 /// One worker's walks in a batch.
 struct Walker<'a> {
     game: &'a DarkHexStream,
@@ -283,17 +291,33 @@ impl Walker<'_> {
         };
         let reach = [1.0; 3];
         let known = [Knowledge::EMPTY; NUM_PLAYERS];
+        let own = self.look::<0>(root, &Attempts::default());
         if player == 0 {
-            self.walk::<0, 0>(root, Attempts::default(), known, reach, rng);
+            self.walk::<0, 0>(root, Attempts::default(), known, reach, rng, own);
         } else {
-            self.walk::<0, 1>(root, Attempts::default(), known, reach, rng);
+            self.walk::<0, 1>(root, Attempts::default(), known, reach, rng, own);
         }
+    }
+
+    /// `M`'s key at `node` looked up in the frozen table, and its regrets
+    /// asked for: a walk waits on these two cache misses at every node.
+    #[inline(always)]
+    fn look<const M: usize>(&self, node: RealBoard, attempts: &Attempts) -> Lookup {
+        let (key, turned) = self.packing.key::<M>(node, attempts);
+        let table = &self.frozen[M];
+        let found = table.find(key);
+        if let Some(slots) = &found {
+            prefetch(table.regrets.as_ptr().wrapping_add(slots.start));
+            prefetch(table.regrets.as_ptr().wrapping_add(slots.end - 1));
+        }
+        Lookup { key, turned, found }
     }
 
     /// The sampled trajectory from a node where `M` moves, for the
     /// updating player `P`; returns `P`'s value estimate. `reach` =
     /// [updating player's, opponent's and chance's, sampling's]; `known`
-    /// is each player's knowledge, followed only with PONE terminals.
+    /// is each player's knowledge, followed only with PONE terminals;
+    /// `own` is `M`'s lookup here.
     fn walk<const M: usize, const P: usize>(
         &mut self,
         node: RealBoard,
@@ -301,11 +325,20 @@ impl Walker<'_> {
         known: Known,
         reach: [f64; 3],
         rng: &mut IterationRng,
+        own: Lookup,
     ) -> f64 {
         let [mine, others, sample] = reach;
         let legal = self.game.legal::<M>(node);
         let n = legal.count_ones() as usize;
-        let (key, turned) = self.packing.key::<M>(node, &attempts);
+        let Lookup { key, turned, found } = own;
+        // `M`'s moves leave the opponent's key as it is (their stones,
+        // what they found, their attempts), so the opponent's next node is
+        // looked up now, its misses waiting beside this node's work.
+        let theirs = if M == 0 {
+            self.look::<1>(node, &attempts)
+        } else {
+            self.look::<0>(node, &attempts)
+        };
         if let Some(pone) = self.pone
             && pone.wins(M, &known)
         {
@@ -318,7 +351,6 @@ impl Walker<'_> {
         // The current strategy in the order of this node's actions.
         let mut sigma = [0.0; MAX_CELLS];
         let sigma = &mut sigma[..n];
-        let found = self.frozen[M].find(key);
         match &found {
             Some(slots) => {
                 regret_matching(&self.frozen[M].regrets[slots.clone()], sigma);
@@ -360,15 +392,16 @@ impl Walker<'_> {
                 let again = self.game.moves_again();
                 let known = self.follow(known, M, cell, true, !again);
                 if again {
-                    self.walk::<M, P>(board, attempts, known, next, rng)
+                    let own = self.look::<M>(board, &attempts);
+                    self.walk::<M, P>(board, attempts, known, next, rng, own)
                 } else {
-                    self.pass::<M, P>(board, attempts, known, next, rng)
+                    self.pass::<M, P>(board, attempts, known, next, rng, theirs)
                 }
             }
             Played::Placed(board) => {
                 let attempts = attempts.after::<M>(&self.packing, cell, false);
                 let known = self.follow(known, M, cell, false, true);
-                self.pass::<M, P>(board, attempts, known, next, rng)
+                self.pass::<M, P>(board, attempts, known, next, rng, theirs)
             }
         };
         // Baseline-free estimate: only the sampled action has a value.
@@ -390,7 +423,7 @@ impl Walker<'_> {
         value
     }
 
-    /// The walk from a node where `M`'s opponent moves.
+    /// The walk from a node where `M`'s opponent moves, `theirs` their lookup.
     #[inline(always)]
     fn pass<const M: usize, const P: usize>(
         &mut self,
@@ -399,11 +432,12 @@ impl Walker<'_> {
         known: Known,
         reach: [f64; 3],
         rng: &mut IterationRng,
+        theirs: Lookup,
     ) -> f64 {
         if M == 0 {
-            self.walk::<1, P>(node, attempts, known, reach, rng)
+            self.walk::<1, P>(node, attempts, known, reach, rng, theirs)
         } else {
-            self.walk::<0, P>(node, attempts, known, reach, rng)
+            self.walk::<0, P>(node, attempts, known, reach, rng, theirs)
         }
     }
 
