@@ -1049,7 +1049,11 @@ impl<const W: usize> OrSearch<'_, W> {
         if used >= self.max_ors {
             return;
         }
-        if used + 1 == self.max_ors {
+        // A set's intersection has a few cells once two semis are in it:
+        // then the masks find its last semi; a lone semi's carrier has
+        // more cells than a pass over the list has semis (Rex's pairs).
+        let last = used + 1 == self.max_ors;
+        if last && used > 1 {
             self.last(holders, skip, inter, union, from, out);
             return;
         }
@@ -1069,7 +1073,7 @@ impl<const W: usize> OrSearch<'_, W> {
             let u = union | semis[j];
             if next.is_empty() {
                 out.push(u);
-            } else {
+            } else if !last {
                 self.run(holders, skip, next, u, j + 1, used + 1, out);
             }
         }
