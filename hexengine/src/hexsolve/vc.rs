@@ -692,10 +692,10 @@ impl<const W: usize> VcSet<W> {
         // Semis before `first` that are new too had their turn first: sets
         // holding both were searched then.
         let mut earlier_new = 0u64;
-        for i in 0..semis.len() {
+        for (i, &semi) in semis.iter().enumerate() {
             if done >> i & 1 == 0 {
                 let skip = earlier_new | 1 << i;
-                search.run(&mut holders, skip, semis[i], semis[i], 0, 1, &mut new_fulls);
+                search.run(&mut holders, skip, semi, semi, 0, 1, &mut new_fulls);
                 earlier_new |= 1 << i;
             }
         }
@@ -1057,8 +1057,7 @@ impl<const W: usize> OrSearch<'_, W> {
             self.last(holders, skip, inter, union, from, out);
             return;
         }
-        let semis = self.semis;
-        for j in from..semis.len() {
+        for (j, &semi) in self.semis.iter().enumerate().skip(from) {
             // Not even all the remaining semis together empty it.
             if !(inter & self.tails[j]).is_empty() {
                 return;
@@ -1066,11 +1065,11 @@ impl<const W: usize> OrSearch<'_, W> {
             if skip >> j & 1 == 1 {
                 continue;
             }
-            let next = inter & semis[j];
+            let next = inter & semi;
             if next == inter {
                 continue;
             }
-            let u = union | semis[j];
+            let u = union | semi;
             if next.is_empty() {
                 out.push(u);
             } else if !last {
