@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use darkhex_games::board::{BLACK, Dims, WHITE};
 use darkhex_games::{CellSet, Geometry};
+use smallvec::SmallVec;
 
 use super::position::Stones;
 
@@ -475,65 +476,110 @@ struct Sieve<const W: usize> {
     placed: Vec<Placed<W>>,
     /// Blocks of 64 placements.
     blocks: usize,
-    /// The cells of any carrier, with `blocks` words each of the
-    /// placements whose carrier holds it.
+    /// The cells of any carrier, each with its column in `masks`.
     carrier_cells: Vec<(u16, usize)>,
-    /// The cells of any placement's stones, likewise.
+    /// The cells of any placement's stones, likewise, those with the most
+    /// placements first.
     stone_cells: Vec<(u16, usize)>,
+    /// Block by block, one word per column: the placements of the block
+    /// that the column's cell rules out. A block's words lie together, as
+    /// the search reads them.
     masks: Vec<u64>,
+    columns: usize,
+    /// For each block, the placements without stones, and the bits past
+    /// the last placement (live, like those of a placement nothing rules
+    /// out).
+    stoneless: Vec<u64>,
 }
 
 impl<const W: usize> Sieve<W> {
     fn new(placed: Vec<Placed<W>>) -> Self {
         let blocks = placed.len().div_ceil(64);
-        let mut masks = Vec::new();
-        let mut by_cell = |of: fn(&Placed<W>) -> CellSet<W>| {
-            let all = placed.iter().fold(CellSet::EMPTY, |a, p| a | of(p));
-            all.iter()
-                .map(|c| {
-                    let start = masks.len();
-                    masks.resize(start + blocks, 0);
-                    for (j, p) in placed.iter().enumerate() {
-                        if of(p).contains(c) {
-                            masks[start + j / 64] |= 1 << (j % 64);
-                        }
+        let of_carrier: fn(&Placed<W>) -> CellSet<W> = |p| p.carrier;
+        let of_stones: fn(&Placed<W>) -> CellSet<W> = |p| p.stones;
+        let cells_of =
+            |of: fn(&Placed<W>) -> CellSet<W>| placed.iter().fold(CellSet::EMPTY, |a, p| a | of(p));
+        let carrier_all = cells_of(of_carrier);
+        let stone_all = cells_of(of_stones);
+        let carrier_cells: Vec<(u16, usize)> = carrier_all
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c as u16, i))
+            .collect();
+        let mut stone_order: Vec<usize> = stone_all.iter().collect();
+        let users = |c: usize| placed.iter().filter(|p| p.stones.contains(c)).count();
+        stone_order.sort_by_key(|&c| std::cmp::Reverse(users(c)));
+        let stone_cells: Vec<(u16, usize)> = stone_order
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c as u16, carrier_cells.len() + i))
+            .collect();
+        let columns = carrier_cells.len() + stone_cells.len();
+        let mut masks = vec![0u64; blocks * columns];
+        let mut fill = |cells: &[(u16, usize)], of: fn(&Placed<W>) -> CellSet<W>| {
+            for &(c, col) in cells {
+                for (j, p) in placed.iter().enumerate() {
+                    if of(p).contains(c as usize) {
+                        masks[(j / 64) * columns + col] |= 1 << (j % 64);
                     }
-                    (c as u16, start)
-                })
-                .collect::<Vec<_>>()
+                }
+            }
         };
-        let carrier_cells = by_cell(|p| p.carrier);
-        let stone_cells = by_cell(|p| p.stones);
+        fill(&carrier_cells, of_carrier);
+        fill(&stone_cells, of_stones);
+        let mut stoneless = vec![0u64; blocks];
+        for j in 0..blocks * 64 {
+            if placed.get(j).is_none_or(|p| p.stones.is_empty()) {
+                stoneless[j / 64] |= 1 << (j % 64);
+            }
+        }
         Sieve {
             placed,
             blocks,
             carrier_cells,
             stone_cells,
             masks,
+            columns,
+            stoneless,
         }
     }
 
     /// The carrier of the first placement that holds for `mine` and
     /// `theirs`, less `mine`.
+    ///
+    /// The player has few stones near the cell and the opponent few in
+    /// the carriers: a placement lives only if it has no stones or one of
+    /// them is the player's, and no opponent stone is in its carrier, so a
+    /// block is mostly settled by those few cells. The stones the player
+    /// lacks (nearly all the sieve's stone cells) are read only for the
+    /// placements still alive then.
     fn first_match(&self, mine: CellSet<W>, theirs: CellSet<W>) -> Option<CellSet<W>> {
-        let mut ruling_out: Vec<usize> = Vec::with_capacity(32);
-        ruling_out.extend(
-            self.carrier_cells
+        let at_of = |cells: &[(u16, usize)], set: CellSet<W>, held: bool| {
+            cells
                 .iter()
-                .filter(|(c, _)| theirs.contains(*c as usize))
-                .map(|&(_, at)| at),
-        );
-        ruling_out.extend(
-            self.stone_cells
-                .iter()
-                .filter(|(c, _)| !mine.contains(*c as usize))
-                .map(|&(_, at)| at),
-        );
+                .filter(|(c, _)| set.contains(*c as usize) == held)
+                .map(|&(_, at)| at)
+                .collect::<SmallVec<[usize; 64]>>()
+        };
+        let own_stones = at_of(&self.stone_cells, mine, true);
+        let blocked = at_of(&self.carrier_cells, theirs, true);
+        let mut missing: Option<SmallVec<[usize; 64]>> = None;
         for b in 0..self.blocks {
-            let out = ruling_out
+            let masks = &self.masks[b * self.columns..][..self.columns];
+            let mut live = own_stones
                 .iter()
-                .fold(0u64, |out, &at| out | self.masks[at + b]);
-            let live = !out;
+                .fold(self.stoneless[b], |live, &at| live | masks[at]);
+            live = blocked.iter().fold(live, |live, &at| live & !masks[at]);
+            if live == 0 {
+                continue;
+            }
+            let missing = missing.get_or_insert_with(|| at_of(&self.stone_cells, mine, false));
+            for &at in missing.iter() {
+                live &= !masks[at];
+                if live == 0 {
+                    break;
+                }
+            }
             if live != 0 {
                 let j = b * 64 + live.trailing_zeros() as usize;
                 // Bits past the last placement are live too.

@@ -162,7 +162,9 @@ pub struct VcSet<const W: usize> {
     /// Reused by the OR rule: the semis' carriers, their suffix
     /// intersections and the fulls found.
     or_scratch: [Vec<CellSet<W>>; 3],
-    or_skip: Vec<bool>,
+    /// Reused by the OR rule: for each cell, the semis holding it (all
+    /// zero between calls).
+    or_holders: Vec<u64>,
     /// Pairs whose lists were written since the last reset.
     used_pairs: Vec<u32>,
     /// With [`VcParams::captured_overlap`]: for each empty cell, disjoint
@@ -206,7 +208,7 @@ impl<const W: usize> VcSet<W> {
             limited: false,
             scratch: Vec::new(),
             or_scratch: Default::default(),
-            or_skip: Vec::new(),
+            or_holders: vec![0; n],
             used_pairs: Vec::new(),
             captured: vec![Vec::new(); n],
         }
@@ -657,6 +659,11 @@ impl<const W: usize> VcSet<W> {
         if done == first_bits(slot.semis as usize) {
             return;
         }
+        // One semi combines with nothing (its carrier holds its key).
+        if slot.semis < 2 {
+            self.slots[p].semis_done = first_bits(slot.semis as usize);
+            return;
+        }
         let [mut semis, mut tails, mut new_fulls] = std::mem::take(&mut self.or_scratch);
         semis.clear();
         semis.extend_from_slice(self.semi_list(p));
@@ -673,27 +680,33 @@ impl<const W: usize> VcSet<W> {
         for i in (0..semis.len()).rev() {
             tails[i] = tails[i + 1] & semis[i];
         }
+        let mut holders = Holders {
+            of_cell: std::mem::take(&mut self.or_holders),
+            filled: false,
+        };
+        let search = OrSearch {
+            semis: &semis,
+            tails: &tails,
+            max_ors: self.max_ors(),
+        };
         // Semis before `first` that are new too had their turn first: sets
         // holding both were searched then.
-        let mut earlier_new = std::mem::take(&mut self.or_skip);
-        earlier_new.clear();
-        earlier_new.resize(semis.len(), false);
-        for i in 0..semis.len() {
+        let mut earlier_new = 0u64;
+        for (i, &semi) in semis.iter().enumerate() {
             if done >> i & 1 == 0 {
-                self.or_search(
-                    &semis,
-                    &tails,
-                    &earlier_new,
-                    semis[i],
-                    semis[i],
-                    i,
-                    0,
-                    1,
-                    &mut new_fulls,
-                );
-                earlier_new[i] = true;
+                let skip = earlier_new | 1 << i;
+                search.run(&mut holders, skip, semi, semi, 0, 1, &mut new_fulls);
+                earlier_new |= 1 << i;
             }
         }
+        if holders.filled {
+            for s in &semis {
+                for c in s.iter() {
+                    holders.of_cell[c] = 0;
+                }
+            }
+        }
+        self.or_holders = holders.of_cell;
         if self.params.pairings && self.params.captured_overlap {
             self.captured_overlap_or(x, y, &semis, done, &mut new_fulls);
         }
@@ -702,7 +715,6 @@ impl<const W: usize> VcSet<W> {
             self.add_full(x, y, carrier);
         }
         self.or_scratch = [semis, tails, new_fulls];
-        self.or_skip = earlier_new;
     }
 
     /// Rule (Solrex, section 5, after Arneson, Hayward and Henderson and
@@ -762,48 +774,12 @@ impl<const W: usize> VcSet<W> {
         }
     }
 
-    /// Depth-first search over subsets containing semi `first`, extending
-    /// with semis from `from` on that shrink the running intersection;
-    /// `tails[j]` is the intersection of semis `j..`.
-    #[allow(clippy::too_many_arguments)]
-    fn or_search(
-        &self,
-        semis: &[CellSet<W>],
-        tails: &[CellSet<W>],
-        skip: &[bool],
-        inter: CellSet<W>,
-        union: CellSet<W>,
-        first: usize,
-        from: usize,
-        used: usize,
-        out: &mut Vec<CellSet<W>>,
-    ) {
-        let max_ors = if self.params.pairings {
+    /// Semis the OR rule combines at a time.
+    fn max_ors(&self) -> usize {
+        if self.params.pairings {
             2
         } else {
             self.params.max_ors
-        };
-        if used >= max_ors {
-            return;
-        }
-        for j in from..semis.len() {
-            // Not even all the remaining semis together empty it.
-            if !(inter & tails[j]).is_empty() {
-                return;
-            }
-            if j == first || skip[j] {
-                continue;
-            }
-            let next = inter & semis[j];
-            if next == inter {
-                continue;
-            }
-            let u = union | semis[j];
-            if next.is_empty() {
-                out.push(u);
-            } else if used + 1 < max_ors {
-                self.or_search(semis, tails, skip, next, u, first, j + 1, used + 1, out);
-            }
         }
     }
 
@@ -1036,6 +1012,108 @@ impl<const W: usize> VcSet<W> {
             }
         }
         next.close();
+    }
+}
+
+/// The OR rule's search over the semis of one pair: `tails[j]` is the
+/// intersection of semis `j..`.
+struct OrSearch<'a, const W: usize> {
+    semis: &'a [CellSet<W>],
+    tails: &'a [CellSet<W>],
+    max_ors: usize,
+}
+
+/// For each cell, the semis (bit `j` for semi `j`) whose carrier holds it;
+/// filled when first needed.
+struct Holders {
+    of_cell: Vec<u64>,
+    filled: bool,
+}
+
+impl<const W: usize> OrSearch<'_, W> {
+    /// Depth-first search over sets of `used` semis with intersection
+    /// `inter` (never empty) and union `union`, extended in order with
+    /// semis from `from` on, not in `skip`, that shrink the intersection;
+    /// pushes the union of each set whose intersection empties.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        holders: &mut Holders,
+        skip: u64,
+        inter: CellSet<W>,
+        union: CellSet<W>,
+        from: usize,
+        used: usize,
+        out: &mut Vec<CellSet<W>>,
+    ) {
+        if used >= self.max_ors {
+            return;
+        }
+        // A set's intersection has a few cells once two semis are in it:
+        // then the masks find its last semi; a lone semi's carrier has
+        // more cells than a pass over the list has semis (Rex's pairs).
+        let last = used + 1 == self.max_ors;
+        if last && used > 1 {
+            self.last(holders, skip, inter, union, from, out);
+            return;
+        }
+        for (j, &semi) in self.semis.iter().enumerate().skip(from) {
+            // Not even all the remaining semis together empty it.
+            if !(inter & self.tails[j]).is_empty() {
+                return;
+            }
+            if skip >> j & 1 == 1 {
+                continue;
+            }
+            let next = inter & semi;
+            if next == inter {
+                continue;
+            }
+            let u = union | semi;
+            if next.is_empty() {
+                out.push(u);
+            } else if !last {
+                self.run(holders, skip, next, u, j + 1, used + 1, out);
+            }
+        }
+    }
+
+    /// The last semi of a set: in order, each from `from` on, not in
+    /// `skip`, that shares no cell with `inter`. Most of the search's
+    /// steps were here, one a semi; the intersection has a few cells, and
+    /// the semis holding none of them are a few masks away.
+    fn last(
+        &self,
+        holders: &mut Holders,
+        skip: u64,
+        inter: CellSet<W>,
+        union: CellSet<W>,
+        from: usize,
+        out: &mut Vec<CellSet<W>>,
+    ) {
+        let n = self.semis.len();
+        // A semi holds its key: the set's intersection is never empty.
+        if from >= n || inter.is_empty() {
+            return;
+        }
+        if !holders.filled {
+            for (j, s) in self.semis.iter().enumerate() {
+                for c in s.iter() {
+                    holders.of_cell[c] |= 1 << j;
+                }
+            }
+            holders.filled = true;
+        }
+        let mut hit = skip | first_bits(from);
+        for c in inter.iter() {
+            hit |= holders.of_cell[c];
+        }
+        let mut free = first_bits(n) & !hit;
+        while free != 0 {
+            let j = free.trailing_zeros() as usize;
+            free &= free - 1;
+            out.push(union | self.semis[j]);
+        }
     }
 }
 
