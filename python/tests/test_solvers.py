@@ -356,5 +356,5 @@ def test_deep_cfr_writes_the_clis_model_and_reads_it(tmp_path, darkhex_cli):
         darkhex.exploitability(darkhex.load_game("leduc_poker"), model)
     with pytest.raises(ValueError, match="is for kuhn_poker"):
         darkhex.load_policy(tmp_path / "cli.model", game=darkhex.load_game("leduc_poker"))
-    with pytest.raises(TypeError, match="policy must be a darkhex.Policy or a darkhex.Model, not int"):
+    with pytest.raises(TypeError, match="policy must be a darkhex.Policy, a darkhex.Model or a function of tensors and masks, not int"):
         darkhex.exploitability(KUHN, 3)
