@@ -107,14 +107,19 @@ pub(crate) fn changed_file(
 }
 
 impl Header {
-    fn new(tournament: &Tournament, earlier: Vec<Stage>, shard: Option<Shard>) -> Header {
+    fn new(
+        tournament: &Tournament,
+        earlier: Vec<Stage>,
+        shard: Option<Shard>,
+        files: BTreeMap<String, FileStamp>,
+    ) -> Header {
         Header {
             format: FileKind::LeagueLog.format().into(),
             version: LOG_VERSION,
             tournament: tournament.clone(),
             earlier,
             shard,
-            files: file_stamps(tournament),
+            files,
         }
     }
 
@@ -310,11 +315,17 @@ impl ResultsLog {
             Vec::new()
         };
         let mut warnings = Vec::new();
+        // Read once: a policy file may hold hundreds of MB.
+        let stamps = file_stamps(tournament);
         let mut done: Vec<GameResult> = Vec::new();
         let schedule;
         if text.iter().all(u8::is_ascii_whitespace) {
             schedule = tournament.numbered_schedule(&[]);
-            write_log(path, &Header::new(tournament, Vec::new(), shard), &[])?;
+            write_log(
+                path,
+                &Header::new(tournament, Vec::new(), shard, stamps),
+                &[],
+            )?;
         } else {
             let foreign = |reason: String| LeagueError::ForeignLog {
                 path: path.to_path_buf(),
@@ -349,7 +360,7 @@ impl ResultsLog {
             if let Some(reason) = incompatibility(&header.tournament, tournament) {
                 return Err(foreign(reason));
             }
-            if let Some(c) = changed_file(&header.files, &file_stamps(tournament), tournament) {
+            if let Some(c) = changed_file(&header.files, &stamps, tournament) {
                 return Err(foreign(format!(
                     "{}played with {} as {}, and it is now {}: its games were played by another policy; give the new one another name or path, or choose another --out for a new league",
                     c.who, c.file, c.was, c.is
@@ -460,7 +471,11 @@ impl ResultsLog {
             // Rewrite the log when it grew (a new header), has a torn tail
             // or is renumbered (every line again, by id).
             if grown || renumbering {
-                write_log(path, &Header::new(tournament, earlier, shard), &done)?;
+                write_log(
+                    path,
+                    &Header::new(tournament, earlier, shard, stamps),
+                    &done,
+                )?;
             } else if torn || !complete {
                 let mut fresh = lines[0].to_string() + "\n";
                 for line in kept {
@@ -500,7 +515,11 @@ impl ResultsLog {
         tournament: &Tournament,
         games: &[GameResult],
     ) -> Result<(), LeagueError> {
-        write_log(path, &Header::new(tournament, Vec::new(), None), games)
+        write_log(
+            path,
+            &Header::new(tournament, Vec::new(), None, file_stamps(tournament)),
+            games,
+        )
     }
 
     /// The tournament and games of a log, for reading without running.

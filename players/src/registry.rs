@@ -319,7 +319,6 @@ pub fn equilibrium_policy(
     Ok(PolicyFile::from_tree(&tree, &solution.policy, provenance))
 }
 
-/// Parses `spec` and prepares its factory for `game`; file paths are as given.
 /// The files a player spec reads (its `file=` parameters, nested specs
 /// included), as written: a league stamps them so that games logged with
 /// one policy file are never counted for a retrained one.
@@ -338,6 +337,7 @@ pub fn files_named(spec: &str) -> Vec<String> {
     files
 }
 
+/// Parses `spec` and prepares its factory for `game`; file paths are as given.
 pub fn prepare(spec: &str, game: &AnyGame) -> Result<Arc<dyn PlayerFactory>, SpecError> {
     prepare_in(spec, game, Path::new(""))
 }
