@@ -203,3 +203,125 @@ fn lifted_exploitability_by_the_tree_equals_the_restricted_best_responses() {
         }
     }
 }
+
+/// A state's number of actions in the table test: any width a 4x3 board has.
+fn width_of(key: u128) -> usize {
+    1 + (key % 12) as usize
+}
+
+/// Keys spread as packed views are: high words used too.
+fn spread(k: u64) -> u128 {
+    let key = u128::from(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) << 40 | u128::from(k);
+    key - key % 12 + u128::from(k % 12)
+}
+
+#[test]
+fn the_table_keeps_insertion_order_and_sums_through_growth_merges_and_files() {
+    use darkhex_algorithms::cfr::compact_table::{CompactTable, hash};
+    use darkhex_algorithms::cfr::compact_updates::{NOT_FOUND, UpdateTable};
+
+    // Two workers' batches: the second names states the first batch
+    // added (hints) and adds new ones; enough states to grow every width
+    // several times.
+    let first: Vec<u128> = (0..3000).map(spread).collect();
+    let second: Vec<u128> = (2000..4500).map(spread).collect();
+    let weight =
+        |key: u128, a: usize, batch: u64| (key % 1000) as f64 + a as f64 / 16.0 + batch as f64;
+    let mut table = CompactTable::default();
+    let fill = |u: &mut UpdateTable, keys: &[u128], table: &CompactTable, batch: u64| {
+        for &key in keys {
+            let w = width_of(key);
+            let hint = table.find(key, hash(key), w).unwrap_or(NOT_FOUND);
+            let slots = u.find_or_insert(key, w, hint);
+            for (a, s) in slots.enumerate() {
+                u.regrets[s] = -weight(key, a, batch);
+                u.average[s] = weight(key, a, batch);
+            }
+        }
+    };
+    let mut u = UpdateTable::default();
+    fill(&mut u, &first[..1500], &table, 0);
+    let mut v = UpdateTable::default();
+    fill(&mut v, &first[1000..], &table, 1);
+    table.add(&[&u, &v]);
+    // Worker 1's states 1000..1500 were new in both tables: inserted once,
+    // by worker 0, and summed in the workers' order.
+    assert_eq!(table.len(), 3000);
+    for (i, &key) in first.iter().enumerate() {
+        assert_eq!(table.key(i), key);
+        assert_eq!(table.width(i), width_of(key));
+        let expected: Vec<f64> = (0..width_of(key))
+            .map(|a| match i {
+                ..1000 => weight(key, a, 0),
+                1000..1500 => weight(key, a, 0) + weight(key, a, 1),
+                _ => weight(key, a, 1),
+            })
+            .collect();
+        assert_eq!(table.average(i), &expected[..], "state {i}");
+    }
+    u.clear();
+    fill(&mut u, &second, &table, 2);
+    table.add(&[&u]);
+    assert_eq!(table.len(), 4500);
+    for (i, &key) in first.iter().chain(&second[1000..]).enumerate() {
+        assert_eq!(table.key(i), key, "state {i}");
+        let slot = table.find(key, hash(key), width_of(key)).unwrap();
+        let regrets = table.regrets(width_of(key), slot);
+        assert_eq!(regrets.len(), width_of(key));
+        let batches: &[u64] = match i {
+            ..1000 => &[0],
+            1000..1500 => &[0, 1],
+            1500..2000 => &[1],
+            2000..3000 => &[1, 2],
+            _ => &[2],
+        };
+        for (a, &r) in regrets.iter().enumerate() {
+            let sum = batches.iter().fold(0.0, |s, &b| s + -weight(key, a, b));
+            assert_eq!(r, sum, "state {i} action {a}");
+        }
+    }
+    assert!(
+        table
+            .find(spread(9999), hash(spread(9999)), width_of(spread(9999)))
+            .is_none()
+    );
+
+    // Written and read back, it is the same table, found the same way.
+    let bytes = rmp_serde::to_vec(&table).unwrap();
+    let mut read: CompactTable = rmp_serde::from_slice(&bytes).unwrap();
+    read.restore(|k| Ok(width_of(k))).unwrap();
+    assert!(read == table);
+    assert_eq!(rmp_serde::to_vec(&read).unwrap(), bytes);
+    let key = second[2000];
+    let (a, b) = (
+        table.find(key, hash(key), width_of(key)),
+        read.find(key, hash(key), width_of(key)),
+    );
+    assert_eq!(
+        table.regrets(width_of(key), a.unwrap()),
+        read.regrets(width_of(key), b.unwrap())
+    );
+
+    // A file naming a state twice, or a state with the wrong number of
+    // actions, is refused.
+    let twice = [spread(1), spread(1)];
+    let w = width_of(twice[0]);
+    let damaged = (
+        twice,
+        [w as u32, 2 * w as u32],
+        vec![0.0; 2 * w],
+        vec![0.0; 2 * w],
+    );
+    let mut read: CompactTable =
+        rmp_serde::from_slice(&rmp_serde::to_vec(&damaged).unwrap()).unwrap();
+    assert_eq!(
+        read.restore(|k| Ok(width_of(k))),
+        Err("an information state appears twice".into())
+    );
+    let mut read: CompactTable = rmp_serde::from_slice(&bytes).unwrap();
+    assert!(
+        read.restore(|k| Ok(width_of(k) + 1))
+            .unwrap_err()
+            .contains("has slots 0 to")
+    );
+}

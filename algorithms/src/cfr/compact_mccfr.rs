@@ -41,7 +41,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::compact_table::{CompactTable, Key, NOT_FOUND};
+use super::compact_table::{CompactTable, Key, hash};
+use super::compact_updates::{NOT_FOUND, UpdateTable};
 use super::mccfr::{IterationRng, in_batches, iteration_rng, sample_index, worker_share};
 use super::pone_terminals::{Decided, Known, PoneTerminals, PoneTerminalsError};
 use crate::policy::{normalise, regret_matching};
@@ -49,7 +50,6 @@ use crate::policy_file::{InfosetPolicy, PolicyFile, Provenance};
 use crate::pone::knowledge::Knowledge;
 use crate::stream::DarkHexStream;
 use crate::stream::dark_hex::{MAX_CELLS, Played, RealBoard};
-use crate::stream::prefetch::prefetch;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum CompactError {
@@ -262,11 +262,11 @@ impl Attempts {
     }
 }
 
-/// A node's key in its stored orientation, and its frozen slots if met.
+/// A node's key in its stored orientation and its hash.
 struct Lookup {
     key: Key,
     turned: bool,
-    found: Option<std::ops::Range<usize>>,
+    hash: u64,
 }
 
 /// One worker's walks in a batch.
@@ -274,7 +274,7 @@ struct Walker<'a> {
     game: &'a DarkHexStream,
     packing: Packing,
     frozen: &'a [CompactTable; NUM_PLAYERS],
-    updates: &'a mut [CompactTable; NUM_PLAYERS],
+    updates: &'a mut [UpdateTable; NUM_PLAYERS],
     exploration: f64,
     pone: Option<&'a PoneTerminals>,
     /// The decided states met before the batch.
@@ -299,18 +299,16 @@ impl Walker<'_> {
         }
     }
 
-    /// `M`'s key at `node` looked up in the frozen table, and its regrets
-    /// asked for: a walk waits on these two cache misses at every node.
+    /// `M`'s key at `node`, its slot in the frozen table asked for: a
+    /// walk waits on this cache miss at every node unless it is asked
+    /// for early.
     #[inline(always)]
     fn look<const M: usize>(&self, node: RealBoard, attempts: &Attempts) -> Lookup {
         let (key, turned) = self.packing.key::<M>(node, attempts);
-        let table = &self.frozen[M];
-        let found = table.find(key);
-        if let Some(slots) = &found {
-            prefetch(table.regrets.as_ptr().wrapping_add(slots.start));
-            prefetch(table.regrets.as_ptr().wrapping_add(slots.end - 1));
-        }
-        Lookup { key, turned, found }
+        let hash = hash(key);
+        let width = self.game.legal::<M>(node).count_ones() as usize;
+        self.frozen[M].prefetch(hash, width);
+        Lookup { key, turned, hash }
     }
 
     /// The sampled trajectory from a node where `M` moves, for the
@@ -330,10 +328,10 @@ impl Walker<'_> {
         let [mine, others, sample] = reach;
         let legal = self.game.legal::<M>(node);
         let n = legal.count_ones() as usize;
-        let Lookup { key, turned, found } = own;
+        let Lookup { key, turned, hash } = own;
         // `M`'s moves leave the opponent's key as it is (their stones,
-        // what they found, their attempts), so the opponent's next node is
-        // looked up now, its misses waiting beside this node's work.
+        // what they found, their attempts), so the opponent's next slot is
+        // asked for now, its miss waiting beside this node's work.
         let theirs = if M == 0 {
             self.look::<1>(node, &attempts)
         } else {
@@ -351,9 +349,10 @@ impl Walker<'_> {
         // The current strategy in the order of this node's actions.
         let mut sigma = [0.0; MAX_CELLS];
         let sigma = &mut sigma[..n];
-        match &found {
-            Some(slots) => {
-                regret_matching(&self.frozen[M].regrets[slots.clone()], sigma);
+        let found = self.frozen[M].find(key, hash, n);
+        match found {
+            Some(slot) => {
+                regret_matching(self.frozen[M].regrets(n, slot), sigma);
                 if turned {
                     sigma.reverse();
                 }
@@ -409,7 +408,7 @@ impl Walker<'_> {
         let value = sigma_i * sampled_value;
         if M == P {
             let scale = others / sample;
-            let hint = found.map_or(NOT_FOUND, |s| s.start as u32);
+            let hint = found.unwrap_or(NOT_FOUND);
             let slots = self.updates[M].find_or_insert(key, n, hint);
             let u = &mut self.updates[M];
             let (regrets, average) = (&mut u.regrets[slots.clone()], &mut u.average[slots]);
@@ -467,7 +466,7 @@ pub struct CompactSolver {
     packing: Packing,
     state: CompactState,
     /// Each worker's update tables, kept between batches for their memory.
-    scratch: Vec<[CompactTable; NUM_PLAYERS]>,
+    scratch: Vec<[UpdateTable; NUM_PLAYERS]>,
     /// Each worker's decided states first met in a batch.
     met: Vec<Decided>,
     pone: Option<PoneTerminals>,
@@ -531,7 +530,7 @@ impl CompactSolver {
                 .scratch
                 .iter()
                 .flatten()
-                .map(CompactTable::memory_bytes)
+                .map(UpdateTable::memory_bytes)
                 .sum::<usize>()
             + self.met.iter().map(Decided::memory_bytes).sum::<usize>()
             + self.pone.as_ref().map_or(0, PoneTerminals::memory_bytes)
@@ -575,7 +574,7 @@ impl CompactSolver {
             .zip(self.met.par_iter_mut())
             .enumerate()
             .for_each(|(w, (updates, met))| {
-                updates.iter_mut().for_each(CompactTable::clear);
+                updates.iter_mut().for_each(UpdateTable::clear);
                 *met = Decided::default();
                 let mut walker = Walker {
                     game: stream,
@@ -594,10 +593,9 @@ impl CompactSolver {
                     }
                 }
             });
-        for updates in &self.scratch {
-            for (table, update) in self.state.tables.iter_mut().zip(updates) {
-                table.add(update);
-            }
+        for (p, table) in self.state.tables.iter_mut().enumerate() {
+            let updates: Vec<&UpdateTable> = self.scratch.iter().map(|u| &u[p]).collect();
+            table.add(&updates);
         }
         for met in &mut self.met {
             let decided = &mut self.state.decided;
@@ -628,8 +626,8 @@ impl CompactSolver {
                 // The file's orientation is the smaller token list's, which
                 // need not be the smaller packed key's.
                 let turned = abstraction.abstract_key(cells, &stored, &mut key);
-                let mut probs = vec![0.0; t.slots(i).len()];
-                normalise(&t.average[t.slots(i)], &mut probs);
+                let mut probs = vec![0.0; t.width(i)];
+                normalise(t.average(i), &mut probs);
                 if turned {
                     probs.reverse();
                 }

@@ -1,75 +1,149 @@
-//! Regret and average-policy tables keyed by information-state keys packed
-//! into one integer ([`super::compact_mccfr`]'s): they grow with the states
-//! met, hold no strings, and look a key up with one hash of a word. The
-//! same table is each worker's update buffer for a batch, cleared between
-//! batches without giving back its memory.
+//! The run's regret and average-policy table, keyed by information-state
+//! keys packed into one integer ([`super::compact_mccfr`]'s): it grows with
+//! the states met, holds no strings, and finds a key with one hash of a
+//! word. A state's key, regrets and average weights share one slot of an
+//! open-addressed table of the states with as many actions, so the walk's
+//! lookup and the regrets it then reads wait on one cache miss, not on an
+//! index entry's and a row's.
 
 use std::hash::BuildHasher;
-use std::ops::Range;
 
-use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::compact_updates::{NOT_FOUND, UpdateTable};
+use crate::stream::prefetch::prefetch;
 
 /// A packed key: see [`super::compact_mccfr`] for the layouts.
 pub type Key = u128;
 
-/// Information states in insertion order, each with a regret and an
-/// average-policy weight per legal action. The hash index holds each key
-/// and its slots itself: a lookup then costs the cache misses of its
-/// control bytes and its entry, not those of the key and offset arrays as
-/// well. It is rebuilt after loading.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct CompactTable {
-    keys: Vec<Key>,
-    /// One past each state's last slot.
-    ends: Vec<u32>,
-    /// For an update table: where each state's slots start in the table
-    /// the updates go to, when the walk found it there ([`NOT_FOUND`] if not).
-    #[serde(skip)]
-    hints: Vec<u32>,
-    pub regrets: Vec<f64>,
-    pub average: Vec<f64>,
-    #[serde(skip)]
-    index: HashTable<Entry>,
-}
-
-/// A key in two words (8-byte aligned: 24 bytes an entry, not 32) and its slots.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: [u64; 2],
-    start: u32,
-    len: u32,
-}
-
-impl Entry {
-    fn new(key: Key, slots: &Range<usize>) -> Self {
-        Entry {
-            key: split(key),
-            start: slots.start as u32,
-            len: slots.len() as u32,
-        }
-    }
-
-    fn slots(&self) -> Range<usize> {
-        self.start as usize..(self.start + self.len) as usize
-    }
-}
+/// A free slot's high key word: keys use at most 120 bits.
+const FREE: u64 = u64::MAX;
+/// Slots a width's rows start with.
+const FIRST_SLOTS: usize = 16;
 
 #[inline(always)]
-fn split(key: Key) -> [u64; 2] {
+pub(super) fn split(key: Key) -> [u64; 2] {
     [key as u64, (key >> 64) as u64]
 }
 
 #[inline(always)]
-fn join(key: [u64; 2]) -> Key {
+pub(super) fn join(key: [u64; 2]) -> Key {
     Key::from(key[0]) | Key::from(key[1]) << 64
 }
 
-/// A hint for a state not in the table.
-pub const NOT_FOUND: u32 = u32::MAX;
+#[inline(always)]
+pub fn hash(key: Key) -> u64 {
+    FxBuildHasher.hash_one(key)
+}
 
-impl PartialEq for CompactTable {
+/// The states of one width (number of actions), open-addressed with
+/// linear probing. A slot is `2 * width + 3` words: the key's two, the
+/// regrets, the state's insertion index, the average weights; the walk
+/// reads the first `width + 2`. A power of two of slots, at most half used,
+/// so a probe for an absent key stops after a slot or two.
+#[derive(Clone, Debug, Default)]
+struct Rows {
+    width: usize,
+    stride: usize,
+    mask: usize,
+    words: Vec<u64>,
+    used: usize,
+}
+
+impl Rows {
+    fn new(width: usize, slots: usize) -> Self {
+        let stride = 2 * width + 3;
+        let mut words = vec![0; slots * stride];
+        for s in 0..slots {
+            words[s * stride + 1] = FREE;
+        }
+        Rows {
+            width,
+            stride,
+            mask: slots - 1,
+            words,
+            used: 0,
+        }
+    }
+
+    fn slots(&self) -> usize {
+        self.mask + 1
+    }
+
+    /// The slot holding `key`, or the free slot where it would go.
+    #[inline(always)]
+    fn probe(&self, key: [u64; 2], hash: u64) -> Result<usize, usize> {
+        let mut s = hash as usize & self.mask;
+        loop {
+            let at = s * self.stride;
+            let high = self.words[at + 1];
+            if high == key[1] && self.words[at] == key[0] {
+                return Ok(s);
+            }
+            if high == FREE {
+                return Err(s);
+            }
+            s = (s + 1) & self.mask;
+        }
+    }
+
+    fn key(&self, s: usize) -> Key {
+        let at = s * self.stride;
+        join([self.words[at], self.words[at + 1]])
+    }
+
+    #[inline(always)]
+    fn regrets(&self, s: usize) -> &[f64] {
+        let at = s * self.stride + 2;
+        bytemuck::cast_slice(&self.words[at..at + self.width])
+    }
+
+    fn index(&self, s: usize) -> usize {
+        self.words[s * self.stride + 2 + self.width] as usize
+    }
+
+    fn average(&self, s: usize) -> &[f64] {
+        let at = s * self.stride + 3 + self.width;
+        bytemuck::cast_slice(&self.words[at..at + self.width])
+    }
+
+    /// The slot's regrets and average weights, to add to.
+    fn weights_mut(&mut self, s: usize) -> (&mut [f64], &mut [f64]) {
+        let at = s * self.stride + 2;
+        let (regrets, rest) = self.words[at..at + 2 * self.width + 1].split_at_mut(self.width);
+        (
+            bytemuck::cast_slice_mut(regrets),
+            bytemuck::cast_slice_mut(&mut rest[1..]),
+        )
+    }
+
+    /// Writes `key` (absent, with the state's insertion index) into the
+    /// free slot `s`, its weights zero.
+    fn fill(&mut self, s: usize, key: Key, index: usize) {
+        let at = s * self.stride;
+        let [low, high] = split(key);
+        self.words[at] = low;
+        self.words[at + 1] = high;
+        self.words[at + 2 + self.width] = index as u64;
+        self.used += 1;
+    }
+}
+
+/// Information states in insertion order, each with a regret and an
+/// average-policy weight per legal action. Stored as it always was (the
+/// keys, each state's end of slots, the regrets and the weights in
+/// insertion order); the slots are rebuilt by [`CompactTable::restore`].
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Stored {
+    keys: Vec<Key>,
+    /// One past each state's last slot.
+    ends: Vec<u32>,
+    regrets: Vec<f64>,
+    average: Vec<f64>,
+}
+
+impl PartialEq for Stored {
     fn eq(&self, other: &Self) -> bool {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         self.keys == other.keys
@@ -79,118 +153,236 @@ impl PartialEq for CompactTable {
     }
 }
 
-#[inline(always)]
-fn hash(key: Key) -> u64 {
-    FxBuildHasher.hash_one(key)
+/// The run's table: each width's rows, and where each state is in
+/// insertion order (which the policy file and checkpoints keep).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(from = "Stored")]
+pub struct CompactTable {
+    /// Each state's place in insertion order: `width << 32 | slot`.
+    order: Vec<u64>,
+    /// Indexed by width.
+    rows: Vec<Rows>,
+    /// A table read from a file, until [`Self::restore`] checks it.
+    loaded: Option<Box<Stored>>,
+}
+
+impl From<Stored> for CompactTable {
+    fn from(stored: Stored) -> Self {
+        CompactTable {
+            loaded: Some(Box::new(stored)),
+            ..Default::default()
+        }
+    }
+}
+
+impl Serialize for CompactTable {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.stored().serialize(serializer)
+    }
+}
+
+impl PartialEq for CompactTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.stored() == other.stored()
+    }
 }
 
 impl CompactTable {
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.order.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.order.is_empty()
+    }
+
+    #[inline(always)]
+    fn place(&self, i: usize) -> (usize, usize) {
+        let p = self.order[i];
+        ((p >> 32) as usize, p as u32 as usize)
     }
 
     pub fn key(&self, i: usize) -> Key {
-        self.keys[i]
+        let (w, s) = self.place(i);
+        self.rows[w].key(s)
     }
 
-    pub fn slots(&self, i: usize) -> Range<usize> {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        start..self.ends[i] as usize
+    /// How many actions the `i`-th state has.
+    pub fn width(&self, i: usize) -> usize {
+        self.place(i).0
     }
 
-    /// Bytes held, index included (its control bytes and entries).
+    /// The `i`-th state's average-policy weights.
+    pub fn average(&self, i: usize) -> &[f64] {
+        let (w, s) = self.place(i);
+        self.rows[w].average(s)
+    }
+
+    /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.keys.capacity() * size_of::<Key>()
-            + self.ends.capacity() * 4
-            + (self.regrets.capacity() + self.average.capacity()) * 8
-            + self.index.capacity() * (size_of::<Entry>() + 1)
-            + self.hints.capacity() * 4
+        self.order.capacity() * 8
+            + self
+                .rows
+                .iter()
+                .map(|r| r.words.capacity() * 8)
+                .sum::<usize>()
     }
 
-    /// The state's slots, if the table has it.
-    #[inline]
-    pub fn find(&self, key: Key) -> Option<Range<usize>> {
-        let words = split(key);
-        self.index
-            .find(hash(key), |e| e.key == words)
-            .map(Entry::slots)
+    /// The slot of a state of `width` actions whose key hashes to `hash`
+    /// ([`hash`]), if the table has it.
+    #[inline(always)]
+    pub fn find(&self, key: Key, hash: u64, width: usize) -> Option<u32> {
+        let rows = self.rows.get(width).filter(|r| !r.words.is_empty())?;
+        rows.probe(split(key), hash).ok().map(|s| s as u32)
     }
 
-    /// The state's slots, added with zero weights for `actions` actions if
-    /// new; `hint` is where the updates go to (see [`Self::add`]).
-    #[inline]
-    pub fn find_or_insert(&mut self, key: Key, actions: usize, hint: u32) -> Range<usize> {
-        if let Some(slots) = self.find(key) {
-            return slots;
+    /// Asks for the cache lines [`Self::find`] and [`Self::regrets`] will
+    /// read first for this hash, without waiting for them.
+    #[inline(always)]
+    pub fn prefetch(&self, hash: u64, width: usize) {
+        if let Some(rows) = self.rows.get(width).filter(|r| !r.words.is_empty()) {
+            let at = (hash as usize & rows.mask) * rows.stride;
+            let p = rows.words.as_ptr();
+            prefetch(p.wrapping_add(at));
+            prefetch(p.wrapping_add(at + 1 + width));
         }
-        let start = self.regrets.len();
-        let slots = start..start + actions;
-        self.keys.push(key);
-        self.ends.push(slots.end as u32);
-        self.hints.push(hint);
-        self.regrets.resize(slots.end, 0.0);
-        self.average.resize(slots.end, 0.0);
-        self.index
-            .insert_unique(hash(key), Entry::new(key, &slots), |e| hash(join(e.key)));
-        slots
     }
 
-    /// Adds another table's weights into this one, state by state in the
-    /// other's insertion order; where the other names the slots here (its
-    /// hints), without looking the key up again.
-    pub fn add(&mut self, other: &CompactTable) {
-        for j in 0..other.len() {
-            let theirs = other.slots(j);
-            let mine = match other.hints.get(j) {
-                Some(&start) if start != NOT_FOUND => start as usize..start as usize + theirs.len(),
-                _ => self.find_or_insert(other.keys[j], theirs.len(), NOT_FOUND),
+    /// The regrets in the slot [`Self::find`] gave for `width` actions.
+    #[inline(always)]
+    pub fn regrets(&self, width: usize, slot: u32) -> &[f64] {
+        self.rows[width].regrets(slot as usize)
+    }
+
+    /// The state's slot, added with zero weights if new.
+    fn find_or_insert(&mut self, key: Key, width: usize) -> usize {
+        let h = hash(key);
+        if self.rows.len() <= width {
+            self.rows.resize_with(width + 1, Default::default);
+        }
+        if let Some(s) = self.find(key, h, width) {
+            return s as usize;
+        }
+        let rows = &self.rows[width];
+        if rows.words.is_empty() || 2 * (rows.used + 1) > rows.slots() {
+            self.grow(width);
+        }
+        let rows = &mut self.rows[width];
+        let Err(s) = rows.probe(split(key), h) else {
+            unreachable!("the key was just found absent")
+        };
+        rows.fill(s, key, self.order.len());
+        self.order.push((width as u64) << 32 | s as u64);
+        s
+    }
+
+    /// Doubles a width's slots, moving each state to its slot there.
+    fn grow(&mut self, width: usize) {
+        let old = &self.rows[width];
+        let held = if old.words.is_empty() { 0 } else { old.slots() };
+        let mut new = Rows::new(width, (2 * held).max(FIRST_SLOTS));
+        let stride = new.stride;
+        for s in 0..held {
+            let at = s * stride;
+            if old.words[at + 1] == FREE {
+                continue;
+            }
+            let Err(t) = new.probe([old.words[at], old.words[at + 1]], hash(old.key(s))) else {
+                unreachable!("each key is held once")
             };
-            for (a, b) in self.regrets[mine.clone()]
-                .iter_mut()
-                .zip(&other.regrets[theirs.clone()])
-            {
-                *a += b;
+            new.words[t * stride..(t + 1) * stride].copy_from_slice(&old.words[at..at + stride]);
+            new.used += 1;
+            self.order[old.index(s)] = (width as u64) << 32 | t as u64;
+        }
+        self.rows[width] = new;
+    }
+
+    /// Adds the workers' updates of a batch into the table, in the
+    /// workers' order for each state: first where the walks found the
+    /// state (their hints, still valid as nothing has moved yet), then the
+    /// states new to the table, inserted in the order of the workers and
+    /// of their first visits.
+    pub fn add(&mut self, updates: &[&UpdateTable]) {
+        for u in updates {
+            for j in 0..u.len() {
+                let hint = u.hints[j];
+                if hint != NOT_FOUND {
+                    self.add_row(hint as usize, u, j);
+                }
             }
-            for (a, b) in self.average[mine].iter_mut().zip(&other.average[theirs]) {
-                *a += b;
+        }
+        for u in updates {
+            for j in 0..u.len() {
+                if u.hints[j] == NOT_FOUND {
+                    let s = self.find_or_insert(u.keys[j], u.slots(j).len());
+                    self.add_row(s, u, j);
+                }
             }
         }
     }
 
-    /// Empties the table, keeping its memory for the next batch.
-    pub fn clear(&mut self) {
-        self.keys.clear();
-        self.ends.clear();
-        self.hints.clear();
-        self.regrets.clear();
-        self.average.clear();
-        self.index.clear();
+    fn add_row(&mut self, slot: usize, u: &UpdateTable, j: usize) {
+        let theirs = u.slots(j);
+        let (regrets, average) = self.rows[theirs.len()].weights_mut(slot);
+        for (a, b) in regrets.iter_mut().zip(&u.regrets[theirs.clone()]) {
+            *a += b;
+        }
+        for (a, b) in average.iter_mut().zip(&u.average[theirs]) {
+            *a += b;
+        }
+    }
+
+    /// Whether every regret and average weight is finite.
+    pub fn is_finite(&self) -> bool {
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        match &self.loaded {
+            Some(stored) => finite(&stored.regrets) && finite(&stored.average),
+            None => (0..self.len()).all(|i| {
+                let (w, s) = self.place(i);
+                finite(self.rows[w].regrets(s)) && finite(self.rows[w].average(s))
+            }),
+        }
+    }
+
+    /// The table as files hold it.
+    fn stored(&self) -> Stored {
+        if let Some(loaded) = &self.loaded {
+            return (**loaded).clone();
+        }
+        let mut stored = Stored::default();
+        for i in 0..self.len() {
+            let (w, s) = self.place(i);
+            let rows = &self.rows[w];
+            stored.keys.push(rows.key(s));
+            stored.regrets.extend_from_slice(rows.regrets(s));
+            stored.average.extend_from_slice(rows.average(s));
+            stored.ends.push(stored.regrets.len() as u32);
+        }
+        stored
     }
 
     /// Checks a table read from a file (offsets ascending within the
-    /// arrays, each key once) and rebuilds its index; `actions` says how
+    /// arrays, each key once) and builds its slots; `actions` says how
     /// many actions a key has, or why the key is not one.
     pub fn restore(
         &mut self,
         actions: impl Fn(Key) -> Result<usize, String>,
     ) -> Result<(), String> {
-        let n = self.regrets.len();
-        if self.ends.len() != self.keys.len() || self.average.len() != n {
+        let Some(stored) = self.loaded.take() else {
+            return Ok(());
+        };
+        let n = stored.regrets.len();
+        if stored.ends.len() != stored.keys.len() || stored.average.len() != n {
             return Err(format!(
                 "{} keys, {} offsets, {} regrets and {} average weights",
-                self.keys.len(),
-                self.ends.len(),
+                stored.keys.len(),
+                stored.ends.len(),
                 n,
-                self.average.len()
+                stored.average.len()
             ));
         }
-        let mut index = HashTable::with_capacity(self.keys.len());
         let mut start = 0;
-        for (&key, &end) in self.keys.iter().zip(&self.ends) {
+        for (&key, &end) in stored.keys.iter().zip(&stored.ends) {
             let expected = actions(key)?;
             if end as usize != start + expected || end as usize > n {
                 return Err(format!(
@@ -199,18 +391,17 @@ impl CompactTable {
             }
             let slots = start..end as usize;
             start = end as usize;
-            if index
-                .find(hash(key), |e: &Entry| e.key == split(key))
-                .is_some()
-            {
+            if self.find(key, hash(key), expected).is_some() {
                 return Err("an information state appears twice".into());
             }
-            index.insert_unique(hash(key), Entry::new(key, &slots), |e| hash(join(e.key)));
+            let s = self.find_or_insert(key, expected);
+            let (regrets, average) = self.rows[expected].weights_mut(s);
+            regrets.copy_from_slice(&stored.regrets[slots.clone()]);
+            average.copy_from_slice(&stored.average[slots]);
         }
         if start != n {
             return Err(format!("{n} slots, {start} of them used"));
         }
-        self.index = index;
         Ok(())
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod compact_mccfr;
 pub mod compact_table;
+pub mod compact_updates;
 mod dark_hex_outcome;
 pub mod deep_cfr;
 pub mod deep_cfr_settings;

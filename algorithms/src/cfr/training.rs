@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use crate::best_response::{Exploitability, exploitability};
 use crate::cfr::compact_mccfr::{CompactError, CompactSolver, CompactState};
+use crate::cfr::compact_table::CompactTable;
 use crate::cfr::deep_cfr::DeepCfrState;
 use crate::cfr::mccfr::{McSolver, McState, Sampling, external_sampling_cost};
 use crate::cfr::rcfr::{Link, RcfrError, RcfrSettings, RcfrSolver, RcfrState, RegressorKind};
@@ -459,10 +460,7 @@ impl Checkpoint {
             SolverState::MonteCarlo(s) => s.is_finite(),
             SolverState::Stream(s) => s.is_finite(),
             SolverState::MonteCarloTables(s) => s.is_finite(),
-            SolverState::Compact(s) => s
-                .tables
-                .iter()
-                .all(|t| finite(&t.regrets) && finite(&t.average)),
+            SolverState::Compact(s) => s.tables.iter().all(CompactTable::is_finite),
             SolverState::Regression(s) => s.is_finite(),
             SolverState::StreamRegression(s) => s.arrays.is_finite(),
         };
