@@ -123,7 +123,11 @@ fn a_table_of_another_game_rules_or_a_damaged_one_is_refused_in_one_line() {
     );
     // A memory limit the file and the table do not fit in.
     let e = HexSolver::new(&g, Rules::hex(), params(None))
-        .load_table(&path, "hex(board_size=5)", MemoryLimit::bytes_given(1_000_000))
+        .load_table(
+            &path,
+            "hex(board_size=5)",
+            MemoryLimit::bytes_given(1_000_000),
+        )
         .unwrap_err()
         .to_string();
     assert!(e.contains("would need about"), "{e}");

@@ -72,7 +72,7 @@ pub enum TableFileError {
     #[error(transparent)]
     TooLarge(#[from] TooLarge),
     #[error(
-        "{} is the solver table of {found}, not of {wanted}: its positions were examined under other rules (give another file, or the settings it was saved with)",
+        "{} is the solver table of {found}, not of {wanted}: what it holds is true of that game under those rules only (give another file, or the game and settings it was saved with)",
         shown(.path)
     )]
     Other {
@@ -194,9 +194,7 @@ impl<const W: usize> Reader<'_, W> {
     fn entry(&self, saved: SavedEntry) -> Result<Entry<W>, TableFileError> {
         let (key, phi, delta, work, best, proof, expansion) = saved;
         if phi > INF || delta > INF {
-            return Err(self.invalid(format!(
-                "bounds {phi}, {delta} are past the infinite {INF}"
-            )));
+            return Err(self.invalid(format!("bounds {phi}, {delta} are past the infinite {INF}")));
         }
         let expansion = match expansion {
             None => None,

@@ -221,7 +221,12 @@ impl<const W: usize> TransTable<W> {
         let mut all = Vec::with_capacity(self.used.load(Ordering::Relaxed));
         for s in &self.shards {
             let pages = s.lock().unwrap_or_else(|e| e.into_inner());
-            all.extend(pages.iter().flatten().flat_map(|p| p.iter().flatten().cloned()));
+            all.extend(
+                pages
+                    .iter()
+                    .flatten()
+                    .flat_map(|p| p.iter().flatten().cloned()),
+            );
         }
         all
     }
