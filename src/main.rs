@@ -24,6 +24,7 @@ mod sgf;
 mod showcase;
 mod solve;
 mod solve_hex;
+mod solve_table;
 mod template;
 mod train;
 mod train_deep;

@@ -30,6 +30,7 @@ use crate::args::number_in;
 use crate::interrupt::SIGNALS;
 use crate::output::outln;
 use crate::outputs::{Files, Holds};
+use crate::solve_table::TableFile;
 
 /// The transposition table's size without --tt-mb, in MB.
 const DEFAULT_TT_MB: usize = 1024;
@@ -146,6 +147,13 @@ pub struct HexSolveArgs {
     /// solve merge` joins the parts
     #[arg(long, value_name = "I/N", requires = "openings")]
     pub shard: Option<Shard>,
+    /// Hex/Rex: keep the solver's table in FILE, so that a long solve
+    /// stopped (Ctrl-C, --time-limit, kill) goes on where it was: read
+    /// first when it exists, written when the solve stops or ends and
+    /// every few minutes meanwhile; refused when saved for another game
+    /// or other rules (--without, --with, --order, --learn-edges)
+    #[arg(long, value_name = "FILE")]
+    table: Option<PathBuf>,
 }
 
 /// `--widening BASE,FACTOR`: a whole BASE of at least 1 and a FACTOR from
@@ -172,6 +180,11 @@ pub fn files(args: &HexSolveArgs, out: Option<&Path>) -> Files {
             Holds::EdgePatterns,
         )
         .writes("--out", out, Holds::Document(FileKind::OpeningsLog))
+        .writes(
+            "--table",
+            args.table.as_deref(),
+            Holds::Document(FileKind::SolverTable),
+        )
 }
 
 /// What `solve merge` reads.
@@ -192,7 +205,7 @@ pub struct MergeArgs {
 }
 
 /// The options of the Hex and Rex solver, which the LP does not take.
-pub const OPTIONS: [&str; 17] = [
+pub const OPTIONS: [&str; 18] = [
     "--moves",
     "--black",
     "--white",
@@ -210,6 +223,7 @@ pub const OPTIONS: [&str; 17] = [
     "--shard",
     "--epsilon",
     "--widening",
+    "--table",
 ];
 
 impl HexSolveArgs {
@@ -233,6 +247,7 @@ impl HexSolveArgs {
             self.shard.is_some(),
             self.epsilon.is_some(),
             self.widening.is_some(),
+            self.table.is_some(),
         ];
         OPTIONS
             .into_iter()
@@ -436,8 +451,15 @@ fn run_width<const W: usize>(
             .learn_text(&text)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     }
+    let table = match &args.table {
+        Some(path) => Some(TableFile::open(path, &game.game_string(), &solver)?),
+        None => None,
+    };
     crate::interrupt::watch(solver.stop_flag());
-    let learn_into = args.learn_edges.as_deref();
+    let kept = Kept {
+        learn_into: args.learn_edges.as_deref(),
+        table,
+    };
     if args.openings {
         let log = match (args.shard, out) {
             (shard, Some(path)) => Some(OpeningsLog::open(
@@ -451,7 +473,7 @@ fn run_width<const W: usize>(
             ),
             (None, None) => None,
         };
-        return openings(game, &solver, args.shard, log, json, learn_into);
+        return openings(game, &solver, args.shard, log, json, kept);
     }
     if args.replies {
         let log = match out {
@@ -463,12 +485,15 @@ fn run_width<const W: usize>(
             )?),
             None => None,
         };
-        return replies(game, &solver, log, json, learn_into);
+        return replies(game, &solver, log, json, kept);
     }
     let pos = position(game, &geom, args)?;
     let bar = spinner(json);
     let start = Instant::now();
-    let report = |p: &Progress| bar.set_message(progress_line(p));
+    let report = |p: &Progress| {
+        bar.set_message(progress_line(p));
+        kept.tick(&solver);
+    };
     let out = solver.solve(&pos, &report);
     let mut stats = out.stats;
     let mut values = None;
@@ -478,15 +503,16 @@ fn run_width<const W: usize>(
                 "{}: {}",
                 game.dims().cell_name(cell),
                 progress_line(p)
-            ))
+            ));
+            kept.tick(&solver);
         };
         let (v, s) = solver.move_values(&pos, &report);
         stats.add(&s);
         values = Some(v);
     }
     bar.finish_and_clear();
-    save_learnt(&solver, learn_into)?;
     let seconds = start.elapsed().as_secs_f64();
+    kept.save(&solver)?;
     let interrupted = solver.stop_flag().load(Ordering::SeqCst);
     // Moves a stop left unstarted are undecided as much as those whose
     // search ran out of time: every move is listed, each with its value.
@@ -663,6 +689,31 @@ fn verdict(black_wins: Option<bool>) -> &'static str {
     }
 }
 
+/// What a solve keeps on disk beside its results: the edge patterns it
+/// learnt (--learn-edges) and its table (--table).
+struct Kept<'a> {
+    learn_into: Option<&'a Path>,
+    table: Option<TableFile>,
+}
+
+impl Kept<'_> {
+    /// A periodic save of the table, when one is due.
+    fn tick<const W: usize>(&self, solver: &HexSolver<W>) {
+        if let Some(t) = &self.table {
+            t.tick(solver);
+        }
+    }
+
+    /// Saves both once the solve has stopped or ended.
+    fn save<const W: usize>(self, solver: &HexSolver<W>) -> Result<()> {
+        save_learnt(solver, self.learn_into)?;
+        match self.table {
+            Some(t) => t.close(solver),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Writes the patterns the solver learnt (and was given) to `path`.
 fn save_learnt<const W: usize>(solver: &HexSolver<W>, path: Option<&Path>) -> Result<()> {
     let Some(path) = path else { return Ok(()) };
@@ -804,6 +855,7 @@ fn solve_logged<const W: usize>(
     log: Option<(OpeningsLog, Vec<OpeningValue>)>,
     json: bool,
     unit: &str,
+    kept: &Kept,
 ) -> (Vec<Found>, Stats, Option<anyhow::Error>) {
     let geom = solver.geometry();
     let empty = Position::empty(geom);
@@ -856,6 +908,8 @@ fn solve_logged<const W: usize>(
             format!("{}: {}", entries[todo[k]].name(dims), progress_line(p)),
         );
         show(&running);
+        drop(running);
+        kept.tick(solver);
     };
     let done = |k: usize, out: Outcome| {
         {
@@ -942,7 +996,7 @@ fn openings<const W: usize>(
     shard: Option<Shard>,
     log: Option<(OpeningsLog, Vec<OpeningValue>)>,
     json: bool,
-    learn_into: Option<&Path>,
+    kept: Kept,
 ) -> Result<()> {
     let dims = game.dims();
     let n = dims.cells();
@@ -957,12 +1011,13 @@ fn openings<const W: usize>(
         .collect();
     let logging = log.is_some();
     let start = Instant::now();
-    let (found, total, log_error) = solve_logged(dims, solver, &entries, log, json, "openings");
+    let (found, total, log_error) =
+        solve_logged(dims, solver, &entries, log, json, "openings", &kept);
     let mut rows: Vec<OpeningRow> = Vec::new();
     for (e, black_wins, secs, expansions) in found {
         push_opening(&mut rows, n, e.opening, black_wins, secs, expansions);
     }
-    save_learnt(solver, learn_into)?;
+    kept.save(solver)?;
     if let Some(e) = log_error {
         return Err(e);
     }
@@ -993,7 +1048,7 @@ fn replies<const W: usize>(
     solver: &HexSolver<W>,
     log: Option<(OpeningsLog, Vec<OpeningValue>)>,
     json: bool,
-    learn_into: Option<&Path>,
+    kept: Kept,
 ) -> Result<()> {
     let dims = game.dims();
     let n = dims.cells();
@@ -1008,8 +1063,9 @@ fn replies<const W: usize>(
         .collect();
     let logging = log.is_some();
     let start = Instant::now();
-    let (found, total, log_error) = solve_logged(dims, solver, &entries, log, json, "replies");
-    save_learnt(solver, learn_into)?;
+    let (found, total, log_error) =
+        solve_logged(dims, solver, &entries, log, json, "replies", &kept);
+    kept.save(solver)?;
     if let Some(e) = log_error {
         return Err(e);
     }

@@ -264,6 +264,7 @@ fn sample_name(kind: Kind) -> &'static str {
         Kind::LeagueLog => "league/results.jsonl",
         Kind::OpeningsLog => "openings.log",
         Kind::BoundsProgress => "bounds.progress",
+        Kind::SolverTable => "hex3.table",
         Kind::Svg => "chart.svg",
         Kind::EdgePatterns => "edges.txt",
         Kind::ValueDatabase => "values.txt",

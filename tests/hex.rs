@@ -181,6 +181,79 @@ fn a_time_limit_prints_what_is_known() {
     );
 }
 
+/// `--table FILE`: a solve stopped by its time limit leaves its table in
+/// FILE, and the same command without the limit goes on from it to the
+/// value of a solve from nothing, with a winning move that wins; a table
+/// of Rex offered to Hex, or one cut short, is refused in one line. (A
+/// time limit stops after a number of positions that varies from run to
+/// run; hexengine's tests/hex_table_file.rs measures the work a resumed
+/// search saves with a budget of positions instead.)
+#[test]
+fn a_stopped_solve_goes_on_from_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let solve = |moves: &str, extra: &[&str]| {
+        let mut args = vec![
+            "solve",
+            "hex(board_size=7)",
+            "--moves",
+            moves,
+            "--threads",
+            "1",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        darkhex(dir.path(), &args)
+    };
+    // 7x7 a2: White wins (with d4 from nothing), in about 4,000 positions.
+    let fresh = json(&solve("a2", &[]));
+    assert_eq!(fresh["winner"], 1);
+    let cut = json(&solve(
+        "a2",
+        &["--time-limit", "0.4", "--table", "a2.table"],
+    ));
+    assert_eq!(cut["complete"], false, "{cut}");
+    let o = solve("a2", &["--table", "a2.table"]);
+    assert!(
+        stderr(&o).contains("loaded from a2.table"),
+        "{}",
+        stderr(&o)
+    );
+    let resumed = json(&o);
+    assert_eq!(resumed["winner"], fresh["winner"], "{resumed}");
+    let reply = resumed["winning_move"].as_str().unwrap().to_string();
+    let after = json(&solve(&format!("a2,{reply}"), &[]));
+    assert_eq!(after["winner"], 1, "{reply}: {after}");
+    let o = darkhex(
+        dir.path(),
+        &[
+            "solve",
+            "rex(board_size=7)",
+            "--moves",
+            "a2",
+            "--table",
+            "a2.table",
+        ],
+    );
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(
+        err.contains("hex(board_size=7)") && err.contains("rex(board_size=7)"),
+        "{err}"
+    );
+    let bytes = std::fs::read(dir.path().join("a2.table")).unwrap();
+    std::fs::write(dir.path().join("a2.table"), &bytes[..bytes.len() / 2]).unwrap();
+    let o = solve("a2", &["--table", "a2.table"]);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success() && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(err.contains("cut short"), "{err}");
+}
+
 /// `--learn-edges FILE` learns patterns into FILE (a solve without the
 /// built-in ones finds some on 6x6), reads them back on the next run, and
 /// refuses a malformed file, a Rex game and an unwritable path in one line.

@@ -27,10 +27,12 @@ pub enum FileKind {
     OpeningsLog,
     /// The finished parts of an interrupted `bounds` run.
     BoundsProgress,
+    /// The Hex and Rex solver's transposition table, saved at a stop.
+    SolverTable,
 }
 
 impl FileKind {
-    pub const ALL: [FileKind; 7] = [
+    pub const ALL: [FileKind; 8] = [
         FileKind::Policy,
         FileKind::Model,
         FileKind::Checkpoint,
@@ -38,6 +40,7 @@ impl FileKind {
         FileKind::LeagueLog,
         FileKind::OpeningsLog,
         FileKind::BoundsProgress,
+        FileKind::SolverTable,
     ];
 
     /// The `format` field that names the kind.
@@ -50,6 +53,7 @@ impl FileKind {
             FileKind::LeagueLog => "darkhex-league-log",
             FileKind::OpeningsLog => "darkhex-openings-log",
             FileKind::BoundsProgress => "darkhex-bounds-progress",
+            FileKind::SolverTable => "darkhex-solver-table",
         }
     }
 
@@ -67,6 +71,7 @@ impl FileKind {
             FileKind::LeagueLog => "league results log",
             FileKind::OpeningsLog => "log of solved openings",
             FileKind::BoundsProgress => "progress of a bounds run",
+            FileKind::SolverTable => "solver table",
         }
     }
 
@@ -93,6 +98,9 @@ impl FileKind {
             }
             FileKind::BoundsProgress => {
                 "`darkhex bounds GAME --black FILE --white FILE --checkpoint PROGRESS` resumes it"
+            }
+            FileKind::SolverTable => {
+                "`darkhex solve GAME --table FILE` (Hex and Rex) goes on from it, with the same game and rules"
             }
         }
     }

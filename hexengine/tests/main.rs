@@ -16,6 +16,8 @@ mod hex_inferior;
 mod hex_ladder_patterns;
 #[path = "hex_solver.rs"]
 mod hex_solver;
+#[path = "hex_table_file.rs"]
+mod hex_table_file;
 #[path = "hex_vc.rs"]
 mod hex_vc;
 #[path = "rex_rules.rs"]

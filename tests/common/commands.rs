@@ -17,6 +17,7 @@ pub enum Kind {
     LeagueLog,
     OpeningsLog,
     BoundsProgress,
+    SolverTable,
     Svg,
     EdgePatterns,
     ValueDatabase,
@@ -28,7 +29,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Policy,
         Kind::Model,
         Kind::Checkpoint,
@@ -36,6 +37,7 @@ impl Kind {
         Kind::LeagueLog,
         Kind::OpeningsLog,
         Kind::BoundsProgress,
+        Kind::SolverTable,
         Kind::Svg,
         Kind::EdgePatterns,
         Kind::ValueDatabase,
@@ -340,6 +342,14 @@ pub const PATH_OPTIONS: &[(&str, &str, Role)] = &[
         Role::Writes(
             Kind::EdgePatterns,
             &["solve", "hex(board_size=3)", "--learn-edges", "{}"],
+        ),
+    ),
+    (
+        "solve",
+        "table",
+        Role::Writes(
+            Kind::SolverTable,
+            &["solve", "hex(board_size=3)", "--table", "{}"],
         ),
     ),
     ("solve merge", "logs", Role::Reads),

@@ -253,6 +253,11 @@ impl<'g, const W: usize> HexSolver<'g, W> {
         self.geom
     }
 
+    /// The transposition table, for saving and loading it.
+    pub(super) fn table(&self) -> &TransTable<W> {
+        &self.tt
+    }
+
     /// Solves `pos`, reporting progress about four times a second.
     pub fn solve(&self, pos: &Position<W>, progress: &(dyn Fn(&Progress) + Sync)) -> Outcome {
         let report = |_: usize, p: &Progress| progress(p);

@@ -39,6 +39,7 @@ pub mod openings;
 pub mod position;
 pub mod rex;
 pub mod rules;
+pub mod table_file;
 pub mod tt;
 pub mod vc;
 pub mod verdict;

@@ -212,6 +212,25 @@ impl<const W: usize> TransTable<W> {
         self.replaced.load(Ordering::Relaxed)
     }
 
+    /// A copy of every entry, shard by shard (expansions shared, not
+    /// copied): what a saved table holds. Each shard is locked only while
+    /// it is copied, so threads may go on searching meanwhile; an entry
+    /// they change afterwards is saved as it was, which loses work but
+    /// never a fact (a solved entry stays solved).
+    pub fn entries(&self) -> Vec<Entry<W>> {
+        let mut all = Vec::with_capacity(self.used.load(Ordering::Relaxed));
+        for s in &self.shards {
+            let pages = s.lock().unwrap_or_else(|e| e.into_inner());
+            all.extend(
+                pages
+                    .iter()
+                    .flatten()
+                    .flat_map(|p| p.iter().flatten().cloned()),
+            );
+        }
+        all
+    }
+
     /// Forgets every entry.
     pub fn clear(&self) {
         for s in &self.shards {
