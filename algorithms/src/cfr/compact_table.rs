@@ -254,26 +254,36 @@ impl CompactTable {
         self.rows[width].regrets(slot as usize)
     }
 
-    /// The state's slot, added with zero weights if new.
-    fn find_or_insert(&mut self, key: Key, width: usize) -> usize {
-        let h = hash(key);
+    /// The state's slot, added with zero weights if new, and whether it
+    /// was new.
+    fn find_or_insert(&mut self, key: Key, width: usize) -> (usize, bool) {
+        let (h, words) = (hash(key), split(key));
         if self.rows.len() <= width {
             self.rows.resize_with(width + 1, Default::default);
         }
-        if let Some(s) = self.find(key, h, width) {
-            return s as usize;
-        }
         let rows = &self.rows[width];
-        if rows.words.is_empty() || 2 * (rows.used + 1) > rows.slots() {
-            self.grow(width);
+        let mut free = None;
+        if !rows.words.is_empty() {
+            match rows.probe(words, h) {
+                Ok(s) => return (s, false),
+                Err(s) if 2 * (rows.used + 1) <= rows.slots() => free = Some(s),
+                Err(_) => {}
+            }
         }
-        let rows = &mut self.rows[width];
-        let Err(s) = rows.probe(split(key), h) else {
-            unreachable!("the key was just found absent")
+        // Growing moves every state: the free slot is found afresh.
+        let s = match free {
+            Some(s) => s,
+            None => {
+                self.grow(width);
+                let Err(s) = self.rows[width].probe(words, h) else {
+                    unreachable!("the key was just found absent")
+                };
+                s
+            }
         };
-        rows.fill(s, key, self.order.len());
+        self.rows[width].fill(s, key, self.order.len());
         self.order.push((width as u64) << 32 | s as u64);
-        s
+        (s, true)
     }
 
     /// Doubles a width's slots, moving each state to its slot there.
@@ -314,7 +324,7 @@ impl CompactTable {
         for u in updates {
             for j in 0..u.len() {
                 if u.hints[j] == NOT_FOUND {
-                    let s = self.find_or_insert(u.keys[j], u.slots(j).len());
+                    let (s, _) = self.find_or_insert(u.keys[j], u.slots(j).len());
                     self.add_row(s, u, j);
                 }
             }
@@ -391,10 +401,10 @@ impl CompactTable {
             }
             let slots = start..end as usize;
             start = end as usize;
-            if self.find(key, hash(key), expected).is_some() {
+            let (s, new) = self.find_or_insert(key, expected);
+            if !new {
                 return Err("an information state appears twice".into());
             }
-            let s = self.find_or_insert(key, expected);
             let (regrets, average) = self.rows[expected].weights_mut(s);
             regrets.copy_from_slice(&stored.regrets[slots.clone()]);
             average.copy_from_slice(&stored.average[slots]);

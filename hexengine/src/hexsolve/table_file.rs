@@ -94,6 +94,15 @@ pub struct TableCount {
     pub solved: usize,
 }
 
+impl TableCount {
+    fn of<const W: usize>(entries: &[Entry<W>]) -> Self {
+        TableCount {
+            positions: entries.len(),
+            solved: entries.iter().filter(|e| e.bounds.is_solved()).count(),
+        }
+    }
+}
+
 /// The rules as the file keeps them.
 fn rules_text(rules: &super::Rules) -> String {
     format!("{rules:?}")
@@ -242,10 +251,7 @@ impl<const W: usize> HexSolver<'_, W> {
     pub fn save_table(&self, path: &Path, game: &str) -> Result<TableCount, TableFileError> {
         let entries = self.table().entries();
         let dims = self.geometry().dims();
-        let count = TableCount {
-            positions: entries.len(),
-            solved: entries.iter().filter(|e| e.bounds.is_solved()).count(),
-        };
+        let count = TableCount::of(&entries);
         let doc = SolverTable {
             format: FileKind::SolverTable.format().to_string(),
             version: VERSION,
@@ -314,10 +320,7 @@ impl<const W: usize> HexSolver<'_, W> {
             .into_iter()
             .map(|saved| reader.entry(saved))
             .collect::<Result<_, _>>()?;
-        let count = TableCount {
-            positions: entries.len(),
-            solved: entries.iter().filter(|e| e.bounds.is_solved()).count(),
-        };
+        let count = TableCount::of(&entries);
         for entry in entries {
             self.table().store(entry);
         }
